@@ -1,0 +1,23 @@
+# Cadmium — build, test and demo entry points. `make demo` and `make test` work on a fresh machine.
+SWIFT ?= swift
+SWIFT_TEST_FLAGS ?=
+
+.PHONY: all build deps test demo clean
+
+all: build
+
+# zlib's headers come from Debian's zlib1g-dev; install them when missing (CI runs as root).
+deps:
+	@if ! pkg-config --exists zlib 2>/dev/null && [ ! -f /usr/include/zlib.h ]; then \
+		echo "installing zlib1g-dev"; \
+		(apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zlib1g-dev pkg-config; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) test $(SWIFT_TEST_FLAGS)
+
+clean:
+	rm -rf .build demo-store demo-store-wal

@@ -1,0 +1,80 @@
+// All engine I/O goes through these two protocols (STYLE §7): the POSIX implementation for real
+// files, an in-memory one for fast tests, and a fault-injecting one that can fail any call, cut a
+// write short, tear a write and, on "power loss", drop everything that was not synced.
+//
+// Contract every implementation keeps:
+//  F1. `read` returns the number of bytes read; fewer than asked only at end of file.
+//  F2. `write` writes all bytes or throws; it may extend the file (a gap reads as zeros).
+//  F3. After `sync` returns, every earlier `write` and `truncate` of that file survives power loss.
+//  F4. `lock` is advisory and per handle: a second handle on the same path — in this process or
+//      another — cannot take a conflicting lock and gets `StoreError.locked`.
+//  F5. Errors are `StoreError.io` carrying the operation, the path and the errno.
+
+/// How a file is opened.
+public enum FileOpenMode: Sendable, Equatable {
+    /// Read only; the file must exist.
+    case readOnly
+    /// Read and write; the file must exist.
+    case readWrite
+    /// Read and write; the file is created empty if it does not exist.
+    case createIfMissing
+}
+
+/// The kind of advisory lock taken on a store file.
+public enum FileLockKind: Sendable, Equatable {
+    /// Many shared holders (read-only openers such as the verifier).
+    case shared
+    /// One holder and no shared ones (the writer).
+    case exclusive
+}
+
+/// An open file, read and written at absolute offsets.
+public protocol StoreFile: AnyObject, Sendable {
+    /// The path this file was opened at (for error messages).
+    var path: String { get }
+    /// Reads up to `buffer.count` bytes at `offset`; returns how many were read (F1).
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int
+    /// Writes all of `bytes` at `offset` (F2).
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws
+    /// Makes every earlier write durable (F3).
+    func sync() throws
+    /// The current size in bytes.
+    func size() throws -> UInt64
+    /// Cuts or extends the file to `size` bytes.
+    func truncate(to size: UInt64) throws
+    /// Takes an advisory lock without waiting, or throws `StoreError.locked` (F4).
+    func lock(_ kind: FileLockKind) throws
+    /// Releases the lock and the handle. Further calls fail.
+    func close() throws
+}
+
+/// Opens files and changes directories.
+public protocol StoreFileSystem: Sendable {
+    /// Opens (or creates) the file at `path`.
+    func open(_ path: String, mode: FileOpenMode) throws -> any StoreFile
+    /// Whether a file exists at `path`.
+    func fileExists(_ path: String) -> Bool
+    /// Removes the file at `path`; removing a missing file is not an error.
+    func remove(_ path: String) throws
+    /// Makes the directory entry of `path` durable (after creating or removing a file there).
+    func syncDirectory(containing path: String) throws
+}
+
+extension StoreFile {
+    /// Reads exactly `count` bytes at `offset`, or throws corruption naming `location` when the
+    /// file ends first. Never allocates more than `count` bytes.
+    func readExactly(_ count: Int, at offset: UInt64, location: CorruptionLocation) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = try bytes.withUnsafeMutableBytes { try read(into: $0, at: offset) }
+        guard got == count else {
+            throw StoreError.corruption(path: path, location: location,
+                                        detail: "file ends after \(got) of \(count) bytes at offset \(offset)")
+        }
+        return bytes
+    }
+
+    /// Writes a byte array at `offset`.
+    func write(_ bytes: [UInt8], at offset: UInt64) throws {
+        try bytes.withUnsafeBytes { try write($0, at: offset) }
+    }
+}
