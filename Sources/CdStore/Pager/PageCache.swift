@@ -1,0 +1,71 @@
+// A bounded cache of decompressed pages shared by every transaction of a store.
+//
+// Invariants:
+//  C1. Entries are keyed by (page, commit that wrote the version). A version never changes, so an
+//      entry is never stale: snapshots at different commits share what they can and nothing needs
+//      invalidating when a commit or checkpoint happens.
+//  C2. At most `capacity` pages are held: `capacity` = budget / page size (at least 16). Eviction
+//      is CLOCK (second chance): a hit sets the slot's reference bit, the hand clears bits until it
+//      finds a slot without one.
+//  C3. Cached buffers are immutable (B2); writers copy before changing.
+
+/// The shared page cache of one store. Thread-safe.
+final class PageCache: @unchecked Sendable {
+    struct Key: Hashable {
+        var page: UInt32
+        var commit: UInt64
+    }
+
+    private struct Slot {
+        var key: Key
+        var buffer: PageBuffer
+        var referenced: Bool
+    }
+
+    private let lock = Lock()
+    private var slots: [Slot] = []
+    private var index: [Key: Int] = [:]
+    private var hand = 0
+    let capacity: Int
+    private(set) var hits = 0
+    private(set) var misses = 0
+
+    init(budgetBytes: Int, pageSize: Int) {
+        capacity = max(16, budgetBytes / max(pageSize, 1))
+        index.reserveCapacity(min(capacity, 1 << 16))
+    }
+
+    func get(_ key: Key) -> PageBuffer? {
+        lock.withLock {
+            if let i = index[key] {
+                slots[i].referenced = true
+                hits += 1
+                return slots[i].buffer
+            }
+            misses += 1
+            return nil
+        }
+    }
+
+    func put(_ key: Key, _ buffer: PageBuffer) {
+        lock.withLock {
+            if let i = index[key] { slots[i].buffer = buffer; slots[i].referenced = true; return }
+            if slots.count < capacity {
+                index[key] = slots.count
+                slots.append(Slot(key: key, buffer: buffer, referenced: false))
+                return
+            }
+            while slots[hand].referenced {          // C2
+                slots[hand].referenced = false
+                hand = (hand + 1) % slots.count
+            }
+            index[slots[hand].key] = nil
+            slots[hand] = Slot(key: key, buffer: buffer, referenced: false)
+            index[key] = hand
+            hand = (hand + 1) % slots.count
+        }
+    }
+
+    var count: Int { lock.withLock { slots.count } }
+    var statistics: (hits: Int, misses: Int, pages: Int) { lock.withLock { (hits, misses, slots.count) } }
+}

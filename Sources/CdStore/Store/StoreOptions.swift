@@ -1,0 +1,41 @@
+/// When a commit is made durable.
+public enum Durability: Sendable, Equatable {
+    /// fsync the WAL on every commit: a commit that returned survives power loss. The default.
+    case full
+    /// fsync only at checkpoints: a crash may lose the last commits but never corrupts the store.
+    case normal
+    /// Never fsync. For tests and throwaway data only.
+    case off
+}
+
+/// How a store is opened (and, for a new store, created).
+///
+/// ```swift
+/// var options = StoreOptions()
+/// options.cacheBytes = 16 << 20
+/// let store = try Store.open(path: "/tmp/app.cdstore", options: options)
+/// ```
+public struct StoreOptions: Sendable {
+    /// Logical page size for a new store: a power of two from 4 KiB to 64 KiB. Ignored when opening
+    /// an existing store, which keeps the size it was created with.
+    public var pageSize: Int = 8192
+    /// Byte budget of the page cache of decompressed pages.
+    public var cacheBytes: Int = 64 << 20
+    /// When commits are fsynced.
+    public var durability: Durability = .full
+    /// zlib level for page images: 0 stores raw pages, 1 (the default) is fastest, 9 smallest.
+    public var compressionLevel: Int = 1
+    /// The WAL size past which a commit runs a checkpoint.
+    public var checkpointThresholdBytes: UInt64 = 4 << 20
+    /// Open read-only: takes a shared lock, never writes the page file or the WAL. Recovery
+    /// happens in memory only.
+    public var readOnly: Bool = false
+    /// Create the store when the file does not exist (ignored when read-only).
+    public var createIfMissing: Bool = true
+    /// The file layer; tests pass an in-memory or fault-injecting one.
+    public var fileSystem: any StoreFileSystem
+
+    public init(fileSystem: any StoreFileSystem = POSIXFileSystem()) {
+        self.fileSystem = fileSystem
+    }
+}
