@@ -61,6 +61,12 @@ extension BTree {
         }
         var cells = try node.allCells()
         cells.insert(cell, at: index)
+        if cells.reduce(0, { $0 + $1.count + BTreeLayout.slotSize }) <= BTreeLayout.usableBytes(pageSize: node.pageSize) {
+            // Only a damaged header (an overstated fragment count) gets here: the cells do fit.
+            try node.rewrite(leftmost: node.leftmostChild, cells: cells)
+            return
+        }
+        // More than a page of cells, none over a quarter page: at least five, so both halves are non-empty.
         var path = path
         if path.isEmpty {
             node = try pushRootDown(node, in: sink)
