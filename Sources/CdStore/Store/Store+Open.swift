@@ -1,0 +1,208 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Opening a store: lock, header, page map, free space, WAL recovery, and for a new store the
+// first commit that formats the meta page and the catalog.
+//
+// Recovery (read-write open): scan the WAL, index exactly the complete commits newer than the
+// page file's header commit, then checkpoint them all and start a fresh WAL generation, so that a
+// torn tail can never be continued by later frames. Read-only opens index the same commits in
+// memory and write nothing.
+
+extension Store {
+    /// Opens the store at `path`, creating it when it is missing (unless read-only or
+    /// `createIfMissing` is off).
+    ///
+    /// Throws `StoreError.locked` when another handle has it open, `.notAStore` for a file that is
+    /// not a store, `.unsupportedFormatVersion`, `.corruption` naming what is damaged, and `.io`.
+    public static func open(path: String, options: StoreOptions = StoreOptions()) throws -> Store {
+        let fs = options.fileSystem
+        let exists = fs.fileExists(path)
+        if !exists && (options.readOnly || !options.createIfMissing) {
+            throw StoreError.io(operation: "open", path: path, errno: ENOENT)
+        }
+        if !exists && !FileHeader.isValidPageSize(options.pageSize) {
+            throw StoreError.invalidArgument("page size \(options.pageSize) is not a power of two from 4096 to 65536")
+        }
+        let file = try fs.open(path, mode: options.readOnly ? .readOnly : .createIfMissing)
+        var walFile: (any StoreFile)?
+        do {
+            try file.lock(options.readOnly ? .shared : .exclusive)
+            var size = try file.size()
+            if size == 0 {
+                guard !options.readOnly else { throw StoreError.notAStore(path: path, detail: "the file is empty") }
+                try writeInitialHeaders(file, pageSize: options.pageSize, durability: options.durability)
+                if !exists, options.durability != .off { try fs.syncDirectory(containing: path) }
+                size = try file.size()
+            }
+            let (header, slot) = try readHeader(file, size: size)
+            let (map, chunks) = try loadPageMap(file, header: header, fileSize: size)
+            let freeSpace = try deriveFreeSpace(path: path, header: header, map: map, chunks: chunks)
+
+            let walPath = path + "-wal"
+            var scan: WALScanResult?
+            if fs.fileExists(walPath) || !options.readOnly {
+                let walExisted = fs.fileExists(walPath)
+                walFile = try fs.open(walPath, mode: options.readOnly ? .readOnly : .createIfMissing)
+                if !walExisted, options.durability != .off { try fs.syncDirectory(containing: walPath) }
+                scan = try WALScan.scan(walFile!, pageSize: Int(header.pageSize))
+            }
+            let store = Store(path: path, options: options, file: file, wal: walFile, header: header, activeSlot: slot,
+                              map: map, chunks: chunks, freeSpace: freeSpace, scan: scan)
+            if let scan { store.indexRecoveredCommits(scan) }
+            if !options.readOnly {
+                store.writerGate.acquire()
+                defer { store.writerGate.release() }
+                let walIsClean = scan.map { $0.header != nil && $0.commits.isEmpty && $0.tailBytes == 0 && $0.fileSize == $0.validEnd } ?? false
+                if !walIsClean {
+                    _ = try store.checkpointLocked(resetLog: true, forceReset: true)
+                }
+                if store.committed == CommitSequence(0) { try store.formatNewStore() }
+            }
+            return store
+        } catch {
+            try? walFile?.close()
+            try? file.close()
+            throw error
+        }
+    }
+
+    // MARK: - Header
+
+    static func writeInitialHeaders(_ file: any StoreFile, pageSize: Int, durability: Durability) throws {
+        let header = FileHeader(pageSize: UInt32(pageSize), checkpointSequence: 1, commitSequence: CommitSequence(0),
+                                pageCount: 0, chunkCount: 0, directoryOffset: 0, directoryLength: 0, directoryCRC: 0,
+                                dataEnd: FileHeader.dataStart, entriesPerChunk: PageMapLayout.defaultEntriesPerChunk)
+        var bytes = [UInt8](repeating: 0, count: Int(FileHeader.dataStart))
+        let encoded = header.encoded()
+        bytes.replaceSubrange(0..<encoded.count, with: encoded)
+        try file.write(bytes, at: 0)
+        if durability != .off { try file.sync() }
+    }
+
+    /// Picks the valid header copy with the higher checkpoint sequence (H1).
+    static func readHeader(_ file: any StoreFile, size: UInt64) throws -> (FileHeader, Int) {
+        var best: (FileHeader, Int)?
+        var rejections: [FileHeader.Rejection] = []
+        for (slot, offset) in FileHeader.slotOffsets.enumerated() {
+            guard size >= offset + UInt64(FileHeader.size) else { rejections.append(.badMagic); continue }
+            let bytes = try file.readExactly(FileHeader.size, at: offset, location: .header(offset: offset))
+            switch FileHeader.decode(bytes) {
+            case .success(let h):
+                if best == nil || h.checkpointSequence > best!.0.checkpointSequence { best = (h, slot) }
+            case .failure(let why):
+                rejections.append(why)
+            }
+        }
+        if let best { return best }
+        let path = file.path
+        for r in rejections { if case .unsupportedVersion(let v) = r {
+            throw StoreError.unsupportedFormatVersion(path: path, found: v, supported: FileHeader.formatVersion)
+        } }
+        if rejections.allSatisfy({ $0 == .badMagic }) {
+            throw StoreError.notAStore(path: path, detail: size < UInt64(FileHeader.size) ? "the file is only \(size) bytes" : "no Cadmium header magic")
+        }
+        throw StoreError.corruption(path: path, location: .header(offset: 0),
+                                    detail: "both header copies are damaged: \(rejections.map { "\($0)" }.joined(separator: "; "))")
+    }
+
+    // MARK: - Page map
+
+    /// Reads and checks the directory and every map chunk. Every present entry must lie inside
+    /// the data area of the file and have a plausible length.
+    static func loadPageMap(_ file: any StoreFile, header: FileHeader, fileSize: UInt64) throws -> ([MapEntry], [ChunkLocation]) {
+        let path = file.path
+        func damaged(_ detail: String) -> StoreError {
+            StoreError.corruption(path: path, location: .pageMap(detail: detail), detail: detail)
+        }
+        let chunkCount = Int(header.chunkCount)
+        guard chunkCount > 0 else { return ([], []) }
+        let dirLength = PageMapLayout.directoryHeaderSize + chunkCount * PageMapLayout.directoryEntrySize
+        guard Int(header.directoryLength) == dirLength else { throw damaged("directory length \(header.directoryLength), expected \(dirLength)") }
+        guard header.directoryOffset >= FileHeader.dataStart, header.directoryOffset + UInt64(dirLength) <= fileSize else {
+            throw damaged("directory at \(header.directoryOffset) lies outside the file")
+        }
+        let dirBytes = try file.readExactly(dirLength, at: header.directoryOffset, location: .pageMap(detail: "directory"))
+        guard Checksum.crc32(dirBytes) == header.directoryCRC else { throw damaged("directory checksum mismatch") }
+        let chunks: [ChunkLocation]
+        switch PageMapLayout.decodeDirectory(dirBytes, chunkCount: chunkCount) {
+        case .success(let c): chunks = c
+        case .failure(let why): throw damaged(why.text)
+        }
+        let perChunk = Int(header.entriesPerChunk)
+        let pageCount = Int(header.pageCount)
+        var map: [MapEntry] = []
+        map.reserveCapacity(pageCount)
+        let maxImage = UInt32(PageImage.maxImageSize(pageSize: Int(header.pageSize)))
+        for (i, c) in chunks.enumerated() {
+            let count = min(perChunk, pageCount - i * perChunk)
+            let expectedLength = PageMapLayout.chunkHeaderSize + count * PageMapLayout.entrySize
+            guard Int(c.length) == expectedLength else { throw damaged("chunk \(i) length \(c.length), expected \(expectedLength)") }
+            guard c.offset >= FileHeader.dataStart, c.offset + UInt64(c.length) <= fileSize else {
+                throw damaged("chunk \(i) at \(c.offset) lies outside the file")
+            }
+            let bytes = try file.readExactly(expectedLength, at: c.offset, location: .pageMap(detail: "chunk \(i)"))
+            guard Checksum.crc32(bytes) == c.crc else { throw damaged("chunk \(i) checksum mismatch") }
+            switch PageMapLayout.decodeChunk(bytes, index: UInt32(i), expectedCount: count) {
+            case .success(let entries): map.append(contentsOf: entries)
+            case .failure(let why): throw damaged(why.text)
+            }
+        }
+        for (n, e) in map.enumerated() where e.isPresent {
+            guard n != 0 else { throw damaged("page 0 has an image") }
+            guard e.offset >= FileHeader.dataStart, e.offset + UInt64(e.length) <= fileSize else {
+                throw StoreError.corruption(path: path, location: .page(PageNumber(UInt32(n))),
+                                            detail: "image at offset \(e.offset) length \(e.length) lies outside the file of \(fileSize) bytes")
+            }
+            guard e.length > UInt32(PageImage.headerSize), e.length <= maxImage else {
+                throw StoreError.corruption(path: path, location: .page(PageNumber(UInt32(n))),
+                                            detail: "image length \(e.length) is out of range")
+            }
+        }
+        return (map, chunks)
+    }
+
+    static func usedExtents(header: FileHeader, map: [MapEntry], chunks: [ChunkLocation]) -> [(start: UInt64, length: UInt64, what: String)] {
+        var used: [(UInt64, UInt64, String)] = []
+        used.reserveCapacity(map.count + chunks.count + 1)
+        for (n, e) in map.enumerated() where e.isPresent { used.append((e.offset, UInt64(e.length), "page \(n)")) }
+        for (i, c) in chunks.enumerated() { used.append((c.offset, UInt64(c.length), "map chunk \(i)")) }
+        if header.chunkCount > 0 { used.append((header.directoryOffset, UInt64(header.directoryLength), "the map directory")) }
+        return used
+    }
+
+    static func deriveFreeSpace(path: String, header: FileHeader, map: [MapEntry], chunks: [ChunkLocation]) throws -> FreeSpace {
+        let used = usedExtents(header: header, map: map, chunks: chunks)
+        let end = max(header.dataEnd, used.map { PageMapLayout.roundUp($0.start + $0.length) }.max() ?? FileHeader.dataStart)
+        switch FreeSpace.derive(used: used, dataEnd: end) {
+        case .success(let s): return s
+        case .failure(let why):
+            throw StoreError.corruption(path: path, location: .pageMap(detail: "extents"), detail: why.text)
+        }
+    }
+
+    // MARK: - WAL recovery
+
+    /// Indexes the WAL's complete commits that follow the page file's commit without a gap (X2, W1).
+    func indexRecoveredCommits(_ scan: WALScanResult) {
+        var next = header.commitSequence.next
+        for c in scan.commits {
+            if c.commit < next { continue }           // already in the page file
+            if c.commit != next { break }             // a gap: nothing after it can be trusted
+            walIndex.add(commit: c.commit, frames: c.frames, pageCount: c.pageCount)
+            committed = c.commit
+            next = c.commit.next
+        }
+    }
+
+    /// The first commit of a new store: the meta page and the empty catalog tree.
+    func formatNewStore() throws {
+        let tx = try WriteTransaction(store: self, gateHeld: true)
+        try tx.formatStore()
+        try tx.commitHoldingGate()
+        _ = try checkpointLocked(resetLog: true, forceReset: false)
+    }
+}

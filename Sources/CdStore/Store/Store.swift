@@ -1,0 +1,189 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// The store: one page file `NAME` and its write-ahead log `NAME-wal`, one writer at a time and
+// any number of snapshot readers.
+//
+// Concurrency (who owns what):
+//  - `writerGate` admits one write transaction at a time; checkpoints run under it too, so the
+//    checkpoint state below (header, map, chunks, free space, WAL tail) changes only there.
+//  - `stateLock` guards the snapshot state readers consult: `committed`, the WAL index and the
+//    reader registry, plus `closed` and `poison`.
+//  - `fileLock` is shared by every page read (lookup + pread) and taken exclusively to publish a
+//    checkpoint's new map and free space, and to reset the WAL. A reader therefore never reads an
+//    extent or WAL frame that is being reused under it.
+//
+// Invariants:
+//  T1. `committed` is the last commit whose frames (all of them) are in the WAL and the index.
+//  T2. Every registered reader's snapshot is ≤ `committed`; a checkpoint copies only commits
+//      ≤ the oldest registered snapshot, so no reader's version of a page is overwritten in the
+//      page file while it may still read it (SQLite's read marks).
+//  T3. The WAL is reset only when every commit is in the page file and no reader's snapshot is
+//      older than the last commit: then the page file is exactly every reader's snapshot.
+//  T4. After a failed fsync the store is poisoned: nothing more is written and every call throws
+//      `StoreError.poisoned` until it is reopened (Linux may drop dirty pages after a writeback
+//      error, so a retried fsync can succeed over lost data — notes §5.2 rule 6).
+
+/// A Cadmium store file: named B+trees of byte keys and values, with snapshot transactions.
+///
+/// ```swift
+/// let store = try Store.open(path: "/tmp/app.cdstore")
+/// try store.write { tx in
+///     let people = try tx.createTree("people")
+///     try people.put(Array("ada".utf8), Array("Ada Lovelace".utf8))
+/// }
+/// let name = try store.read { tx in try tx.tree("people")?.get(Array("ada".utf8)) }
+/// try store.close()
+/// ```
+public final class Store: @unchecked Sendable {
+    /// The page file's path.
+    public let path: String
+    /// The WAL's path: the page file's path with `-wal` appended.
+    public let walPath: String
+    /// The logical page size, fixed at creation.
+    public let pageSize: Int
+    /// Whether the store was opened read-only.
+    public let isReadOnly: Bool
+    let options: StoreOptions
+    let file: any StoreFile
+    let wal: (any StoreFile)?
+    let decompressors = PageDecompressorPool()
+    let cache: PageCache
+    let writerGate = WriterGate()
+    let stateLock = Lock()
+    let fileLock = ReadWriteLock()
+
+    // Snapshot state (stateLock).
+    var committed: CommitSequence
+    var walIndex = WALIndex()
+    var readers: [CommitSequence: Int] = [:]
+    var closed = false
+    var poison: String?
+
+    // Checkpoint state (writerGate; published under fileLock exclusively).
+    var header: FileHeader
+    var activeSlot: Int
+    var map: [MapEntry]
+    var chunks: [ChunkLocation]
+    var freeSpace: FreeSpace
+    var walEnd: UInt64
+    var walChainCRC: UInt32
+    var walSalt: UInt32
+    /// What recovery found in the WAL at open (for statistics and the verifier).
+    let recoveredWAL: WALScanResult?
+    var checkpointCount = 0
+
+    // Writer-only (writerGate).
+    let compressor: PageCompressor
+
+    init(path: String, options: StoreOptions, file: any StoreFile, wal: (any StoreFile)?, header: FileHeader,
+         activeSlot: Int, map: [MapEntry], chunks: [ChunkLocation], freeSpace: FreeSpace, scan: WALScanResult?) {
+        self.path = path
+        self.walPath = path + "-wal"
+        self.pageSize = Int(header.pageSize)
+        self.isReadOnly = options.readOnly
+        self.options = options
+        self.file = file
+        self.wal = wal
+        self.cache = PageCache(budgetBytes: options.cacheBytes, pageSize: Int(header.pageSize))
+        self.header = header
+        self.activeSlot = activeSlot
+        self.map = map
+        self.chunks = chunks
+        self.freeSpace = freeSpace
+        self.committed = header.commitSequence
+        self.walEnd = scan?.validEnd ?? 0
+        self.walChainCRC = scan?.validEndCRC ?? 0
+        self.walSalt = scan?.header?.salt ?? 0
+        self.recoveredWAL = scan
+        self.compressor = PageCompressor(level: options.compressionLevel, pageSize: Int(header.pageSize))
+    }
+
+    // MARK: - State checks
+
+    /// Throws when the store is closed or poisoned (T4).
+    func checkUsable() throws {
+        try stateLock.withLock {
+            if closed { throw StoreError.closed(path: path) }
+            if let poison { throw StoreError.poisoned(path: path, cause: poison) }
+        }
+    }
+
+    func setPoison(_ cause: String) {
+        stateLock.withLock { if poison == nil { poison = cause } }
+    }
+
+    /// The last committed sequence number.
+    public var lastCommit: CommitSequence { stateLock.withLock { committed } }
+
+    // MARK: - Reader registry (T2)
+
+    func registerReader() throws -> CommitSequence {
+        try stateLock.withLock {
+            if closed { throw StoreError.closed(path: path) }
+            if let poison { throw StoreError.poisoned(path: path, cause: poison) }
+            readers[committed, default: 0] += 1
+            return committed
+        }
+    }
+
+    func unregisterReader(_ snapshot: CommitSequence) {
+        stateLock.withLock {
+            if let n = readers[snapshot] { readers[snapshot] = n > 1 ? n - 1 : nil }
+        }
+    }
+
+    // MARK: - Reading pages
+
+    /// The version of page `number` a snapshot at `snapshot` sees: from the cache, the WAL or the
+    /// page file, checked (CRC, page number, commit) and decompressed.
+    func loadPage(_ number: PageNumber, snapshot: CommitSequence) throws -> PageBuffer {
+        enum Found { case cached(PageBuffer), stored([UInt8], PageCache.Key) }
+        let found: Found = try fileLock.withReadLock {
+            let walEntry: WALIndex.Entry? = try stateLock.withLock {
+                if closed { throw StoreError.closed(path: path) }
+                return walIndex.lookup(number, atOrBefore: snapshot)
+            }
+            if let e = walEntry {
+                if e.isTombstone {
+                    throw StoreError.corruption(path: walPath, location: .page(number),
+                                                detail: "page \(number) was freed by commit \(e.commit) but is still referenced")
+                }
+                let key = PageCache.Key(page: number.rawValue, commit: e.commit.rawValue)
+                if let hit = cache.get(key) { return .cached(hit) }
+                guard let wal else { throw StoreError.closed(path: path) }
+                return .stored(try wal.readExactly(Int(e.length), at: e.offset, location: .page(number)), key)
+            }
+            guard Int(number.rawValue) < map.count, number != .none else {
+                throw StoreError.corruption(path: path, location: .page(number),
+                                            detail: "page \(number) is past the page map (\(map.count) pages)")
+            }
+            let entry = map[Int(number.rawValue)]
+            guard entry.isPresent else {
+                throw StoreError.corruption(path: path, location: .page(number), detail: "page \(number) has no image in the page map")
+            }
+            let key = PageCache.Key(page: number.rawValue, commit: entry.commit.rawValue)
+            if let hit = cache.get(key) { return .cached(hit) }
+            return .stored(try file.readExactly(Int(entry.length), at: entry.offset, location: .page(number)), key)
+        }
+        switch found {
+        case .cached(let page):
+            return page
+        case .stored(let bytes, let key):
+            let decoded = bytes.withUnsafeBytes {
+                PageImage.decode($0, expected: number, expectedCommit: CommitSequence(key.commit),
+                                 pageSize: pageSize, pool: decompressors)
+            }
+            switch decoded {
+            case .success(let page):
+                cache.put(key, page)
+                return page
+            case .failure(let why):
+                throw StoreError.corruption(path: path, location: .page(number), detail: why.text)
+            }
+        }
+    }
+}

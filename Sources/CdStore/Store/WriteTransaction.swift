@@ -1,0 +1,243 @@
+// The one write transaction: private copies of the pages it changes, page allocation from the
+// free list, and the commit that appends them to the WAL.
+//
+// Invariants:
+//  R1. `dirty` holds this transaction's version of every page it changed; nothing else sees them
+//      before commit, and after commit they are handed to the cache and never written again (B2).
+//  R2. `freed` holds pages that had an image before this transaction and are now listed free;
+//      commit writes a tombstone for each (M2). A freed page allocated again leaves `freed`.
+//  R3. The commit writes frames for exactly the pages in `dirty` and `freed`, then the commit
+//      record; its bytes grow with the pages changed, never with the store.
+
+/// A write transaction. Only one exists at a time; ``Store/write(_:)`` is the usual way in.
+///
+/// Changes are private until ``commit()``; ``abort()`` (or letting it go uncommitted) discards
+/// them all.
+public final class WriteTransaction: Transaction, PageSink {
+    private var dirty: [PageNumber: PageBuffer] = [:]
+    private var freed: Set<PageNumber> = []
+    private var meta: MetaPage
+    private let ownsGate: Bool
+
+    init(store: Store, gateHeld: Bool) throws {
+        if !gateHeld { store.writerGate.acquire() }
+        ownsGate = !gateHeld
+        do {
+            if store.isReadOnly { throw StoreError.readOnly(path: store.path) }
+            try store.checkUsable()
+        } catch {
+            if !gateHeld { store.writerGate.release() }
+            throw error
+        }
+        let snapshot = store.lastCommit
+        meta = MetaPage(commit: snapshot, pageCount: 1, catalogRoot: MetaPage.catalogRoot,
+                        freeListHead: .none, freeCount: 0)
+        super.init(store: store, snapshot: snapshot)
+        if snapshot != CommitSequence(0) {
+            do {
+                switch MetaPage.decode(try page(MetaPage.number)) {
+                case .success(let m): meta = m
+                case .failure(let why):
+                    throw StoreError.corruption(path: store.path, location: .page(MetaPage.number), detail: why.text)
+                }
+            } catch {
+                finished = true
+                if ownsGate { store.writerGate.release() }
+                throw error
+            }
+        }
+    }
+
+    deinit { if !finished { abort() } }
+
+    // MARK: - PageSource / PageSink
+
+    public override func page(_ number: PageNumber) throws -> PageBuffer {
+        if finished { throw StoreError.transactionFinished }
+        if let d = dirty[number] { return d }
+        return try store.loadPage(number, snapshot: snapshot)
+    }
+
+    public func writablePage(_ number: PageNumber) throws -> PageBuffer {
+        if finished { throw StoreError.transactionFinished }
+        if let d = dirty[number] { return d }
+        guard number != .none, number.rawValue < meta.pageCount else {
+            throw StoreError.corruption(path: store.path, location: .page(number),
+                                        detail: "write to page \(number) outside 1..<\(meta.pageCount)")
+        }
+        let copy = PageBuffer(copying: try store.loadPage(number, snapshot: snapshot))
+        dirty[number] = copy
+        return copy
+    }
+
+    public func allocatePage() throws -> PageNumber {
+        if finished { throw StoreError.transactionFinished }
+        if meta.freeListHead != .none {
+            let head = meta.freeListHead
+            let trunk = FreeListTrunk(page: try writablePage(head))
+            if let why = trunk.validate(pageCount: meta.pageCount) {
+                throw StoreError.corruption(path: store.path, location: .page(head), detail: why.text)
+            }
+            let number: PageNumber
+            if trunk.count > 0 {
+                number = trunk.entry(trunk.count - 1)
+                trunk.count -= 1
+                meta.freeCount -= 1
+                freed.remove(number)
+            } else {
+                number = head
+                meta.freeListHead = trunk.next
+            }
+            dirty[number] = PageBuffer(zeroed: pageSize)
+            return number
+        }
+        guard meta.pageCount < UInt32.max - 1 else {
+            throw StoreError.invalidArgument("the store has reached its limit of \(UInt32.max - 1) pages")
+        }
+        let number = PageNumber(meta.pageCount)
+        meta.pageCount += 1
+        dirty[number] = PageBuffer(zeroed: pageSize)
+        return number
+    }
+
+    public func freePage(_ number: PageNumber) throws {
+        if finished { throw StoreError.transactionFinished }
+        guard number.rawValue >= 3, number.rawValue < meta.pageCount else {
+            throw StoreError.corruption(path: store.path, location: .page(number), detail: "freeing page \(number), which cannot be free")
+        }
+        dirty[number] = nil
+        if meta.freeListHead != .none {
+            let trunk = FreeListTrunk(page: try writablePage(meta.freeListHead))
+            if trunk.count < FreeListTrunk.capacity(pageSize: pageSize) {
+                trunk.setEntry(trunk.count, number)
+                trunk.count += 1
+                meta.freeCount += 1
+                freed.insert(number)
+                return
+            }
+        }
+        let page = PageBuffer(zeroed: pageSize)
+        _ = FreeListTrunk.format(page, next: meta.freeListHead)
+        dirty[number] = page
+        meta.freeListHead = number
+    }
+
+    // MARK: - Trees
+
+    /// Creates an empty tree named `name`; throws `treeExists` when there is one.
+    public func createTree(_ name: String) throws -> Tree {
+        try Catalog.validateName(name)
+        if try tree(name) != nil { throw StoreError.treeExists(name) }
+        let t = try BTree.create(in: self)
+        try catalog.put(Array(name.utf8), Catalog.encodeRoot(t), in: self)
+        trees[name] = t
+        return Tree(name: name, btree: t, transaction: self)
+    }
+
+    /// The tree named `name`, created when missing.
+    public func openOrCreateTree(_ name: String) throws -> Tree {
+        if let t = try tree(name) { return t }
+        return try createTree(name)
+    }
+
+    /// Deletes the tree named `name` and frees its pages; throws `treeNotFound` when missing.
+    public func dropTree(_ name: String) throws {
+        guard let t = try tree(name) else { throw StoreError.treeNotFound(name) }
+        try t.btree.drop(in: self)
+        try catalog.delete(Array(name.utf8), in: self)
+        trees[name] = nil
+    }
+
+    /// Formats a new store: the meta page (1) and the empty catalog tree (2).
+    func formatStore() throws {
+        let metaPage = try allocatePage()
+        let catalogTree = try BTree.create(in: self)
+        precondition(metaPage == MetaPage.number && catalogTree.root == MetaPage.catalogRoot,
+                     "a new store allocates pages 1 and 2 first")
+    }
+
+    // MARK: - Commit and abort
+
+    /// Makes the changes durable (per the store's durability) and visible to new transactions.
+    /// A transaction that changed nothing commits nothing.
+    public func commit() throws {
+        if finished { throw StoreError.transactionFinished }
+        defer {
+            finished = true
+            if ownsGate { store.writerGate.release() }
+        }
+        try commitHoldingGate()
+        if store.walEnd > store.options.checkpointThresholdBytes {
+            // The commit is done; a failing automatic checkpoint must not undo it. A durability
+            // failure inside it poisons the store (T4), which the next call reports.
+            _ = try? store.checkpointLocked(resetLog: true, forceReset: false)
+        }
+    }
+
+    /// Discards every change.
+    public func abort() {
+        guard !finished else { return }
+        finished = true
+        dirty = [:]
+        freed = []
+        if ownsGate { store.writerGate.release() }
+    }
+
+    /// Writes the frames and publishes the commit (R3). The caller holds the writer gate.
+    func commitHoldingGate() throws {
+        try store.checkUsable()
+        guard !dirty.isEmpty || !freed.isEmpty else { finished = true; return }
+        guard let wal = store.wal else { throw StoreError.readOnly(path: store.path) }
+        let sequence = snapshot.next
+        meta.commit = sequence
+        let metaPage = dirty[MetaPage.number] ?? PageBuffer(zeroed: pageSize)
+        meta.write(into: metaPage)
+        dirty[MetaPage.number] = metaPage
+
+        let start = store.walEnd
+        var out: [UInt8] = []
+        out.reserveCapacity(dirty.count * (pageSize / 2 + 64) + 64)
+        var crc = store.walChainCRC
+        var frames: [WALFrameRecord] = []
+        frames.reserveCapacity(dirty.count + freed.count)
+        let pages = dirty.keys.sorted()
+        for number in pages {
+            let image = PageImage.encode(page: dirty[number]!, number: number, commit: sequence, compressor: store.compressor)
+            let payloadOffset = start + UInt64(out.count + WALLayout.frameHeaderSize)
+            let imageCRC = image.withUnsafeBytes { PageImage.header(of: $0).crc }
+            crc = WALLayout.appendFrame(kind: .page, page: number, commit: sequence, salt: store.walSalt,
+                                        payload: image, previousCRC: crc, to: &out)
+            frames.append(WALFrameRecord(kind: .page, page: number, payloadOffset: payloadOffset,
+                                         payloadLength: UInt32(image.count), imageCRC: imageCRC, frameIndex: frames.count))
+        }
+        for number in freed.sorted() where dirty[number] == nil {
+            crc = WALLayout.appendFrame(kind: .tombstone, page: number, commit: sequence, salt: store.walSalt,
+                                        payload: [], previousCRC: crc, to: &out)
+            frames.append(WALFrameRecord(kind: .tombstone, page: number, payloadOffset: start + UInt64(out.count),
+                                         payloadLength: 0, imageCRC: 0, frameIndex: frames.count))
+        }
+        crc = WALLayout.appendFrame(kind: .commit, page: .none, commit: sequence, salt: store.walSalt,
+                                    payload: WALLayout.commitPayload(frameCount: UInt32(frames.count), pageCount: meta.pageCount),
+                                    previousCRC: crc, to: &out)
+
+        // A failed write leaves `walEnd` where it was: the next commit overwrites the partial
+        // frames, and recovery stops at them (their chain CRC cannot match). A failed fsync poisons (T4).
+        try wal.write(out, at: start)
+        if store.options.durability == .full {
+            do { try wal.sync() } catch {
+                store.setPoison("fsync of the WAL failed: \(error)")
+                throw error
+            }
+        }
+        store.stateLock.withLock {
+            store.walIndex.add(commit: sequence, frames: frames, pageCount: meta.pageCount)
+            store.committed = sequence
+        }
+        store.walEnd = start + UInt64(out.count)
+        store.walChainCRC = crc
+        for number in pages { store.cache.put(PageCache.Key(page: number.rawValue, commit: sequence.rawValue), dirty[number]!) }
+        dirty = [:]
+        freed = []
+        finished = true
+    }
+}
