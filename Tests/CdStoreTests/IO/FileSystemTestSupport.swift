@@ -52,7 +52,6 @@ final class Scratch {
 }
 
 /// The bytes of a string, for short readable test data.
-func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
 /// Reads `count` bytes at `offset` and returns what was read (shorter at end of file).
 func read(_ file: any StoreFile, _ count: Int, at offset: UInt64) throws -> [UInt8] {

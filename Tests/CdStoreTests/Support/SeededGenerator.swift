@@ -1,18 +1,9 @@
-// A reproducible random source for randomized tests (SplitMix64), and the seed plumbing: tests
-// print their seed on failure and take one from the environment to replay it.
+import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// SplitMix64: small, fast, and the same sequence on every platform for a given seed.
+/// SplitMix64: a small, fast, seedable generator so randomized tests reproduce from their seed.
 struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
-
     init(seed: UInt64) { state = seed }
-
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
@@ -22,13 +13,22 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-/// The seeds to run: the one in environment variable `name` when set, else `defaults`.
-func testSeeds(_ name: String, defaults: [UInt64]) -> [UInt64] {
-    if let text = getenv(name).map({ String(cString: $0) }), let seed = UInt64(text) { return [seed] }
+/// Seeds for a randomized test: `CADMIUM_SEED` (one seed) overrides the defaults.
+func testSeeds(_ defaults: [UInt64]) -> [UInt64] {
+    if let s = ProcessInfo.processInfo.environment["CADMIUM_SEED"], let v = UInt64(s) { return [v] }
     return defaults
 }
 
-/// An integer from the environment, else `fallback`.
-func environmentInt(_ name: String, default fallback: Int) -> Int {
-    getenv(name).map { String(cString: $0) }.flatMap { Int($0) } ?? fallback
+/// The reference model of a store: tree name → sorted key/value map.
+struct StoreModel: Equatable {
+    var trees: [String: [[UInt8]: [UInt8]]] = [:]
+
+    func sortedEntries(_ tree: String) -> [([UInt8], [UInt8])] {
+        (trees[tree] ?? [:]).sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { ($0.key, $0.value) }
+    }
+}
+
+func describe(_ bytes: [UInt8]) -> String {
+    if let s = String(bytes: bytes.prefix(40), encoding: .utf8), s.allSatisfy({ !$0.isNewline }) { return "\"\(s)\"(\(bytes.count))" }
+    return bytes.prefix(16).map { String(format: "%02x", $0) }.joined() + "…(\(bytes.count))"
 }
