@@ -72,7 +72,14 @@ public final class FaultInjectingFileSystem: StoreFileSystem {
     }
 
     /// The bytes that writes put into `path` (into any file when nil) in operations numbered
-    /// above `sequence`, counting the landed prefix of short and torn writes.
+    /// above `sequence`, counting the landed prefix of short and torn writes. Read from the log,
+    /// so it counts only what is still logged (nothing when `logsOperations` is false).
+    ///
+    /// ```swift
+    /// let before = fs.operationCount
+    /// try transaction.commit()
+    /// let walBytes = fs.bytesWritten(to: "store.wal", after: before)
+    /// ```
     public func bytesWritten(to path: String? = nil, after sequence: Int = 0) -> Int {
         state.withLock { state in
             state.log.lazy
