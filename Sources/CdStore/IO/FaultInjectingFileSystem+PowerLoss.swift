@@ -19,6 +19,11 @@
 
 /// Which unsynced changes a simulated power loss lets through. See
 /// `FaultInjectingFileSystem.powerLoss(seed:mode:)`.
+///
+/// ```swift
+/// let harsh: PowerLossMode = [.reorderUnsynced, .tearLast]
+/// let rebooted = fs.powerLoss(seed: seed, mode: harsh)
+/// ```
 public struct PowerLossMode: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }

@@ -21,6 +21,7 @@
 //      operation is logged (when logging is on) with the outcome it really had.
 //  D5. Once a crash fired, nothing changes any more: every call throws `SimulatedCrash`, and
 //      only inspection (`operationLog`, `survivingFiles`, `powerLoss`) still works.
+// `invariantViolations()` re-checks D1 and D3; the tests call it after their workloads.
 
 import Synchronization
 
@@ -72,7 +73,14 @@ public final class FaultInjectingFileSystem: StoreFileSystem {
     }
 
     /// The bytes that writes put into `path` (into any file when nil) in operations numbered
-    /// above `sequence`, counting the landed prefix of short and torn writes.
+    /// above `sequence`, counting the landed prefix of short and torn writes. Read from the log,
+    /// so it counts only what is still logged (nothing when `logsOperations` is false).
+    ///
+    /// ```swift
+    /// let before = fs.operationCount
+    /// try transaction.commit()
+    /// let walBytes = fs.bytesWritten(to: "store.wal", after: before)
+    /// ```
     public func bytesWritten(to path: String? = nil, after sequence: Int = 0) -> Int {
         state.withLock { state in
             state.log.lazy
@@ -91,6 +99,29 @@ public final class FaultInjectingFileSystem: StoreFileSystem {
 
     /// Every live path, sorted.
     public var paths: [String] { state.withLock { $0.volume.entries.keys.sorted() } }
+
+    /// Re-checks D1 and D3 and returns the violations, empty when the disk model is consistent.
+    /// Tests call it after a workload, in the spirit of SQLite's `assert_pager_state`.
+    func invariantViolations() -> [String] {
+        state.withLock { state in
+            var violations: [String] = []
+            for (node, live) in state.volume.nodes.sorted(by: { $0.key < $1.key }) {
+                guard let shadow = state.shadows[node] else {
+                    violations.append("D3: live node \(node) has no shadow")
+                    continue
+                }
+                var replayed = shadow.durable
+                for change in shadow.pending { Self.apply(change, to: &replayed) }
+                if replayed != live.data {
+                    violations.append("D1: node \(node): durable + pending gives \(replayed.count) bytes, live has \(live.data.count)")
+                }
+            }
+            for (path, node) in state.durableEntries where state.shadows[node] == nil {
+                violations.append("D3: durable entry \(path) names node \(node) without a shadow")
+            }
+            return violations
+        }
+    }
 
     // MARK: - StoreFileSystem
 

@@ -10,6 +10,10 @@ import Darwin
 #endif
 
 /// Which operation a `FaultRule` fires on. Operation numbers and occurrences count from 1.
+///
+/// ```swift
+/// let secondWalWrite = FaultTrigger.occurrence(.write, 2, path: "store.wal")
+/// ```
 public enum FaultTrigger: Sendable, Equatable {
     /// The operation with this number in the global sequence (`FileOperation.sequence`).
     case operation(Int)
@@ -20,6 +24,10 @@ public enum FaultTrigger: Sendable, Equatable {
 }
 
 /// What happens when a `FaultRule` fires.
+///
+/// ```swift
+/// let diskFull = FaultAction.shortWrite(bytes: 100, errno: ENOSPC)
+/// ```
 public enum FaultAction: Sendable, Equatable {
     /// The operation does nothing and throws `StoreError.io` with this errno (`EIO`, `ENOSPC`…).
     case fail(errno: Int32)
@@ -32,6 +40,12 @@ public enum FaultAction: Sendable, Equatable {
 }
 
 /// One trigger–action pair of a `FaultPlan`.
+///
+/// ```swift
+/// // The disk dies at the 5th operation: it and everything after it fail with EIO.
+/// let rule = FaultRule(.operation(5), .fail(errno: EIO), persistent: true)
+/// let fs = FaultInjectingFileSystem(plan: FaultPlan([rule]))
+/// ```
 public struct FaultRule: Sendable, Equatable {
     /// When the rule fires.
     public var trigger: FaultTrigger

@@ -3,6 +3,10 @@
 // expected values, in the spirit of STYLE §10: capture what the engine did.
 
 /// A kind of file-system operation, as counted and logged by `FaultInjectingFileSystem`.
+///
+/// ```swift
+/// let syncs = fs.operationLog.filter { $0.kind == .sync }.count
+/// ```
 public enum FileOperationKind: String, Sendable, Hashable, CaseIterable {
     case open
     case read

@@ -81,6 +81,7 @@ extension IOTests {
                 try file.write(bytes("abcdef"), at: 8)
             }
             #expect(fs.contents(of: "db") == bytes("01234567abc"))
+            #expect(fs.invariantViolations() == [])
             #expect(fs.operationLog.last?.outcome == .shortWrite(written: 3, errno: ENOSPC))
             #expect(fs.bytesWritten(to: "db") == 13)
         }
@@ -110,6 +111,7 @@ extension IOTests {
                 try file.write(bytes("abcdef"), at: 0)
             }
             #expect(fs.contents(of: "db") == bytes("ab"))
+            #expect(fs.invariantViolations() == [])
             #expect(fs.operationLog.last?.outcome == .crashed(landed: 2))
         }
 
@@ -169,6 +171,7 @@ extension IOTests {
                 "#13 close db",
             ])
             #expect(fs.bytesWritten() == 4608)
+            #expect(fs.invariantViolations() == [])
             #expect(fs.bytesWritten(to: "db", after: 3) == 512)
             fs.clearOperationLog()
             #expect(fs.operationLog.isEmpty)
@@ -183,6 +186,7 @@ extension IOTests {
             }
             #expect(fs.operationLog.map(\.sequence) == Array(1...201))
             #expect(fs.contents(of: "db")?.count == 200)
+            #expect(fs.invariantViolations() == [])
         }
     }
 }

@@ -26,7 +26,8 @@ final class Scratch {
     init(_ kind: FileSystemKind) throws {
         switch kind {
         case .posix:
-            var template = Array("\(NSTemporaryDirectory())/cadmium-io-XXXXXX".utf8CString)
+            let temporary = NSTemporaryDirectory().hasSuffix("/") ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
+            var template = Array("\(temporary)/cadmium-io-XXXXXX".utf8CString)
             guard let made = mkdtemp(&template) else {
                 throw StoreError.io(operation: "mkdtemp", path: "", errno: errno)
             }

@@ -28,6 +28,7 @@ extension IOTests {
             #expect(fs.survivingFiles(seed: 1) == ["db": bytes("synced")])
             try file.truncate(to: 2)
             #expect(fs.survivingFiles(seed: 1) == ["db": bytes("synced")])
+            #expect(fs.invariantViolations() == [])
 
             let rebooted = fs.powerLoss(seed: 1)
             let reopened = try rebooted.open("db", mode: .readOnly)
@@ -58,6 +59,7 @@ extension IOTests {
             try recreated.write(bytes("new"), at: 0)
             try recreated.sync()
             #expect(fs.survivingFiles(seed: 0) == ["wal": bytes("frames")])
+            #expect(fs.invariantViolations() == [])
             try fs.syncDirectory(containing: "wal")
             #expect(fs.survivingFiles(seed: 0) == ["wal": bytes("new")])
             try fs.remove("wal")

@@ -215,6 +215,23 @@ extension IOTests {
         }
 
         @Test(arguments: FileSystemKind.allCases)
+        func failedConversionToExclusiveDropsTheSharedLock(kind: FileSystemKind) throws {
+            // Linux flock converts by unlocking first; all implementations behave the same.
+            let scratch = try Scratch(kind)
+            let path = scratch.path("store")
+            try scratch.fileSystem.open(path, mode: .createIfMissing).close()
+            let first = try scratch.fileSystem.open(path, mode: .readOnly)
+            let second = try scratch.fileSystem.open(path, mode: .readOnly)
+            let third = try scratch.fileSystem.open(path, mode: .readWrite)
+            defer { try? first.close(); try? third.close() }
+            try first.lock(.shared)
+            try second.lock(.shared)
+            #expect(throws: StoreError.locked(path: path)) { try first.lock(.exclusive) }
+            try second.close()
+            try third.lock(.exclusive)   // `first` no longer holds anything
+        }
+
+        @Test(arguments: FileSystemKind.allCases)
         func closeReleasesTheLock(kind: FileSystemKind) throws {
             let scratch = try Scratch(kind)
             let path = scratch.path("store")
