@@ -32,7 +32,10 @@ extension Store {
         do {
             try file.lock(options.readOnly ? .shared : .exclusive)
             var size = try file.size()
-            if size == 0 {
+            let unfinishedCreation = try !options.readOnly && size <= FileHeader.dataStart && isAllZero(file, size: size)
+            if size == 0 || unfinishedCreation {
+                // Empty, or a creation that a crash cut off before any header landed: an all-zero
+                // file shorter than the data area holds nothing to lose.
                 guard !options.readOnly else { throw StoreError.notAStore(path: path, detail: "the file is empty") }
                 try writeInitialHeaders(file, pageSize: options.pageSize, durability: options.durability)
                 if !exists, options.durability != .off { try fs.syncDirectory(containing: path) }
@@ -71,6 +74,11 @@ extension Store {
     }
 
     // MARK: - Header
+
+    static func isAllZero(_ file: any StoreFile, size: UInt64) throws -> Bool {
+        let bytes = try file.readExactly(Int(size), at: 0, location: .offset(0))
+        return bytes.allSatisfy { $0 == 0 }
+    }
 
     static func writeInitialHeaders(_ file: any StoreFile, pageSize: Int, durability: Durability) throws {
         let header = FileHeader(pageSize: UInt32(pageSize), checkpointSequence: 1, commitSequence: CommitSequence(0),

@@ -225,6 +225,9 @@ public final class WriteTransaction: Transaction, PageSink {
         try wal.write(out, at: start)
         if store.options.durability == .full {
             do { try wal.sync() } catch {
+                // Best effort: cut the unsynced frames off so that a reopen does not find the
+                // commit this call reports as failed. The store stays poisoned either way (T4).
+                try? wal.truncate(to: start)
                 store.setPoison("fsync of the WAL failed: \(error)")
                 throw error
             }
