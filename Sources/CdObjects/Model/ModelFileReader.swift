@@ -7,7 +7,7 @@
 //  2. `_XCCurrentVersionName` from `.xccurrentversion` (an XML plist); a name that is not in
 //     the bundle is an error, since the bundle contradicts itself;
 //  3. when `.xccurrentversion` is missing, empty or unreadable: the only version, else the last
-//     version by name in numeric order (Model < Model2 < Model10), with a warning.
+//     version by name in numeric order (Model < Model 2 < Model 10), with a warning.
 
 import Foundation
 
@@ -65,7 +65,14 @@ public enum ModelFileReader {
             let full = (path as NSString).appendingPathComponent(name)
             return name.hasSuffix(".xcdatamodel") && FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory)
                 && isDirectory.boolValue
-        }.sorted { $0.compare($1, options: [.numeric]) == .orderedAscending }
+        }.sorted(by: versionOrder)
+    }
+
+    /// Version order: names without the `.xcdatamodel` extension, compared with numbers as
+    /// numbers, so Xcode's "Model", "Model 2", …, "Model 10" sort as written.
+    static func versionOrder(_ a: String, _ b: String) -> Bool {
+        func stem(_ s: String) -> String { s.hasSuffix(".xcdatamodel") ? String(s.dropLast(".xcdatamodel".count)) : s }
+        return stem(a).compare(stem(b), options: [.numeric]) == .orderedAscending
     }
 
     /// Parses `contents` XML already in memory; `path` is only used in errors and warnings.

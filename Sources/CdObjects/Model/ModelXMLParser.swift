@@ -22,6 +22,9 @@ struct ParsedModelXML {
 
 /// Parses `data` (the bytes of a `contents` file at `path`).
 func parseModelXML(_ data: Data, path: String) throws(ModelError) -> ParsedModelXML {
+    guard data.contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else {
+        throw .malformedXML(path: path, line: nil, detail: "the file is empty")
+    }
     let parser = XMLParser(data: data)
     let handler = ModelXMLHandler(path: path)
     parser.delegate = handler
@@ -29,6 +32,9 @@ func parseModelXML(_ data: Data, path: String) throws(ModelError) -> ParsedModel
     parser.shouldResolveExternalEntities = false
     let ok = parser.parse()
     if let error = handler.error { throw error }
+    if let open = handler.openElements.last {
+        throw .malformedXML(path: path, line: parser.lineNumber > 0 ? parser.lineNumber : nil, detail: "<\(open)> is not closed")
+    }
     guard ok else {
         let detail = parser.parserError.map { "\($0.localizedDescription)" } ?? "parse failed"
         throw .malformedXML(path: path, line: parser.lineNumber > 0 ? parser.lineNumber : nil, detail: detail)
@@ -46,6 +52,10 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
     var error: ModelError?
     var sawModel = false
 
+    /// Every open element, skipped or not: checks that end tags match (the Linux XMLParser
+    /// reports a mismatched end tag as an ordinary end of element).
+    private(set) var openElements: [String] = []
+    /// Open elements that are being read (not skipped).
     private var stack: [String] = []
     /// Depth inside a skipped subtree (an ignored or unknown element); 0 when not skipping.
     private var skipDepth = 0
@@ -89,6 +99,7 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
                 qualifiedName: String?, attributes: [String: String]) {
         guard error == nil else { return }
         line = parser.lineNumber
+        openElements.append(name)
         if skipDepth > 0 { skipDepth += 1; return }
         let parent = stack.last
         stack.append(name)
@@ -113,6 +124,11 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
         guard error == nil else { return }
+        guard openElements.last == name else {
+            let expected = openElements.last.map { "</\($0)>" } ?? "no end tag"
+            return fail(.malformedXML(path: path, line: parser.lineNumber, detail: "</\(name)> found where \(expected) was expected"), parser)
+        }
+        openElements.removeLast()
         if skipDepth > 0 {
             // Closing a skipped element or one of its children; `skip()` already popped it.
             skipDepth -= 1
@@ -140,6 +156,12 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
         default:
             break
         }
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        guard error == nil else { return }
+        fail(.malformedXML(path: path, line: parser.lineNumber > 0 ? parser.lineNumber : nil,
+                           detail: parseError.localizedDescription), parser)
     }
 
     // MARK: - Elements
