@@ -67,6 +67,9 @@ public struct ObjectModel: Sendable, Hashable, Codable {
     /// Entity names in declaration order.
     public var entityNames: [String] { entities.map(\.name) }
 
+    /// The entities keyed by name.
+    public var entitiesByName: [String: EntityDescription] { indexByName.mapValues { entities[$0] } }
+
     /// The entity of that name.
     public func entity(named name: String) -> EntityDescription? {
         indexByName[name].map { entities[$0] }

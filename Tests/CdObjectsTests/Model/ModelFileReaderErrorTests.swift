@@ -125,6 +125,42 @@ import Testing
         #expect(kids.minCount == 1 && kids.maxCount == 4 && kids.deleteRule == .deny && kids.isToMany)
     }
 
+    @Test func unsupportedDetailsAreSkippedWithWarnings() throws {
+        let (result, _) = try load(modelXML("""
+            <entity name="A">
+                <attribute name="scratch" optional="YES" transient="YES" attributeType="Undefined"/>
+                <attribute name="blob" optional="YES" attributeType="Binary" defaultValueString="abc" minValueString="1"/>
+                <relationship name="a" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="A" inverseName="a" inverseEntity="B"/>
+                <fetchedProperty name="recent" optional="YES"><fetchRequest name="r" entity="A"/></fetchedProperty>
+            </entity>
+            """))
+        let file = try result.get()
+        #expect(file.model.allAttributes(of: "A").map(\.name) == ["blob"])
+        #expect(file.model.attribute("blob", of: "A")?.defaultValue == nil)
+        #expect(file.model.relationship("a", of: "A")?.destination == "A")
+        #expect(file.warnings.map(\.element) == ["attribute", "attribute", "attribute", "relationship", "fetchedProperty"])
+        #expect(file.warnings.map(\.line) == [4, 5, 5, 6, 7])
+    }
+
+    @Test func aContentsFileAndInMemoryXMLLoadToo() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let xml = modelXML("<entity name=\"A\"><attribute name=\"x\" attributeType=\"Float\" defaultValueString=\"1.5\"/></entity>")
+        let path = try dir.write("M.xcdatamodel/contents", xml)
+        let fromFile = try ModelFileReader.load(at: path)
+        let fromData = try ModelFileReader.parse(contents: Data(xml.utf8), path: "memory")
+        #expect(fromFile.model == fromData.model)
+        #expect(fromFile.contentsPath == path && fromData.contentsPath == "memory")
+        #expect(fromData.model.entitiesByName["A"]?.attributes.first?.defaultValue == .double(1.5))
+    }
+
+    @Test func unclosedElementIsMalformed() throws {
+        let (result, _) = try load("<?xml version=\"1.0\"?>\n<model>\n<entity name=\"A\">")
+        guard case .failure(.malformedXML) = result else {
+            Issue.record("expected malformedXML, got \(String(describing: result))"); return
+        }
+    }
+
     // MARK: - Bundles
 
     private func bundle(currentVersion: String?) throws -> TempDirectory {
