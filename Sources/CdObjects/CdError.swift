@@ -22,6 +22,7 @@ public struct ValidationFailure: Sendable, Hashable, CustomStringConvertible {
     /// A sentence for humans.
     public var message: String
 
+    /// A failure of `key` on an object of `entity`.
     public init(entity: String, objectID: String? = nil, key: String, message: String) {
         self.entity = entity
         self.objectID = objectID

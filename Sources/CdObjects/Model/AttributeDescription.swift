@@ -15,12 +15,18 @@ import Foundation
 /// AttributeValidation(minLength: 1, maxLength: 64, pattern: "[A-Z]{2}-[0-9]+")
 /// ```
 public struct AttributeValidation: Sendable, Hashable, Codable {
+    /// Lowest allowed number or earliest date (1620 / 1640 below it).
     public var minValue: CdValue?
+    /// Highest allowed number or latest date (1610 / 1630 above it).
     public var maxValue: CdValue?
+    /// Shortest allowed string, in UTF-16 code units (1670 below it).
     public var minLength: Int?
+    /// Longest allowed string, in UTF-16 code units (1660 above it).
     public var maxLength: Int?
+    /// A regular expression the whole string must match (1680 otherwise).
     public var pattern: String?
 
+    /// Rules; every one is optional.
     public init(minValue: CdValue? = nil, maxValue: CdValue? = nil, minLength: Int? = nil,
                 maxLength: Int? = nil, pattern: String? = nil) {
         self.minValue = minValue
@@ -68,7 +74,9 @@ public struct AttributeValidation: Sendable, Hashable, Codable {
 ///                                   validation: .init(minValue: .integer(0)))
 /// ```
 public struct AttributeDescription: Sendable, Hashable, Codable {
+    /// The property name, unique in the entity and its ancestors.
     public var name: String
+    /// The stored type.
     public var type: AttributeType
     /// Whether `nil` is allowed at save (a required attribute left `nil` fails with 1570).
     public var isOptional: Bool
@@ -78,11 +86,14 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     public var isTransient: Bool
     /// Single-property index (Core Data's older `indexed="YES"`); part of the stored shape.
     public var isIndexed: Bool
+    /// Rules checked by `validate(_:entityName:objectID:)`.
     public var validation: AttributeValidation
+    /// Free-form key/value pairs from the model (not stored in records, not hashed).
     public var userInfo: [String: String]
     /// The `elementID` from the model file: the attribute's previous name, for migration.
     public var renamingIdentifier: String?
 
+    /// An attribute; only `name` and `type` are required.
     public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: CdValue? = nil,
                 isTransient: Bool = false, isIndexed: Bool = false, validation: AttributeValidation = .none,
                 userInfo: [String: String] = [:], renamingIdentifier: String? = nil) {

@@ -13,6 +13,7 @@
 ///     uniquenessConstraints: [["badge"]])
 /// ```
 public struct EntityDescription: Sendable, Hashable, Codable {
+    /// The entity name, unique in the model.
     public var name: String
     /// The class that represents the entity's objects (`representedClassName`); defaults to the
     /// entity name, as Xcode does.
@@ -27,11 +28,14 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     public var relationships: [RelationshipDescription]
     /// Each element is one constraint: a single property name, or several for a compound one.
     public var uniquenessConstraints: [[String]]
+    /// Declared fetch indexes (not inherited).
     public var fetchIndexes: [FetchIndexDescription]
+    /// Free-form key/value pairs from the model (not hashed).
     public var userInfo: [String: String]
     /// The `elementID` from the model file: the entity's previous name, for migration.
     public var renamingIdentifier: String?
 
+    /// An entity; only `name` is required. `className` defaults to `name`.
     public init(name: String, className: String? = nil, isAbstract: Bool = false, parent: String? = nil,
                 attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
                 uniquenessConstraints: [[String]] = [], fetchIndexes: [FetchIndexDescription] = [],

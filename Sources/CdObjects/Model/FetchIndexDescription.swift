@@ -12,10 +12,14 @@ public struct FetchIndexElement: Sendable, Hashable, Codable {
         public var xmlName: String { self == .binary ? "Binary" : "RTree" }
     }
 
+    /// The indexed attribute or relationship.
     public var property: String
+    /// Ascending (true) or descending order.
     public var isAscending: Bool
+    /// Binary or R-tree.
     public var kind: Kind
 
+    /// An element; ascending binary unless told otherwise.
     public init(property: String, isAscending: Bool = true, kind: Kind = .binary) {
         self.property = property
         self.isAscending = isAscending
@@ -39,9 +43,12 @@ public struct FetchIndexElement: Sendable, Hashable, Codable {
 /// FetchIndexDescription(name: "byMakerAndPlate", elements: [.ascending("maker"), .descending("numberPlate")])
 /// ```
 public struct FetchIndexDescription: Sendable, Hashable, Codable {
+    /// The index name, unique in the entity.
     public var name: String
+    /// The indexed properties, most significant first.
     public var elements: [FetchIndexElement]
 
+    /// A named index over `elements`.
     public init(name: String, elements: [FetchIndexElement]) {
         self.name = name
         self.elements = elements

@@ -17,6 +17,7 @@ public struct ModelWarning: Sendable, Hashable, CustomStringConvertible {
     /// What was skipped and why.
     public var message: String
 
+    /// A warning about `element` at `file`:`line`.
     public init(element: String, file: String, line: Int?, message: String) {
         self.element = element
         self.file = file

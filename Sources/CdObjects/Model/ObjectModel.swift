@@ -75,6 +75,7 @@ public struct ObjectModel: Sendable, Hashable, Codable {
         indexByName[name].map { entities[$0] }
     }
 
+    /// The entity of that name (`model["Employee"]`).
     public subscript(entityName: String) -> EntityDescription? { entity(named: entityName) }
 
     /// The entity's ancestors, nearest (parent) first. Empty for a root entity or an unknown name.

@@ -45,27 +45,33 @@ public enum DeleteRule: Int, Sendable, Hashable, Codable, CaseIterable, CustomSt
 ///                                         deleteRule: .cascade)
 /// ```
 public struct RelationshipDescription: Sendable, Hashable, Codable {
+    /// The property name, unique in the entity and its ancestors.
     public var name: String
     /// The destination entity's name.
     public var destination: String
     /// The inverse relationship's name on `destination`, if any.
     public var inverse: String?
+    /// To-many (a set of objects) or to-one.
     public var isToMany: Bool
     /// For to-many only: the related objects keep their order (NSOrderedSet).
     public var isOrdered: Bool
+    /// What deleting the source object does to the related objects.
     public var deleteRule: DeleteRule
     /// The least number of related objects when there are any (0: no minimum).
     public var minCount: Int
     /// The most related objects of a to-many (`nil`: no maximum). To-one relationships are
     /// bounded by 1 by definition and keep `nil` here.
     public var maxCount: Int?
+    /// Whether no related object is acceptable at save.
     public var isOptional: Bool
     /// Transient relationships are not stored and not part of the version hash.
     public var isTransient: Bool
+    /// Free-form key/value pairs from the model (not hashed).
     public var userInfo: [String: String]
     /// The `elementID` from the model file: the relationship's previous name, for migration.
     public var renamingIdentifier: String?
 
+    /// A relationship; only `name` and `destination` are required.
     public init(name: String, destination: String, inverse: String? = nil, isToMany: Bool = false,
                 isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, minCount: Int = 0,
                 maxCount: Int? = nil, isOptional: Bool = true, isTransient: Bool = false,
