@@ -44,6 +44,11 @@ public struct PredicateComparison: Sendable, Hashable {
     public var options: PredicateStringOptions
     public var right: CdPredicateExpression
 
+    /// A comparison; `quantifier` and `options` default to none.
+    ///
+    /// ```swift
+    /// let c = PredicateComparison(.key("name"), .beginsWith, .constant(.string("A")), options: .caseInsensitive)
+    /// ```
     public init(
         _ left: CdPredicateExpression, _ op: PredicateOperator, _ right: CdPredicateExpression,
         quantifier: PredicateQuantifier = .direct, options: PredicateStringOptions = []
@@ -67,6 +72,7 @@ public enum PredicateQuantifier: String, Sendable, Hashable {
 }
 
 /// The comparison operators of the format language.
+/// The raw value is the canonical spelling `description` prints.
 public enum PredicateOperator: String, Sendable, Hashable, CaseIterable {
     case equal = "=="
     case notEqual = "!="
@@ -130,6 +136,7 @@ public indirect enum CdPredicateExpression: Sendable, Hashable {
 }
 
 /// The collection operators usable in key paths.
+/// The raw value is the spelling in format text.
 public enum PredicateAggregateFunction: String, Sendable, Hashable, CaseIterable {
     case count = "@count"
     case sum = "@sum"

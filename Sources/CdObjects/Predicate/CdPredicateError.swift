@@ -31,12 +31,14 @@ public struct CdPredicateError: Error, Sendable, Hashable, CustomStringConvertib
         case invalidRegex
     }
 
+    /// What went wrong.
     public let kind: Kind
     /// A sentence describing the failure.
     public let message: String
     /// For `.syntax`, the character offset (0-based, in `Character`s) in the format string.
     public let offset: Int?
 
+    /// An error of `kind`; `offset` only for syntax errors.
     public init(_ kind: Kind, _ message: String, offset: Int? = nil) {
         self.kind = kind
         self.message = message

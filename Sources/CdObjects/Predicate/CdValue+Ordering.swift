@@ -17,7 +17,9 @@ import Foundation
 public struct CdValueComparisonOptions: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// Compare strings ignoring case (`[c]`).
     public static let caseInsensitive = CdValueComparisonOptions(rawValue: 1)
+    /// Compare strings ignoring diacritics (`[d]`).
     public static let diacriticInsensitive = CdValueComparisonOptions(rawValue: 2)
 }
 

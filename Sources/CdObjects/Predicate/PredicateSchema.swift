@@ -27,8 +27,11 @@ public enum PredicateAttributeKind: String, Sendable, Hashable, CaseIterable {
 
 /// What a key of an entity is.
 public enum PredicateSchemaProperty: Sendable, Hashable {
+    /// An attribute of that kind.
     case attribute(PredicateAttributeKind)
+    /// A to-one relationship to objects of `entity`.
     case toOne(entity: String)
+    /// A to-many relationship to objects of `entity`.
     case toMany(entity: String)
 }
 
