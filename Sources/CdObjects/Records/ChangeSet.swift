@@ -1,0 +1,48 @@
+/// The value of one property of an object, as a change set carries it and a record read returns it.
+public enum PropertyValue: Hashable, Sendable {
+    /// An attribute's value (`.null` for nil).
+    case attribute(CdValue)
+    /// A to-one relationship's target, or nil.
+    case toOne(ObjectID?)
+    /// A to-many relationship's targets. For an ordered relationship the order is kept; for an
+    /// unordered one it is not significant.
+    case toMany([ObjectID])
+}
+
+/// Everything one save changes, applied by `ObjectStore.apply(_:)` in one engine write
+/// transaction: all of it, or — on any validation, uniqueness, delete-rule or I/O failure —
+/// none of it.
+///
+/// Inverses are kept in step by the store: setting `employee.department` also adds the employee
+/// to `department.employees`, so a change set may name one side only (or both, consistently).
+public struct ChangeSet: Sendable, Equatable {
+    /// New objects with their property values. Properties not given take the model's default
+    /// (or nil); required ones without a value fail with code 1570.
+    public var inserted: [ObjectID: [String: PropertyValue]] = [:]
+    /// Existing objects with the properties that changed (only those).
+    public var updated: [ObjectID: [String: PropertyValue]] = [:]
+    /// Objects to delete; delete rules then cascade, nullify or deny.
+    public var deleted: Set<ObjectID> = []
+
+    public init(inserted: [ObjectID: [String: PropertyValue]] = [:],
+                updated: [ObjectID: [String: PropertyValue]] = [:],
+                deleted: Set<ObjectID> = []) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+    }
+
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+/// What a successful `apply` did, including what the store did on its own: objects deleted by
+/// cascade and objects changed by nullify or by inverse maintenance. The context layer uses it to
+/// refresh objects and send update events.
+public struct AppliedChanges: Sendable, Equatable {
+    public var inserted: Set<ObjectID> = []
+    /// Objects whose stored values changed (given updates, plus inverse and nullify changes).
+    public var updated: Set<ObjectID> = []
+    /// Every object deleted, cascaded deletes included.
+    public var deleted: Set<ObjectID> = []
+    public init() {}
+}
