@@ -1,6 +1,6 @@
 // Delete, the merges and redistributions it causes, and dropping a whole tree.
 //
-// After a cell is removed, a page left less than a quarter full is balanced with a sibling: when
+// After a cell is removed, a page left less than a third full is balanced with a sibling: when
 // both fit one page they merge (the right page is freed and its separator leaves the parent,
 // which may then be underfull in turn); otherwise their cells are shared out evenly and the
 // separator between them is replaced. A root branch left with a single child takes that child's
@@ -77,8 +77,10 @@ extension BTree {
         var node = node
         var path = path
         while let step = path.last {
-            let quarter = BTreeLayout.usableBytes(pageSize: node.pageSize) / 4
-            if node.count > 0, node.usedBytes >= quarter { return }
+            // A third, not a half: fewer rebalances on delete-heavy work, and a merged or
+            // redistributed pair is then at least half full.
+            let underfull = BTreeLayout.usableBytes(pageSize: node.pageSize) / 3
+            if node.count > 0, node.usedBytes >= underfull { return }
             var parent = try BTreeNode(sink.writablePage(step.page), number: step.page, expectLeaf: false)
             guard parent.count > 0 else { throw btreeCorruption(step.page, "branch has no separator cells") }
             // The pair is (child leftIndex, child leftIndex + 1); parent cell leftIndex separates them.
