@@ -87,6 +87,9 @@ extension BTree {
             let leftIndex = step.index < parent.count ? step.index : step.index - 1
             let leftPage = try parent.child(leftIndex)
             let rightPage = try parent.child(leftIndex + 1)
+            guard leftPage != rightPage, leftPage != parent.number, rightPage != parent.number else {
+                throw btreeCorruption(parent.number, "children \(leftIndex) and \(leftIndex + 1) are pages \(leftPage) and \(rightPage): a shared page or a cycle")
+            }
             var left = try BTreeNode(sink.writablePage(leftPage), number: leftPage, expectLeaf: node.isLeaf)
             var right = try BTreeNode(sink.writablePage(rightPage), number: rightPage, expectLeaf: node.isLeaf)
             var cells = try left.allCells()

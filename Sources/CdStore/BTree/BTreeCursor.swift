@@ -69,9 +69,10 @@ public final class BTreeCursor {
     /// ```
     @discardableResult
     public func first() throws -> Bool {
-        stack.removeAll(keepingCapacity: true)
-        try descendEdge(from: tree.root, first: true)
-        return try settle(forward: true)
+        try move {
+            try descendEdge(from: tree.root, first: true)
+            return try settle(forward: true)
+        }
     }
 
     /// Moves to the largest key; false when the tree is empty.
@@ -81,9 +82,10 @@ public final class BTreeCursor {
     /// ```
     @discardableResult
     public func last() throws -> Bool {
-        stack.removeAll(keepingCapacity: true)
-        try descendEdge(from: tree.root, first: false)
-        return try settle(forward: false)
+        try move {
+            try descendEdge(from: tree.root, first: false)
+            return try settle(forward: false)
+        }
     }
 
     /// Moves to the first key >= `key`; false when there is none.
@@ -93,17 +95,18 @@ public final class BTreeCursor {
     /// ```
     @discardableResult
     public func seek(atLeast key: [UInt8]) throws -> Bool {
-        stack.removeAll(keepingCapacity: true)
-        var page = tree.root
-        while true {
-            let node = try load(page)
-            if node.isLeaf {
-                stack.append(Frame(node: node, index: try node.lowerBound(key).index))
-                return try settle(forward: true)
+        try move {
+            var page = tree.root
+            while true {
+                let node = try load(page)
+                if node.isLeaf {
+                    stack.append(Frame(node: node, index: try node.lowerBound(key).index))
+                    return try settle(forward: true)
+                }
+                let index = try node.childIndex(for: key)
+                stack.append(Frame(node: node, index: index))
+                page = try node.child(index)
             }
-            let index = try node.childIndex(for: key)
-            stack.append(Frame(node: node, index: index))
-            page = try node.child(index)
         }
     }
 
@@ -118,8 +121,10 @@ public final class BTreeCursor {
         case .unpositioned: return try first()
         case .exhausted: return false
         case .positioned:
-            stack[stack.count - 1].index += 1
-            return try settle(forward: true)
+            return try move(keepingPath: true) {
+                stack[stack.count - 1].index += 1
+                return try settle(forward: true)
+            }
         }
     }
 
@@ -134,12 +139,27 @@ public final class BTreeCursor {
         case .unpositioned: return try last()
         case .exhausted: return false
         case .positioned:
-            stack[stack.count - 1].index -= 1
-            return try settle(forward: false)
+            return try move(keepingPath: true) {
+                stack[stack.count - 1].index -= 1
+                return try settle(forward: false)
+            }
         }
     }
 
     // MARK: - Movement
+
+    /// Runs one move; a move that throws leaves the cursor unpositioned rather than half-way
+    /// down a path.
+    private func move(keepingPath: Bool = false, _ body: () throws -> Bool) throws -> Bool {
+        if !keepingPath { stack.removeAll(keepingCapacity: true) }
+        do {
+            return try body()
+        } catch {
+            stack.removeAll()
+            state = .unpositioned
+            throw error
+        }
+    }
 
     private func load(_ page: PageNumber) throws -> BTreeNode {
         guard stack.count < BTreeLayout.maxDepth else {
