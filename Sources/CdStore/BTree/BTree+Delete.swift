@@ -94,7 +94,7 @@ extension BTree {
             var right = try BTreeNode(sink.writablePage(rightPage), number: rightPage, expectLeaf: node.isLeaf)
             var cells = try left.allCells()
             if !node.isLeaf {
-                cells.append(makeBranchCell(try parent.key(leftIndex), child: right.leftmostChild))
+                cells.append(BTreeNode.makeBranchCell(try parent.key(leftIndex), child: right.leftmostChild))
             }
             cells.append(contentsOf: try right.allCells())
             let bytes = cells.reduce(0) { $0 + $1.count + BTreeLayout.slotSize }
@@ -111,16 +111,16 @@ extension BTree {
                 let split = BTree.balancedSplit(cells, isLeaf: true)
                 try left.rewrite(leftmost: .none, cells: cells[..<split])
                 try right.rewrite(leftmost: .none, cells: cells[split...])
-                separator = BTree.shortestSeparator(cellKey(cells[split - 1], leaf: true), cellKey(cells[split], leaf: true))
+                separator = BTree.shortestSeparator(BTreeNode.cellKey(cells[split - 1], leaf: true), BTreeNode.cellKey(cells[split], leaf: true))
             } else {
                 let middle = BTree.balancedSplit(cells, isLeaf: false)
                 try left.rewrite(leftmost: left.leftmostChild, cells: cells[..<middle])
-                try right.rewrite(leftmost: cellChild(cells[middle]), cells: cells[(middle + 1)...])
-                separator = Array(cellKey(cells[middle], leaf: false))
+                try right.rewrite(leftmost: BTreeNode.cellChild(cells[middle]), cells: cells[(middle + 1)...])
+                separator = Array(BTreeNode.cellKey(cells[middle], leaf: false))
             }
             // The new separator may be longer than the old one, so the parent may have to split.
             try parent.remove(at: leftIndex)
-            try insert(makeBranchCell(separator, child: rightPage), at: leftIndex, into: &parent,
+            try insert(BTreeNode.makeBranchCell(separator, child: rightPage), at: leftIndex, into: &parent,
                        path: Array(path.dropLast()), in: sink)
             return
         }
