@@ -28,6 +28,15 @@ extension BTree {
         var leaf = try BTreeNode(sink.writablePage(found.number), number: found.number, expectLeaf: true)
         let (index, exists) = try leaf.lowerBound(key)
         if exists {
+            let old = try leaf.leafCell(index)
+            if !old.isOverflow, old.valueLength == value.count {
+                // Same key, same inline length: overwrite the value bytes, nothing moves.
+                value.withUnsafeBytes { new in
+                    guard let source = new.baseAddress else { return }  // an empty value: nothing to copy
+                    (leaf.buffer.base + old.valueStart).copyMemory(from: source, byteCount: new.count)
+                }
+                return
+            }
             try leaf.freeOverflow(index, in: sink)
             try leaf.remove(at: index)
         }

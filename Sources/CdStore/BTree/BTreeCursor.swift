@@ -116,17 +116,7 @@ public final class BTreeCursor {
     /// while try cursor.next() { count += 1 }
     /// ```
     @discardableResult
-    public func next() throws -> Bool {
-        switch state {
-        case .unpositioned: return try first()
-        case .exhausted: return false
-        case .positioned:
-            return try move(keepingPath: true) {
-                stack[stack.count - 1].index += 1
-                return try settle(forward: true)
-            }
-        }
-    }
+    public func next() throws -> Bool { try step(forward: true) }
 
     /// Moves to the next smaller key; false before the first one.
     ///
@@ -134,19 +124,21 @@ public final class BTreeCursor {
     /// while try cursor.previous() { keys.append(cursor.key) }
     /// ```
     @discardableResult
-    public func previous() throws -> Bool {
+    public func previous() throws -> Bool { try step(forward: false) }
+
+    // MARK: - Movement
+
+    private func step(forward: Bool) throws -> Bool {
         switch state {
-        case .unpositioned: return try last()
+        case .unpositioned: return forward ? try first() : try last()
         case .exhausted: return false
         case .positioned:
             return try move(keepingPath: true) {
-                stack[stack.count - 1].index -= 1
-                return try settle(forward: false)
+                stack[stack.count - 1].index += forward ? 1 : -1
+                return try settle(forward: forward)
             }
         }
     }
-
-    // MARK: - Movement
 
     /// Runs one move; a move that throws leaves the cursor unpositioned rather than half-way
     /// down a path.
