@@ -98,6 +98,19 @@ public struct BTree: Sendable, Hashable {
     /// ```
     public func cursor(in source: PageSource) -> BTreeCursor { BTreeCursor(tree: self, source: source) }
 
+    #if DEBUG
+    /// Debug builds only: traps with the checker's findings when the tree breaks an invariant.
+    ///
+    /// ```swift
+    /// try tree.put(key, value, in: transaction)
+    /// tree.checkInvariants(in: transaction)
+    /// ```
+    public func checkInvariants(in source: PageSource) {
+        let problems = BTreeChecker.check(self, in: source).problems
+        precondition(problems.isEmpty, "B-tree \(root) breaks its invariants: \(problems)")
+    }
+    #endif
+
     // MARK: - Internals shared by reads and writes
 
     static func checkPageSize(_ pageSize: Int) throws {
