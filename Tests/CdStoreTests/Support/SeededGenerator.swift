@@ -14,9 +14,17 @@ struct SeededGenerator: RandomNumberGenerator {
 }
 
 /// Seeds for a randomized test: `CADMIUM_SEED` (one seed) overrides the defaults.
-func testSeeds(_ defaults: [UInt64]) -> [UInt64] {
-    if let s = ProcessInfo.processInfo.environment["CADMIUM_SEED"], let v = UInt64(s) { return [v] }
+func testSeeds(_ defaults: [UInt64]) -> [UInt64] { testSeeds("CADMIUM_SEED", defaults: defaults) }
+
+/// The seeds to run: the one in environment variable `name` when set, else `defaults`.
+func testSeeds(_ name: String, defaults: [UInt64]) -> [UInt64] {
+    if let s = ProcessInfo.processInfo.environment[name], let v = UInt64(s) { return [v] }
     return defaults
+}
+
+/// An integer from the environment, else `fallback`.
+func environmentInt(_ name: String, default fallback: Int) -> Int {
+    ProcessInfo.processInfo.environment[name].flatMap { Int($0) } ?? fallback
 }
 
 /// The reference model of a store: tree name → sorted key/value map.
