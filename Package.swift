@@ -27,6 +27,10 @@ let package = Package(
             name: "CdObjects",
             dependencies: ["CdStore"]
         ),
+        .executableTarget(
+            name: "cadmium-demo",
+            dependencies: ["CdStore"]
+        ),
         .testTarget(name: "CdStoreTests", dependencies: ["CdStore"]),
         .testTarget(name: "CdObjectsTests", dependencies: ["CdObjects"]),
     ],

@@ -10,14 +10,14 @@ import Darwin
 // Order of a checkpoint (each step a write barrier, notes §1.1):
 //  1. (durability normal) fsync the WAL, so the page file never gets ahead of a log that a crash
 //     could still lose.
-//  2. Copy each page's newest image ≤ the bound (T2) into *free* extents (copy-on-write: no extent
+//  2. Copy each page's newest image ≤ the bound (P2) into *free* extents (copy-on-write: no extent
 //     the durable header references is touched), rewrite the map chunks that changed and the
 //     directory the same way.
 //  3. fsync the page file.
 //  4. Write the header copy not written last time (checkpoint sequence + 1); fsync.
 //  5. Publish under the file lock: the new map and header, and the extents the old ones used
 //     become free (S3).
-//  6. If every commit is now in the page file and no reader is behind (T3): write a new WAL header
+//  6. If every commit is now in the page file and no reader is behind (P3): write a new WAL header
 //     with a fresh salt, truncate the WAL to it, fsync.
 // A crash before step 4 completes leaves the old header, whose extents were not touched; a crash
 // after it leaves the new one. Recovery then replays the WAL commits newer than the header.
