@@ -74,7 +74,7 @@ enum WALLayout {
                 let r = ByteReader(raw)
                 guard Checksum.crc32(bytes[0..<28]) == r.u32(28) else { return .failure("WAL header checksum mismatch") }
                 guard r.u32(8) == FileHeader.formatVersion else { return .failure("WAL format version \(r.u32(8)) is not \(FileHeader.formatVersion)") }
-                return .success(Header(pageSize: r.u32(12), generation: r.u64(16), salt: r.u32(20)))
+                return .success(Header(pageSize: r.u32(12), generation: r.u64(16), salt: r.u32(24)))
             }
         }
     }
