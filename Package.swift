@@ -9,6 +9,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .systemLibrary(
@@ -26,6 +27,13 @@ let package = Package(
         .target(
             name: "CdObjects",
             dependencies: ["CdStore"]
+        ),
+        .executableTarget(
+            name: "cdstore-verify",
+            dependencies: [
+                "CdStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .testTarget(name: "CdStoreTests", dependencies: ["CdStore"]),
         .testTarget(name: "CdObjectsTests", dependencies: ["CdObjects"]),
