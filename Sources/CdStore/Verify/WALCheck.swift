@@ -132,10 +132,15 @@ struct WALCheck: VerificationPass {
             offset += UInt64(WALLayout.frameHeaderSize) + UInt64(length)
             index += 1
         }
+        if !commitFollows, let stop = stopFrame {
+            // The skip by a damaged length may have landed anywhere: look for a commit record.
+            commitFollows = try commitRecordPattern(in: wal, from: stop.offset + UInt64(WALLayout.frameHeaderSize),
+                                                    size: size, salt: walHeader.salt)
+        }
         let reason = scan.stopReason ?? "unreadable frames"
         if commitFollows, let stop = stopFrame {
             context.problem(VerificationLocation(area: .wal, walFrame: stop.index, offset: stop.offset),
-                            "WAL frame \(stop.index) is damaged (\(reason)) but a commit record follows it: the commits after commit \(scan.commits.last?.commit.rawValue ?? 0) are lost to recovery")
+                            "WAL frame \(stop.index) is damaged (\(reason)) but a commit record follows it: recovery would drop every commit from this frame on")
         } else {
             let at = stopFrame ?? (index, offset)
             context.report(.note, VerificationLocation(area: .wal, walFrame: at.index, offset: scan.validEnd),
