@@ -46,7 +46,12 @@ struct VerifyCommand: ParsableCommand {
     static func main() {
         let command: VerifyCommand
         do {
-            command = try parseAsRoot() as! VerifyCommand
+            var parsed = try parseAsRoot()
+            guard let verify = parsed as? VerifyCommand else {
+                try parsed.run()   // --help and similar built-in commands
+                Foundation.exit(VerifyExit.clean)
+            }
+            command = verify
         } catch {
             let code = exitCode(for: error)
             if code == .success {
