@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import CdStore
 
-@Suite struct StoreVerifierTests {
+@Suite struct StoreVerifyTests {
     @Test(arguments: TestStoreKind.allCases)
     func cleanStoreHasNoFindings(_ kind: TestStoreKind) throws {
         let files = try TestStores.build(kind)

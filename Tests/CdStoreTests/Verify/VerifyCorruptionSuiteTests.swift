@@ -3,7 +3,7 @@ import Testing
 
 /// Each recipe of Fixtures/corruptions/cases.json damages a copy of a test store; the verifier
 /// must report a problem naming what was damaged (a torn WAL tail: a note and no problem).
-@Suite struct CorruptionSuiteTests {
+@Suite struct VerifyCorruptionSuiteTests {
     @Test(arguments: try CorruptionCase.load())
     func verifierNamesTheDamage(_ recipe: CorruptionCase) throws {
         var files = try TestStores.build(recipe.store)

@@ -7,7 +7,7 @@
 import Testing
 @testable import CdStore
 
-@Suite struct RandomFlipCampaignTests {
+@Suite struct VerifyRandomFlipCampaignTests {
     /// The byte ranges of each file that hold live, checksummed content.
     static func usedRanges(_ files: StoreFiles) throws -> (pageFile: [Range<Int>], wal: [Range<Int>]) {
         let a = try StoreAnatomy(files)
@@ -32,7 +32,7 @@ import Testing
 
     @Test(arguments: testSeeds("CD_VERIFY_SEED", defaults: [0xC0FF_EE01, 0x5EED_0002]))
     func everyFlipInUsedBytesIsReportedAndNoneElsewhere(_ seed: UInt64) throws {
-        print("RandomFlipCampaignTests seed \(seed) (replay with CD_VERIFY_SEED=\(seed))")
+        print("VerifyRandomFlipCampaignTests seed \(seed) (replay with CD_VERIFY_SEED=\(seed))")
         let clean = try TestStores.build(.wal)
         let (fileUsed, walUsed) = try Self.usedRanges(clean)
         var rng = SeededGenerator(seed: seed)
@@ -63,7 +63,7 @@ import Testing
                 #expect(report.problemCount == 0, "flip at \(what) in unused bytes was reported: \(report.problemsOnly.prefix(3))")
             }
         }
-        print("RandomFlipCampaignTests seed \(seed): \(flips) flips, \(used) in used bytes (\(detected) detected), \(unused) in unused bytes (\(falseReports) reported); \(regions.sorted { $0.key < $1.key })")
+        print("VerifyRandomFlipCampaignTests seed \(seed): \(flips) flips, \(used) in used bytes (\(detected) detected), \(unused) in unused bytes (\(falseReports) reported); \(regions.sorted { $0.key < $1.key })")
         #expect(used > flips / 3 && unused > flips / 10, "the flips should cover used and unused bytes")
     }
 }
