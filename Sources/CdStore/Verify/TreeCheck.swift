@@ -52,8 +52,12 @@ struct TreeCheck: VerificationPass {
     /// Runs BTreeChecker on one tree, reports its problems under the tree's name, claims its pages.
     private func check(_ context: VerificationContext, name: String, tree: BTree) -> BTreeCheckReport {
         let report = BTreeChecker.check(tree, in: context.source)
-        for p in report.problems where p.detail != alreadyReported {
-            context.problem(VerificationLocation(area: .page, page: p.page, tree: name, key: p.key), p.detail)
+        for p in report.problems {
+            if p.detail == alreadyReported {
+                context.attribute(page: p.page, toTree: name)   // name the tree on the image's problem
+            } else {
+                context.problem(VerificationLocation(area: .page, page: p.page, tree: name, key: p.key), p.detail)
+            }
         }
         for page in report.pages.keys.sorted() { context.claim(page.rawValue, .tree(name)) }
         context.updateSummary { s in

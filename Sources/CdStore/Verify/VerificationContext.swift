@@ -100,6 +100,15 @@ public final class VerificationContext {
         options.progress?(VerificationProgress(phase: phase, done: done, total: total))
     }
 
+    /// Names `tree` on the problems already reported for `page` that name no tree (an image
+    /// found damaged before the tree walk reached it).
+    func attribute(page: PageNumber, toTree tree: String) {
+        for i in report.problems.indices where report.problems[i].location.area == .page
+            && report.problems[i].location.page == page.rawValue && report.problems[i].location.tree == nil {
+            report.problems[i].location.tree = tree
+        }
+    }
+
     func finish() -> VerificationReport {
         let s = report.summary
         report.summary.compressionRatio = s.storedBytes > 0 ? Double(s.logicalBytes) / Double(s.storedBytes) : 0

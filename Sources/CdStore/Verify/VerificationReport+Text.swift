@@ -26,7 +26,7 @@ extension VerificationReport {
         lines.append("  commits: page file \(s.pageFileCommit ?? 0), last \(s.lastCommit ?? 0)")
         let order = ["meta", "branch", "leaf", "overflow", "free-list", "free", "unreadable", "missing", "unknown"]
         let types = order.compactMap { t in s.pagesByType[t].map { "\(t) \($0)" } }.joined(separator: ", ")
-        lines.append("  pages: \(s.pageCount > 0 ? s.pageCount - 1 : 0)" + (types.isEmpty ? "" : " (\(types))"))
+        lines.append("  pages 1..<\(s.pageCount)" + (types.isEmpty ? "" : ": \(types)"))
         if !s.trees.isEmpty {
             lines.append("  trees:")
             let width = min(32, s.trees.map(\.name.count).max() ?? 0)

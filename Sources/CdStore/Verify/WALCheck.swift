@@ -153,9 +153,8 @@ struct WALCheck: VerificationPass {
             context.problem(VerificationLocation(area: .wal, walFrame: stop.index, offset: stop.offset),
                             "WAL frame \(stop.index) is damaged (\(reason)) but a commit record follows it: recovery would drop every commit from this frame on")
         } else {
-            let at = stopFrame ?? (index, offset)
-            context.report(.note, VerificationLocation(area: .wal, walFrame: at.index, offset: scan.validEnd),
-                           "WAL tail of \(scan.tailBytes) bytes (\(scan.tailFrames) complete frames) after the last complete commit belongs to no commit (\(reason)); recovery ignores it")
+            context.report(.note, VerificationLocation(area: .wal, walFrame: framesBefore, offset: scan.validEnd),
+                           "WAL tail of \(scan.tailBytes) bytes (\(scan.tailFrames) intact frames) after the last complete commit belongs to no commit (\(reason)); recovery ignores it")
         }
     }
 

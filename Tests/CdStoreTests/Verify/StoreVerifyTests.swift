@@ -61,6 +61,17 @@ import Testing
         }
     }
 
+    @Test func damagedImageProblemNamesTheTreeThatReferencesIt() throws {
+        var files = try TestStores.build(.checkpointed)
+        let anatomy = try StoreAnatomy(files)
+        let leaf = try #require(anatomy.pageFilePages(.leaf, tree: "gamma").first)
+        files.pageFile[anatomy.imageRange(leaf).lowerBound + 30] ^= 0x08
+        let problems = try files.verify().problemsOnly
+        #expect(problems.count == 1)
+        #expect(problems.first?.location == VerificationLocation(area: .page, page: leaf, tree: "gamma",
+                                                                 offset: UInt64(anatomy.imageRange(leaf).lowerBound)))
+    }
+
     @Test func maxProblemsCapsTheListButCountsAll() throws {
         var files = try TestStores.build(.checkpointed)
         let anatomy = try StoreAnatomy(files)
