@@ -24,8 +24,14 @@ struct TreeCheck: VerificationPass {
                     context.problem(location, "catalog key is not a UTF-8 tree name")
                     continue
                 }
-                let value: [UInt8]
-                do { value = try node.value(i, in: source) } catch { continue }   // reported by the checker
+                // Catalog values are 8 bytes, always inline: never follow a chain from here (a
+                // hostile chain could be long); BTreeChecker checks the chain itself.
+                guard let cell = try? node.leafCell(i) else { continue }   // reported by the checker
+                guard !cell.isOverflow else {
+                    context.problem(location, "catalog entry for tree \"\(name)\" is stored in an overflow chain")
+                    continue
+                }
+                let value = Array(node.bytes[cell.valueStart ..< cell.valueStart + cell.valueLength])
                 do {
                     let tree = try Catalog.decodeRoot(value, tree: name, path: context.path)
                     if let other = roots[tree.root] {
