@@ -29,6 +29,22 @@ let package = Package(
             name: "CdObjects",
             dependencies: ["CdStore"]
         ),
+        // Test support for the crash and fuzz campaigns (docs/TESTING.md): the crash workload and
+        // the fuzz harnesses, shared by their executables and the tests.
+        .target(
+            name: "CdFaultSupport",
+            dependencies: ["CdStore", "CdObjects"]
+        ),
+        .executableTarget(
+            name: "cadmium-crash-child",
+            dependencies: ["CdStore", "CdFaultSupport"]
+        ),
+        // One executable per fuzz target: libFuzzer under `make fuzz`, else a mutation loop.
+        .executableTarget(name: "fuzz-store-open", dependencies: ["CdFaultSupport"]),
+        .executableTarget(name: "fuzz-wal-recovery", dependencies: ["CdFaultSupport"]),
+        .executableTarget(name: "fuzz-verifier", dependencies: ["CdFaultSupport"]),
+        .executableTarget(name: "fuzz-predicate", dependencies: ["CdFaultSupport"]),
+        .executableTarget(name: "fuzz-model-reader", dependencies: ["CdFaultSupport"]),
         .executableTarget(
             name: "cadmium-demo",
             dependencies: ["CdStore"]
@@ -40,8 +56,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "CdStoreTests", dependencies: ["CdStore"]),
-        .testTarget(name: "CdObjectsTests", dependencies: ["CdObjects"]),
+        .testTarget(name: "CdStoreTests", dependencies: ["CdStore", "CdFaultSupport", "cadmium-crash-child"]),
+        .testTarget(name: "CdObjectsTests", dependencies: ["CdObjects", "CdFaultSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

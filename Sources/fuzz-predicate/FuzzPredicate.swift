@@ -1,0 +1,6 @@
+// Fuzz target `predicate` (CdFaultSupport/Fuzz/FuzzTarget.swift, docs/TESTING.md).
+import CdFaultSupport
+
+@main enum FuzzPredicate {
+    static func main() { FuzzMain.run(.predicate) }
+}

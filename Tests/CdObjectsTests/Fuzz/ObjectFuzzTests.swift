@@ -1,0 +1,32 @@
+import CdFaultSupport
+import Foundation
+import Testing
+
+/// The short form of the object layer's fuzz campaign: the seeded mutation loop over the
+/// predicate parser (seeds: `Fixtures/predicates/cases.json`) and the `.xcdatamodel` reader
+/// (seeds: `Fixtures/fuzz/model-reader/seeds` and the shared real-world models), and the saved
+/// findings replayed. `make fuzz` runs them under libFuzzer (docs/TESTING.md).
+@Suite struct ObjectFuzzTests {
+    static let targets: [FuzzTarget] = [.predicate, .modelReader]
+    static let fixtures = ModelFixtures.repoRoot.appendingPathComponent("Fixtures")
+
+    @Test(arguments: targets)
+    func mutatedInputsEndInAResultOrATypedError(_ target: FuzzTarget) throws {
+        let seed = ProcessInfo.processInfo.environment["CADMIUM_SEED"].flatMap(UInt64.init) ?? 0xF022
+        let runs = ProcessInfo.processInfo.environment["CADMIUM_FUZZ_RUNS"].flatMap(Int.init) ?? 3_000
+        let seeds = target.seeds(fixtures: Self.fixtures)
+        #expect(seeds.count > 1, "\(target.rawValue): no seeds found under Fixtures/")
+        let start = Date()
+        let result = target.mutationRun(seeds: seeds, iterations: runs, seed: seed)
+        print("fuzz \(target.rawValue): \(result.executions) executions (\(seeds.count) seeds) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s, seed \(seed) (replay with CADMIUM_SEED=\(seed))")
+        #expect(result.executions == seeds.count + runs)
+        for finding in result.findings {
+            Issue.record("fuzz \(target.rawValue) seed \(seed): \(finding.message); input: \(String(decoding: finding.input.prefix(300), as: UTF8.self).debugDescription)")
+        }
+    }
+
+    @Test(arguments: targets.flatMap { t in t.regressionFiles(fixtures: fixtures).map { (t, $0) } })
+    func savedFindingStaysFixed(_ target: FuzzTarget, _ file: URL) throws {
+        #expect(target.run([UInt8](try Data(contentsOf: file))) == nil)
+    }
+}
