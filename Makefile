@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_TEST_FLAGS ?=
 
-.PHONY: all build deps test demo clean
+.PHONY: all build deps test demo clean crash-test fuzz fuzz-deps test-asan test-tsan
 
 all: build
 
@@ -19,6 +19,50 @@ build: deps
 test: deps
 	$(SWIFT) test $(SWIFT_TEST_FLAGS)
 
+# The long forms of the crash and fault campaign (docs/TESTING.md). `make test` runs short forms.
+CRASH_KILLS ?= 500
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := store-open wal-recovery verifier predicate model-reader
+FUZZ_SCRATCH := .build-fuzz
+
+# Kills cadmium-crash-child CRASH_KILLS times (CADMIUM_CRASH_SEED picks the moments).
+crash-test: deps
+	CADMIUM_CRASH_KILLS=$(CRASH_KILLS) $(SWIFT) test --filter ProcessCrashTests $(SWIFT_TEST_FLAGS)
+
+# The whole suite under AddressSanitizer and ThreadSanitizer; any report fails the run.
+test-asan: deps
+	$(SWIFT) test --sanitize=address --scratch-path .build-asan $(SWIFT_TEST_FLAGS)
+
+test-tsan: deps
+	TSAN_OPTIONS="halt_on_error=1 $(TSAN_OPTIONS)" $(SWIFT) test --sanitize=thread --scratch-path .build-tsan $(SWIFT_TEST_FLAGS)
+
+# libFuzzer comes with the Swift toolchain (compiler-rt); say so plainly when it is missing.
+fuzz-deps: deps
+	@rt=$$(dirname $$(readlink -f $$(command -v $(SWIFT))))/../lib/clang; \
+	if ! ls $$rt/*/lib/linux/libclang_rt.fuzzer-x86_64.a $$rt/*/lib/*/libclang_rt.fuzzer.a >/dev/null 2>&1; then \
+		echo "libFuzzer runtime (libclang_rt.fuzzer) not found under $$rt: install a swift.org toolchain"; exit 1; \
+	fi
+
+# Each fuzz target under libFuzzer + ASan for FUZZ_SECONDS, seeded from Fixtures/ (corpus kept
+# in $(FUZZ_SCRATCH)/corpus). Findings land in $(FUZZ_SCRATCH)/findings/<target>/; a fixed one
+# goes to Fixtures/fuzz/<target>/regressions/. A single allocation over 512 MiB is a finding.
+fuzz: fuzz-deps
+	@mkdir -p $(FUZZ_SCRATCH); for t in $(FUZZ_TARGETS); do \
+		$(SWIFT) build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -DCADMIUM_LIBFUZZER -Xswiftc -use-ld=lld \
+			--scratch-path $(FUZZ_SCRATCH) --product fuzz-$$t > $(FUZZ_SCRATCH)/build-$$t.log 2>&1 \
+			|| { grep -v "Cannot export local symbol" $(FUZZ_SCRATCH)/build-$$t.log | tail -30; exit 1; }; \
+		bin=$$($(SWIFT) build -c debug --scratch-path $(FUZZ_SCRATCH) --show-bin-path)/fuzz-$$t; \
+		mkdir -p $(FUZZ_SCRATCH)/corpus/$$t $(FUZZ_SCRATCH)/findings/$$t; \
+		$$bin --write-seeds $(FUZZ_SCRATCH)/corpus/$$t || exit 1; \
+		echo "== fuzz-$$t: $(FUZZ_SECONDS) s (log: $(FUZZ_SCRATCH)/fuzz-$$t.log)"; \
+		ASAN_OPTIONS=detect_leaks=0 $$bin -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 \
+			-malloc_limit_mb=512 -detect_leaks=0 -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_SCRATCH)/findings/$$t/ $(FUZZ_SCRATCH)/corpus/$$t > $(FUZZ_SCRATCH)/fuzz-$$t.log 2>&1; \
+		rc=$$?; \
+		grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|Done |==[0-9]+==ERROR|SUMMARY|fuzz finding|Test unit written|.*-malloc-limit)" $(FUZZ_SCRATCH)/fuzz-$$t.log; \
+		[ $$rc -eq 0 ] || { echo "fuzz-$$t found a problem: see $(FUZZ_SCRATCH)/findings/$$t/"; exit 1; }; \
+	done
+
 # Creates a sample store, runs transactions and queries, and verifies the file.
 demo: deps
 	$(SWIFT) build --product cadmium-demo
@@ -27,4 +71,4 @@ demo: deps
 	$$($(SWIFT) build --show-bin-path)/cdstore-verify demo-store
 
 clean:
-	rm -rf .build demo-store demo-store-wal
+	rm -rf .build .build-asan .build-tsan .build-fuzz demo-store demo-store-wal

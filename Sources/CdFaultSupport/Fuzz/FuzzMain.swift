@@ -2,7 +2,8 @@
 // `-sanitize=fuzzer -DCADMIUM_LIBFUZZER` (`make fuzz`) it hands control to libFuzzer through
 // `LLVMFuzzerRunDriver`: the executable defines `main` itself, so the linker never pulls
 // libFuzzer's own `main` from its archive, and SwiftPM's handling of executable entry points is
-// left alone. Built normally it runs the seeded mutation loop.
+// left alone. Each executable also exports `LLVMFuzzerTestOneInput`, which the fuzzer runtime's
+// own `main` needs when the link picks that one. Built normally it runs the seeded mutation loop.
 //
 //   fuzz-<target> --write-seeds DIR        write the seed inputs into DIR (a libFuzzer corpus)
 //   fuzz-<target> [--runs N] [--seed S]    mutation loop (normal build)
@@ -32,17 +33,7 @@ public enum FuzzMain {
             exit(0)
         }
         #if CADMIUM_LIBFUZZER
-        LibFuzzerGlue.target = target
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv, { data, size in
-            let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
-            if let finding = LibFuzzerGlue.target.run(bytes) {
-                printError("fuzz finding: \(finding)")
-                abort()        // libFuzzer saves the input as crash-<sha1>
-            }
-            return 0
-        }))
+        exit(LibFuzzerGlue.run(target))
         #else
         let runs = value("--runs").flatMap(Int.init) ?? 10_000
         let seed = value("--seed").flatMap(UInt64.init) ?? 1
@@ -58,6 +49,16 @@ public enum FuzzMain {
         exit(result.findings.isEmpty ? 0 : 1)
         #endif
     }
+
+    /// Runs one libFuzzer input; a finding aborts, and libFuzzer saves the input as crash-<sha1>.
+    public static func runOne(_ target: FuzzTarget, _ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+        let bytes = size == 0 || data == nil ? [] : Array(UnsafeBufferPointer(start: data, count: size))
+        if let finding = target.run(bytes) {
+            printError("fuzz finding: \(finding)")
+            abort()
+        }
+        return 0
+    }
 }
 
 func printError(_ line: String) {
@@ -68,6 +69,17 @@ func printError(_ line: String) {
 /// The target libFuzzer's callback runs (a C function pointer cannot capture it).
 enum LibFuzzerGlue {
     nonisolated(unsafe) static var target = FuzzTarget.storeOpen
+
+    static func run(_ target: FuzzTarget) -> Int32 {
+        Self.target = target
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        return LLVMFuzzerRunDriver(&argc, &argv, libFuzzerCallback)
+    }
+}
+
+private func libFuzzerCallback(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    FuzzMain.runOne(LibFuzzerGlue.target, data, size)
 }
 
 /// libFuzzer's driver entry point (compiler-rt FuzzerInterface.h), in the fuzzer runtime that

@@ -77,8 +77,37 @@ import Testing
             let diff = try store.read { try firstDifference($0, acknowledged) }
             #expect(diff == nil, "\(label): after reopen: \(diff ?? "")")
             try store.close()
+            let report = try StoreVerifier.verify(path: Self.path, options: VerifierOptions(fileSystem: fs))
+            #expect(report.isClean, "\(label): verifier after reopen: \(report.problemsOnly.prefix(3))")
         }
         #expect(faults == total)
+        print("StoreIOErrorTests errno \(code): \(faults) faults injected, one at each operation of the workload")
+    }
+
+    /// SQLite's second loop: from operation N on, *every* operation fails (a disk that is gone,
+    /// a volume that stays full). Each call reports a typed error; once the disk is back, a
+    /// reopen recovers everything acknowledged before the failure and verifies clean.
+    @Test(arguments: [EIO, ENOSPC])
+    func everyOperationFromOneOnFailingLosesNothingAcknowledged(errno code: Int32) throws {
+        let clean = FaultInjectingFileSystem(logsOperations: false)
+        _ = try Self.workload(clean, commits: 10, label: "clean")
+        let total = clean.operationCount
+        var faults = 0
+        for op in stride(from: 1, through: total, by: 2) {
+            let fs = FaultInjectingFileSystem(plan: .fail(operation: op, errno: code, persistent: true), logsOperations: false)
+            let label = "errno \(code) from op \(op)/\(total) on"
+            let acknowledged = try Self.workload(fs, commits: 10, label: label)
+            faults += 1
+            fs.plan = .none
+            let store = try Store.open(path: Self.path, options: Self.options(fs))
+            let diff = try store.read { try firstDifference($0, acknowledged) }
+            #expect(diff == nil, "\(label): after the disk came back: \(diff ?? "")")
+            try store.close()
+            let report = try StoreVerifier.verify(path: Self.path, options: VerifierOptions(fileSystem: fs))
+            #expect(report.isClean, "\(label): verifier after reopen: \(report.problemsOnly.prefix(3))")
+        }
+        #expect(faults == (total + 1) / 2)
+        print("StoreIOErrorTests errno \(code): \(faults) persistent failures injected (from every other operation on)")
     }
 
     @Test func failedWALFsyncPoisonsUntilReopen() throws {
