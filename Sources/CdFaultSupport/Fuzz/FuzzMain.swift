@@ -6,7 +6,9 @@
 // own `main` needs when the link picks that one. Built normally it runs the seeded mutation loop.
 //
 //   fuzz-<target> --write-seeds DIR        write the seed inputs into DIR (a libFuzzer corpus)
-//   fuzz-<target> [--runs N] [--seed S]    mutation loop (normal build)
+//   fuzz-<target> [--runs N] [--seed S] [--save-input FILE]
+//                                          mutation loop (normal build); FILE holds the input
+//                                          being run, for a trap that ends the process
 //   fuzz-<target> [libFuzzer flags] CORPUS libFuzzer (CADMIUM_LIBFUZZER build)
 
 #if canImport(Glibc)
@@ -38,7 +40,8 @@ public enum FuzzMain {
         let runs = value("--runs").flatMap(Int.init) ?? 10_000
         let seed = value("--seed").flatMap(UInt64.init) ?? 1
         let start = Date()
-        let result = target.mutationRun(seeds: target.seeds(fixtures: fixtures), iterations: runs, seed: seed)
+        let result = target.mutationRun(seeds: target.seeds(fixtures: fixtures), iterations: runs, seed: seed,
+                                        saveEachInputTo: value("--save-input").map { URL(fileURLWithPath: $0) })
         let seconds = Date().timeIntervalSince(start)
         print("fuzz-\(target.rawValue): \(result.executions) executions in \(String(format: "%.1f", seconds)) s (seed \(seed)), \(result.findings.count) findings")
         for (i, finding) in result.findings.enumerated() {

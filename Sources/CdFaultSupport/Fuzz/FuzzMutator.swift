@@ -4,6 +4,8 @@
 // duplicating and inserting runs, and splicing two seeds — several mutations per input, and
 // feeds each result to the target. Same seed, same inputs.
 
+import Foundation
+
 /// SplitMix64, so a run reproduces from its seed.
 public struct FuzzRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
@@ -68,10 +70,14 @@ public struct FuzzRunResult: Sendable {
 
 extension FuzzTarget {
     /// Runs every seed, then `iterations` mutated inputs; stops collecting after `maxFindings`.
-    public func mutationRun(seeds: [[UInt8]], iterations: Int, seed: UInt64, maxFindings: Int = 5) -> FuzzRunResult {
+    /// `saveEachInputTo`, when set, receives every input before it runs, so that a trap (which
+    /// ends the process before a finding can be returned) leaves its input behind.
+    public func mutationRun(seeds: [[UInt8]], iterations: Int, seed: UInt64, maxFindings: Int = 5,
+                            saveEachInputTo: URL? = nil) -> FuzzRunResult {
         var rng = FuzzRandom(seed: seed)
         var result = FuzzRunResult()
         func execute(_ input: [UInt8]) {
+            if let saveEachInputTo { try? Data(input).write(to: saveEachInputTo) }
             result.executions += 1
             if let message = run(input), result.findings.count < maxFindings { result.findings.append((input, message)) }
         }

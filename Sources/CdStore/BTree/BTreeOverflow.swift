@@ -1,7 +1,9 @@
 // Overflow chains: a value too large for its leaf cell is stored in a singly linked chain of
 // overflow pages (layout in BTreeLayout.swift). The leaf cell holds the total length and the
-// first page; every walk is bounded by that declared length, so a cyclic or overlong chain is
-// reported as corruption instead of looping.
+// first page; every walk is bounded by that declared length, so an overlong chain is reported as
+// corruption instead of looping. The declared length itself comes from disk (up to
+// `BTree.maxValueSize`), so a walk also refuses to visit a page twice: a chain that loops stops at
+// the loop instead of copying one page a quarter of a million times.
 
 /// Reading, writing and freeing overflow chains.
 enum BTreeOverflow {
@@ -44,9 +46,13 @@ enum BTreeOverflow {
         }
         var page = first
         var remaining = length
+        var visited = Set<PageNumber>()
         for index in 0 ..< expected {
             guard page != .none else {
                 throw btreeCorruption(owner, "overflow chain ends after \(index) of \(expected) pages")
+            }
+            guard visited.insert(page).inserted else {
+                throw btreeCorruption(page, "overflow chain reaches page \(page) twice (a cycle) at page \(index + 1) of \(expected)")
             }
             let buffer = try source.page(page)
             let b = buffer.bytes

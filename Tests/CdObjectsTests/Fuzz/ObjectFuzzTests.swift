@@ -1,4 +1,5 @@
 import CdFaultSupport
+import CdObjects
 import Foundation
 import Testing
 
@@ -28,5 +29,16 @@ import Testing
     @Test(arguments: targets.flatMap { t in t.regressionFiles(fixtures: fixtures).map { (t, $0) } })
     func savedFindingStaysFixed(_ target: FuzzTarget, _ file: URL) throws {
         #expect(target.run([UInt8](try Data(contentsOf: file))) == nil)
+    }
+
+    /// fuzz-model-reader's findings, both crashes inside swift-corelibs-foundation's XMLParser
+    /// over libxml2: an encoding declaration other than UTF-8 (SEGV when the reader aborted from
+    /// `parseErrorOccurred`), and a name that is not UTF-8 (a trap in `_NSXMLParserStartElementNs`
+    /// when it did not). The reader refuses both before parsing.
+    @Test(arguments: ["utf7-declaration-abort-in-error-callback.xml", "invalid-utf8-attribute-name.xml"])
+    func modelFileThatCrashedXMLParserIsMalformedXML(_ name: String) throws {
+        let url = Self.fixtures.appendingPathComponent("fuzz/model-reader/regressions/\(name)")
+        let data = try Data(contentsOf: url)
+        #expect(throws: ModelError.self) { try ModelFileReader.parse(contents: data, path: url.path) }
     }
 }
