@@ -39,7 +39,7 @@ test-tsan: deps
 # libFuzzer comes with the Swift toolchain (compiler-rt); say so plainly when it is missing.
 fuzz-deps: deps
 	@rt=$$(dirname $$(readlink -f $$(command -v $(SWIFT))))/../lib/clang; \
-	if ! ls $$rt/*/lib/linux/libclang_rt.fuzzer-x86_64.a $$rt/*/lib/*/libclang_rt.fuzzer.a >/dev/null 2>&1; then \
+	if ! ls $$rt/*/lib/*/libclang_rt.fuzzer*.a >/dev/null 2>&1; then \
 		echo "libFuzzer runtime (libclang_rt.fuzzer) not found under $$rt: install a swift.org toolchain"; exit 1; \
 	fi
 
