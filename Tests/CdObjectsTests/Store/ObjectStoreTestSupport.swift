@@ -124,3 +124,6 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// `SortDescriptor` is also Foundation's type; tests that import Foundation name ours this way.
+typealias Sort = CdObjects.SortDescriptor
