@@ -104,8 +104,9 @@ extension ChangeApplier {
         for (id, rec, index, key) in added { try addIndexEntry(key, index, id, rec) }
         var result = AppliedChanges()
         var largest: [String: Int64] = [:]
-        for (id, values) in changes.inserted where !deleting.contains(id) {
-            guard let entity = layout.entities[id.entity] else { continue }
+        // In key order: the record trees then grow at their right edge.
+        for id in changes.inserted.keys.sorted(by: { $0.primaryKey < $1.primaryKey }) where !deleting.contains(id) {
+            guard let entity = layout.entities[id.entity], let values = changes.inserted[id] else { continue }
             let rec = records[id] ?? Self.staged(entity, values)
             try stored.writableTree(entity.recordTree).put(RecordCodec.key(id.primaryKey), RecordCodec.encode(rec, layout: layout))
             for index in entity.indexes {
