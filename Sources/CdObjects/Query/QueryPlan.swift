@@ -16,6 +16,10 @@
 // types order bytewise like CdValue.compare (not decimal): then the executor skips the sort and
 // stops at offset + limit. The full-scan path sorts stably from primary-key order, so both give
 // identical results (ties broken by primary key).
+//
+// Strings are indexed as UTF-8 bytes; the predicate evaluator compares Swift strings (canonical
+// equivalence). For strings in one normal form (NFC, as Foundation and Core Data hand them out)
+// the two agree; a decomposed "é" is not found by an index lookup of a precomposed one.
 
 /// How candidates are read from an index.
 enum IndexAccess: Equatable {
