@@ -49,13 +49,13 @@ final class QueryExecutor {
     }
 
     func plan(_ request: FetchRequest) throws -> QueryPlan {
-        QueryPlanner.plan(request, entity: try check(request))
+        QueryPlanner.plan(request, entity: try check(request), layout: layout)
     }
 
     /// The matching objects, sorted; with `paging`, offset and limit applied.
     func matches(_ request: FetchRequest, paging: Bool) throws -> [QueryMatch] {
         let entity = try check(request)
-        let plan = QueryPlanner.plan(request, entity: entity)
+        let plan = QueryPlanner.plan(request, entity: entity, layout: layout)
         let kinds = request.includesSubentities ? entity.kinds : [entity.name]
         let overlay = reader.overlay
         let ordered = plan.deliversSort && overlay == nil
@@ -127,6 +127,12 @@ final class QueryExecutor {
                         guard try consider(pk, rec) else { break }
                     }
                 }
+            }
+        case let .relationship(target, inverse, treeName):
+            for id in try stored.related(target, inverse, treeName: treeName).sorted(by: { $0.primaryKey < $1.primaryKey })
+            where kinds.contains(id.entity) {
+                guard let rec = try load(id.primaryKey), rec.entity.name == id.entity else { continue }
+                guard try consider(id.primaryKey, rec) else { break }
             }
         case let .indexOrder(index):
             if let tree = try stored.tree(index.definition.tree) {
