@@ -4,7 +4,7 @@
 // `pending` overlay runs 1–3 over a read transaction and reads the working set instead):
 //   1. stage      inserted objects get defaults + given attributes; updated objects are loaded
 //                 and get their new attributes.
-//   2. relate     given relationship values are set, inverses kept in step (setters below).
+//   2. relate     given relationship values are set, inverses kept in step (ChangeApplier+Relationships).
 //   3. delete     delete rules: cascade, nullify, deny (collected), no action (ChangeApplier+Delete).
 //   4. validate and write (ChangeApplier+Write): attribute and count validation, uniqueness,
 //                 record, index and relationship tree updates, next keys.
@@ -65,7 +65,39 @@ final class ChangeApplier {
         try stage()
         try relate()
         try applyDeletes()
+        #if DEBUG
+        checkInvariants()
+        #endif
     }
+
+    #if DEBUG
+    /// Debug-only check of A3 over the loaded part of the working set: a to-one and the inverse
+    /// to-many (or to-one) it points at agree, in both directions.
+    func checkInvariants() {
+        for (id, rec) in records where !deleting.contains(id) {
+            for (i, r) in rec.entity.toOnes.enumerated() {
+                guard let t = rec.toOne[i], !deleting.contains(t),
+                      let inverse = layout.model.inverse(of: r.name, in: rec.entity.name) else { continue }
+                if inverse.isToMany, let l = lists[RelationshipKey(object: t, relationship: inverse.name)] {
+                    precondition(l.contains(id), "A3: \(id).\(r.name) = \(t) but \(t).\(inverse.name) lacks \(id)")
+                } else if !inverse.isToMany, let other = records[t], let slot = other.entity.toOneSlots[inverse.name] {
+                    precondition(other.toOne[slot] == id, "A3: \(id).\(r.name) = \(t) but \(t).\(inverse.name) = \(String(describing: other.toOne[slot]))")
+                }
+            }
+        }
+        for (key, list) in lists where !deleting.contains(key.object) {
+            guard let entity = layout.entities[key.object.entity],
+                  let inverse = layout.model.inverse(of: key.relationship, in: entity.name) else { continue }
+            for m in list where !deleting.contains(m) {
+                if !inverse.isToMany, let rec = records[m], let slot = rec.entity.toOneSlots[inverse.name] {
+                    precondition(rec.toOne[slot] == key.object, "A3: \(key.object).\(key.relationship) holds \(m) but \(m).\(inverse.name) = \(String(describing: rec.toOne[slot]))")
+                } else if inverse.isToMany, let l = lists[RelationshipKey(object: m, relationship: inverse.name)] {
+                    precondition(l.contains(key.object), "A3: \(key.object).\(key.relationship) holds \(m) but \(m).\(inverse.name) lacks it")
+                }
+            }
+        }
+    }
+    #endif
 
     // MARK: - Phase 1
 
