@@ -37,6 +37,7 @@ let package = Package(
             name: "cdstore-verify",
             dependencies: [
                 "CdStore",
+                "CdObjects",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

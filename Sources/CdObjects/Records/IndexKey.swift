@@ -1,5 +1,5 @@
 // Order-preserving index keys: the bytes of a key compare (memcmp) in the order of the values.
-// docs/FORMAT-objects.md §Index keys has the table and worked examples.
+// docs/FORMAT.md §Index keys has the table and worked examples.
 //
 // One column:
 //   nil            0x00

@@ -1,7 +1,7 @@
 // A decoded record: the stored state of one object (attributes and to-one targets). To-many
 // relationships live in their own trees and are not part of a record.
 //
-// Record value (docs/FORMAT-objects.md §Record):
+// Record value (docs/FORMAT.md §Record):
 //   u8      format version (1)
 //   varint  entity code (L1 in EntityLayout.swift)
 //   varint  number of fields that follow (nil values are omitted)

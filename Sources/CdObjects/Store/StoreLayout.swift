@@ -1,6 +1,6 @@
 // The catalog of the object store: every entity's layout, every index tree, and the names of the
 // engine trees this layer owns. All tree names start with `cd.` so they cannot clash with trees
-// of other layers; docs/FORMAT-objects.md describes their keys and values byte by byte.
+// of other layers; docs/FORMAT.md describes their keys and values byte by byte.
 //
 //   cd.meta                      format version, stored model (JSON), version hash, next keys
 //   cd.rec.<Root>                primary key (u64 BE) → record (one tree per inheritance root)

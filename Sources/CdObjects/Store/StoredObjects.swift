@@ -1,7 +1,7 @@
 // Reading stored objects from an engine transaction: records by primary key and to-many lists
 // from relationship trees. Shared by the change applier, snapshots, queries and the verifier.
 //
-// Relationship tree keys (docs/FORMAT-objects.md §Relationships):
+// Relationship tree keys (docs/FORMAT.md §Relationships):
 //   unordered  source pk (u64 BE) ‖ target pk (u64 BE)   → varint target entity code
 //   ordered    source pk (u64 BE) ‖ position (u32 BE)    → varint target entity code ‖ varint target pk
 

@@ -1,4 +1,4 @@
-// The worked examples of docs/FORMAT-objects.md, encoded by the code and looked up in the doc
+// The worked examples of docs/FORMAT.md, encoded by the code and looked up in the doc
 // byte for byte, so the two cannot drift apart.
 
 import Foundation
@@ -50,10 +50,10 @@ struct ObjectStoreFormatTests {
     }
 
     @Test func everyWorkedExampleIsInTheDocument() throws {
-        let doc = try String(contentsOf: ModelFixtures.repoRoot.appendingPathComponent("docs/FORMAT-objects.md"), encoding: .utf8)
+        let doc = try String(contentsOf: ModelFixtures.repoRoot.appendingPathComponent("docs/FORMAT.md"), encoding: .utf8)
         for (name, bytes) in try Self.examples() {
             let row = "| \(name) | `\(Self.hex(bytes))` |"
-            #expect(doc.contains(row), "missing from docs/FORMAT-objects.md: \(row)")
+            #expect(doc.contains(row), "missing from docs/FORMAT.md: \(row)")
         }
     }
 
