@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "CdStore", targets: ["CdStore"]),
         .library(name: "CdObjects", targets: ["CdObjects"]),
+        .library(name: "Cadmium", targets: ["Cadmium"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -27,8 +28,13 @@ let package = Package(
             name: "CdObjects",
             dependencies: ["CdStore"]
         ),
+        .target(
+            name: "Cadmium",
+            dependencies: ["CdObjects", "CdStore"]
+        ),
         .testTarget(name: "CdStoreTests", dependencies: ["CdStore"]),
         .testTarget(name: "CdObjectsTests", dependencies: ["CdObjects"]),
+        .testTarget(name: "CadmiumTests", dependencies: ["Cadmium", "CdObjects"]),
     ],
     swiftLanguageModes: [.v6]
 )
