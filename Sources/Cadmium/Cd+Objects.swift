@@ -36,7 +36,7 @@ extension Cd {
         let form = single ? "Cd.create(\(T.self).self)" : "Cd.create(\(T.self).self, count: \(count))"
         var context: CdManagedObjectContext?
         if !transient {
-            if Thread.isMainThread {
+            if ThreadState.isMain {
                 throw Misuse.report(.b2, "\(form) was called on the main thread, whose context is read-only. "
                     + "Create objects inside Cd.transact { }, or pass transient: true and Cd.insert(_:) the object in a transaction later.")
             }
@@ -77,7 +77,7 @@ extension Cd {
     /// Moves a transient object into the running transaction. Only attribute values are carried
     /// over (as in Cadmium); an object already in this context is left alone.
     public static func insert(_ object: CdManagedObject) throws {
-        if Thread.isMainThread {
+        if ThreadState.isMain {
             throw Misuse.report(.d1, "Cd.insert(\(object)) was called on the main thread, whose context is read-only. "
                 + "Insert transient objects inside Cd.transact { }.")
         }
@@ -111,7 +111,7 @@ extension Cd {
 
     /// Deletes `object` in the running transaction; delete rules run at the commit.
     public static func delete(_ object: CdManagedObject) throws {
-        if Thread.isMainThread {
+        if ThreadState.isMain {
             throw Misuse.report(.e1, "Cd.delete(\(object)) was called on the main thread, whose context is read-only. "
                 + "Delete inside Cd.transactWith(object) { obj in try Cd.delete(obj!) }.")
         }
@@ -183,17 +183,21 @@ extension Cd {
     /// ```swift
     /// Cd.onMainWith(item) { item in label.text = item?.name }
     /// ```
-    public static func onMainWith<T: CdManagedObject>(_ object: T?, operation: @escaping @Sendable (T?) -> Void) {
+    public static func onMainWith<T: CdManagedObject>(_ object: T?, operation: @escaping (T?) -> Void) {
+        let objectBox = Unchecked(object), operationBox = Unchecked(operation)
         DispatchQueue.main.async {
-            operation(object.flatMap { try? useInCurrentContext($0) })
+            let moved = objectBox.value.flatMap { try? useInCurrentContext($0) }
+            operationBox.value(moved)
         }
     }
 
     /// Runs `operation` on the main queue with `objects` in the main context; unavailable
     /// ones are dropped.
-    public static func onMainWith<T: CdManagedObject>(_ objects: [T], operation: @escaping @Sendable ([T]) -> Void) {
+    public static func onMainWith<T: CdManagedObject>(_ objects: [T], operation: @escaping ([T]) -> Void) {
+        let objectsBox = Unchecked(objects), operationBox = Unchecked(operation)
         DispatchQueue.main.async {
-            operation(objects.compactMap { try? useInCurrentContext($0) })
+            let moved = objectsBox.value.compactMap { try? useInCurrentContext($0) }
+            operationBox.value(moved)
         }
     }
 }

@@ -49,7 +49,7 @@ extension Cd {
 
     /// Attaches a transaction context to this thread (check F5: never the main thread).
     static func attach(_ context: CdManagedObjectContext) throws {
-        if Thread.isMainThread {
+        if ThreadState.isMain {
             throw Misuse.report(.f5, "A transaction context (\(context)) was about to be attached to the main thread, "
                 + "whose context is always the main context. Run transactions on a background queue: "
                 + "do not pass DispatchQueue.main as a transaction's queue.")
@@ -77,18 +77,20 @@ extension Cd {
     /// }
     /// ```
     public static func transact(serial: Bool? = nil, on queue: DispatchQueue? = nil,
-                                operation: @escaping @Sendable () throws -> Void,
-                                completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+                                operation: @escaping () throws -> Void,
+                                completion: (((any Error)?) -> Void)? = nil) {
         guard let stack = try? requireStack("Cd.transact") else {
             completion?(CdError.misuse(CdMisuse(kind: .a1, message: "Cadmium is not initialised")))
             return
         }
+        // The body and completion run on another thread: Cadmium's model, checked at run time.
+        let operationBox = Unchecked(operation), completionBox = Unchecked(completion)
         let work: @Sendable () -> Void = {
             do {
-                try runTransaction(stack, operation)
-                completion?(nil)
+                try runTransaction(stack, operationBox.value)
+                completionBox.value?(nil)
             } catch {
-                completion?(error)
+                completionBox.value?(error)
             }
         }
         if useSerial(serial, queue) {
@@ -100,16 +102,16 @@ extension Cd {
 
     /// `transact` with `object` moved into the transaction (nil if it is not available there).
     public static func transactWith<T: CdManagedObject>(_ object: T, serial: Bool? = nil, on queue: DispatchQueue? = nil,
-                                                        operation: @escaping @Sendable (T?) throws -> Void,
-                                                        completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+                                                        operation: @escaping (T?) throws -> Void,
+                                                        completion: (((any Error)?) -> Void)? = nil) {
         transact(serial: serial, on: queue, operation: { try operation(try useInCurrentContext(object)) },
                  completion: completion)
     }
 
     /// `transact` with `objects` moved into the transaction; unavailable ones are dropped.
     public static func transactWith<T: CdManagedObject>(_ objects: [T], serial: Bool? = nil, on queue: DispatchQueue? = nil,
-                                                        operation: @escaping @Sendable ([T]) throws -> Void,
-                                                        completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+                                                        operation: @escaping ([T]) throws -> Void,
+                                                        completion: (((any Error)?) -> Void)? = nil) {
         transact(serial: serial, on: queue, operation: { try operation(try useInCurrentContext(objects)) },
                  completion: completion)
     }
@@ -126,7 +128,7 @@ extension Cd {
     @discardableResult
     public static func transactAndWait<R>(serial: Bool? = nil, on queue: DispatchQueue? = nil,
                                           operation: () throws -> R) throws -> R {
-        if Thread.isMainThread {
+        if ThreadState.isMain {
             throw Misuse.report(.f1, "Cd.transactAndWait was called on the main thread, which must never wait for a "
                 + "transaction. Use Cd.transact { } (asynchronous), or call transactAndWait from a background queue.")
         }
@@ -141,7 +143,7 @@ extension Cd {
     @discardableResult
     public static func transactAndWaitWith<T: CdManagedObject, R>(_ object: T, serial: Bool? = nil, on queue: DispatchQueue? = nil,
                                                                   operation: (T?) throws -> R) throws -> R {
-        if Thread.isMainThread {
+        if ThreadState.isMain {
             throw Misuse.report(.f1, "Cd.transactAndWaitWith was called on the main thread, which must never wait for a "
                 + "transaction. Use Cd.transactWith(_:) { } instead, or call it from a background queue.")
         }
@@ -152,7 +154,7 @@ extension Cd {
     @discardableResult
     public static func transactAndWaitWith<T: CdManagedObject, R>(_ objects: [T], serial: Bool? = nil, on queue: DispatchQueue? = nil,
                                                                   operation: ([T]) throws -> R) throws -> R {
-        if Thread.isMainThread {
+        if ThreadState.isMain {
             throw Misuse.report(.f1, "Cd.transactAndWaitWith was called on the main thread, which must never wait for a "
                 + "transaction. Use Cd.transactWith(_:) { } instead, or call it from a background queue.")
         }
@@ -166,10 +168,11 @@ extension Cd {
     /// let id = try await Cd.transaction { try Cd.create(Item.self).objectID }
     /// ```
     public static func transaction<R: Sendable>(serial: Bool? = nil, on queue: DispatchQueue? = nil,
-                                                _ body: @escaping @Sendable () throws -> R) async throws -> R {
-        try await withCheckedThrowingContinuation { continuation in
+                                                _ body: @escaping () throws -> R) async throws -> R {
+        let box = Unchecked(body)
+        return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try transactAndWait(serial: serial, on: queue, operation: body) })
+                continuation.resume(with: Result { try transactAndWait(serial: serial, on: queue, operation: box.value) })
             }
         }
     }
@@ -194,7 +197,7 @@ extension Cd {
     }
 
     static func currentTransaction(_ call: String, _ kind: CdMisuse.Kind) throws -> CdManagedObjectContext {
-        if Thread.isMainThread {
+        if ThreadState.isMain {
             throw Misuse.report(kind, "\(call) was called on the main thread, which is not inside a transaction. "
                 + "Call it inside a Cd.transact { } or Cd.transactAndWait { } body.")
         }

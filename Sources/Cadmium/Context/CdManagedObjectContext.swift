@@ -258,7 +258,8 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// Sends `.refreshed` to `object`'s handler (on the main queue, after the current work).
     func sendRefreshed(_ object: CdManagedObject) {
         guard kind == .main, let handler = object.updateHandler else { return }
-        DispatchQueue.main.async { handler(.refreshed) }
+        let box = Unchecked(handler)
+        DispatchQueue.main.async { box.value(.refreshed) }
     }
 }
 

@@ -1,6 +1,7 @@
 // Per-thread state (CADMIUM.md §1.1): the thread's current context and three flags, kept in the
 // thread's `threadDictionary` under one key, as Cadmium did. On the main thread the current
 // context is always the main context (nil before `Cd.initWithStore`), so it is not stored.
+// "Main" means the main thread or the main queue (see `isMain`).
 //
 // Confinement: a `ThreadState` is created, read and written only by its own thread.
 
@@ -28,23 +29,37 @@ final class ThreadState {
         return state
     }
 
+    /// The key that marks blocks running on the main queue.
+    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    /// Whether the caller is "main": the main thread, or a block running on the main queue.
+    /// On Linux, once the main thread has called `dispatch_main()` (as test runners do), the
+    /// main queue is drained by another thread; it is still the main context's queue.
+    static var isMain: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
+    }
+
     /// The calling thread's current context: the main context on the main thread, the attached
     /// transaction context elsewhere.
     static var currentContext: CdManagedObjectContext? {
-        if Thread.isMainThread { return current.context ?? Cd.stack?.main }
+        if ThreadState.isMain { return current.context ?? Cd.stack?.main }
         return current.context
     }
 
     /// A name for messages: "main thread" or the thread's name / description.
     static var threadName: String {
-        if Thread.isMainThread { return "main thread" }
+        if ThreadState.isMain { return "main thread" }
         let name = Thread.current.name ?? ""
         return name.isEmpty ? "background thread \(Thread.current.description)" : "background thread '\(name)'"
     }
 
     /// "main", "transaction" or "no transaction": where the caller is, for messages.
     static var situation: String {
-        if Thread.isMainThread { return "on the main thread" }
+        if ThreadState.isMain { return "on the main thread" }
         return current.context == nil ? "on a background thread outside any transaction" : "inside a transaction"
     }
 }

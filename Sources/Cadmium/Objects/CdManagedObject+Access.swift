@@ -20,7 +20,7 @@ extension CdManagedObject {
         } else if current == nil {
             Misuse.report(.i2, "\(what), on a thread that has no context. Read it inside the transaction that owns it, "
                 + "or move it with Cd.useInCurrentContext(_:) inside a transaction, or Cd.onMainWith(_:) for the main thread.")
-        } else if Thread.isMainThread {
+        } else if ThreadState.isMain {
             Misuse.report(.i3, "\(what), on the main thread. Commit the transaction and use Cd.onMainWith(_:) to get the "
                 + "object in the main context.")
         } else {
@@ -33,7 +33,7 @@ extension CdManagedObject {
     func checkWrite(_ key: String, toMany: Bool) -> Bool {
         guard let owner = withState({ $0.context }) else { return true }   // transient: anywhere
         let what = "Writing '\(key)' of \(self), which belongs to \(owner)"
-        if Thread.isMainThread && !ThreadState.current.insideMainMerge {
+        if ThreadState.isMain && !ThreadState.current.insideMainMerge {
             Misuse.report(toMany ? .k1 : .j1, "\(what), on the main thread. The main context is read-only: make changes "
                 + "inside Cd.transact { } (or Cd.transactWith(object) { }) and let the commit update the main context.")
             return false

@@ -35,7 +35,11 @@ public enum CdManagedObjectUpdateEvent: Sendable, Hashable {
 /// ```
 /// Objects are equal and hash by identity, so `Set<Employee>` works. The entity name is the class
 /// name; override ``entityName`` to use another.
-open class CdManagedObject: Hashable, @unchecked Sendable, PredicateObjectReference, CustomStringConvertible {
+///
+/// Not `Sendable`: Cadmium's confinement is checked at run time instead (checks I, J, K), so that
+/// objects can be handed to `Cd.transactWith` / `Cd.onMainWith` / `Cd.useInCurrentContext` as in
+/// Cadmium, and subclasses need no conformance of their own.
+open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConvertible {
     /// The values of one object and where it stands in its context.
     struct State {
         var context: CdManagedObjectContext?
@@ -49,7 +53,7 @@ open class CdManagedObject: Hashable, @unchecked Sendable, PredicateObjectRefere
         var changedKeys: Set<String> = []
         var isInserted = false
         var isDeleted = false
-        var updateHandler: (@Sendable (CdManagedObjectUpdateEvent) -> Void)?
+        var updateHandler: ((CdManagedObjectUpdateEvent) -> Void)?
         /// Relationships of a transient object (no context).
         var transientRelated: [String: [CdManagedObject]] = [:]
     }
@@ -87,7 +91,7 @@ open class CdManagedObject: Hashable, @unchecked Sendable, PredicateObjectRefere
     /// ```swift
     /// item.updateHandler = { event in if event == .deleted { dismiss() } }
     /// ```
-    public var updateHandler: (@Sendable (CdManagedObjectUpdateEvent) -> Void)? {
+    public var updateHandler: ((CdManagedObjectUpdateEvent) -> Void)? {
         get { withState { $0.updateHandler } }
         set {
             let context = withState { $0.context }
@@ -160,4 +164,11 @@ final class LockedValue<Value>: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&value)
     }
+}
+
+/// Carries a value the compiler cannot prove `Sendable` to another thread. Used where Cadmium's
+/// design hands objects and closures between threads and confinement is checked at run time.
+struct Unchecked<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

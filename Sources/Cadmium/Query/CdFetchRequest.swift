@@ -232,8 +232,8 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
 extension CdFetchRequest where T: CdManagedObject {
     /// Deletes every matching object: at once inside a transaction; elsewhere (main thread, or
     /// no transaction) in a new asynchronous transaction, whose errors go to `completion`.
-    public func delete(completion: (@Sendable ((any Error)?) -> Void)? = nil) throws {
-        if !Thread.isMainThread, let context = ThreadState.current.context, context.kind == .transaction {
+    public func delete(completion: (((any Error)?) -> Void)? = nil) throws {
+        if !ThreadState.isMain, let context = ThreadState.current.context, context.kind == .transaction {
             try Cd.delete(try fetch())
             completion?(nil)
             return
