@@ -30,12 +30,12 @@ public struct AttributeOption: Sendable, Hashable {
     /// Kept in memory only, never stored.
     public static let transient = AttributeOption(kind: .transient)
     /// Integer bounds (1610 above, 1620 below at save).
-    public static func range(_ range: ClosedRange<Int64>) -> AttributeOption {
-        AttributeOption(kind: .range(.integer(range.lowerBound), .integer(range.upperBound)))
+    public static func range<N: BinaryInteger>(_ range: ClosedRange<N>) -> AttributeOption {
+        AttributeOption(kind: .range(.integer(Int64(range.lowerBound)), .integer(Int64(range.upperBound))))
     }
     /// Floating-point bounds.
-    public static func range(_ range: ClosedRange<Double>) -> AttributeOption {
-        AttributeOption(kind: .range(.double(range.lowerBound), .double(range.upperBound)))
+    public static func range<F: BinaryFloatingPoint>(_ range: ClosedRange<F>) -> AttributeOption {
+        AttributeOption(kind: .range(.double(Double(range.lowerBound)), .double(Double(range.upperBound))))
     }
     /// A lower bound only.
     public static func minimum(_ value: Int64) -> AttributeOption { AttributeOption(kind: .range(.integer(value), nil)) }
