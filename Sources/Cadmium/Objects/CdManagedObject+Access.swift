@@ -118,13 +118,69 @@ extension CdManagedObject {
             withState { $0.transientRelated[key] = objects }
             return
         }
-        loadIfNeeded()
         let ids = objects.compactMap(\.objectID)
+        let entity = withState { $0.entityName }
+        let model = context.stack.model.objectModel
+        let old = rawTargets(key)
+        rawSetTargets(key, ids, toMany: toMany)
+        // Keep inverses in step in memory, as Core Data does, so the change set names both
+        // sides consistently and the other side reads right before the commit.
+        guard let selfID = objectID, let relationship = model.relationship(key, of: entity),
+              let inverseName = relationship.inverse,
+              let inverse = model.relationship(inverseName, of: relationship.destination) else { return }
+        let oldSet = Set(old), newSet = Set(ids)
+        for removed in old where !newSet.contains(removed) {
+            context.object(for: removed)?.rawRemoveTarget(selfID, inverseName, toMany: inverse.isToMany)
+        }
+        for added in ids where !oldSet.contains(added) {
+            guard let target = context.object(for: added) else { continue }
+            if !inverse.isToMany, let previous = target.rawTargets(inverseName).first, previous != selfID {
+                // `target` leaves its previous owner's `key`.
+                context.object(for: previous)?.rawRemoveTarget(added, key, toMany: toMany)
+            }
+            target.rawAddTarget(selfID, inverseName, toMany: inverse.isToMany)
+        }
+    }
+
+    // MARK: - Unchecked relationship plumbing (inverse maintenance)
+
+    /// The target IDs of `key`, loading them if needed.
+    func rawTargets(_ key: String) -> [ObjectID] {
+        loadIfNeeded()
+        let (context, id, value) = withState { ($0.context, $0.objectID, $0.values[key]) }
+        switch value {
+        case let .toOne(target)?: return target.map { [$0] } ?? []
+        case let .toMany(list)?: return list
+        case .attribute?: return []
+        case nil:
+            guard let context, let id, let list = try? context.loadRelated(id, key) else { return [] }
+            withState { $0.values[key] = .toMany(list) }
+            return list
+        }
+    }
+
+    func rawSetTargets(_ key: String, _ ids: [ObjectID], toMany: Bool) {
+        loadIfNeeded()
         withState { state in
             state.values[key] = toMany ? .toMany(ids) : .toOne(ids.first)
             state.changedKeys.insert(key)
         }
-        context.noteChanged(self)
+        withState { $0.context }?.noteChanged(self)
+    }
+
+    func rawRemoveTarget(_ id: ObjectID, _ key: String, toMany: Bool) {
+        let current = rawTargets(key)
+        guard current.contains(id) else { return }
+        rawSetTargets(key, current.filter { $0 != id }, toMany: toMany)
+    }
+
+    func rawAddTarget(_ id: ObjectID, _ key: String, toMany: Bool) {
+        let current = rawTargets(key)
+        if toMany {
+            if !current.contains(id) { rawSetTargets(key, current + [id], toMany: true) }
+        } else if current != [id] {
+            rawSetTargets(key, [id], toMany: false)
+        }
     }
 
     // MARK: - Loading

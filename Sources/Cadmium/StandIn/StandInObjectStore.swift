@@ -55,7 +55,8 @@ final class StandInObjectStore: StoreBackend, @unchecked Sendable {
                       validate: Bool) throws -> AppliedChanges {
         var applied = AppliedChanges()
         var touched = Set<ObjectID>()
-        for (id, values) in changes.inserted {
+        // Two passes: every new record exists before any relationship points at it.
+        for id in changes.inserted.keys {
             var record: [String: PropertyValue] = [:]
             for attribute in model.allAttributes(of: id.entity) where !attribute.isTransient {
                 record[attribute.name] = .attribute(attribute.defaultValue ?? .null)
@@ -65,6 +66,8 @@ final class StandInObjectStore: StoreBackend, @unchecked Sendable {
             }
             records[id] = record
             applied.inserted.insert(id)
+        }
+        for (id, values) in changes.inserted {
             try set(values, of: id, in: &records, model: model, touched: &touched)
         }
         for (id, values) in changes.updated {

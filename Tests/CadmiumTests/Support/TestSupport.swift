@@ -134,3 +134,15 @@ func expectMisuse(_ kind: CdMisuse.Kind, sourceLocation: SourceLocation = #_sour
         #expect(!misuse.message.isEmpty && misuse.message.contains("thread"), sourceLocation: sourceLocation)
     }
 }
+
+/// Expects `body` to throw a `CdError` with Core Data code `code`.
+func expectCdError(code: Int, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
+    do {
+        try body()
+        Issue.record("expected CdError \(code), nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as CdError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected CdError \(code), got \(error)", sourceLocation: sourceLocation)
+    }
+}
