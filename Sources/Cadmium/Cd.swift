@@ -7,6 +7,7 @@
 
 import Foundation
 import CdObjects
+import CdStore
 
 /// Cadmium's API: initialisation, queries, object lifecycle and transactions.
 ///
@@ -58,17 +59,25 @@ public enum Cd {
 
     // MARK: - Initialisation
 
-    /// Opens the store and creates the root and main contexts. Calling it again replaces them.
+    /// Opens the store and creates the root and main contexts. Calling it again replaces them
+    /// (and closes the previous store: finish its transactions first).
     ///
     /// - Parameters:
     ///   - model: the entity model with its classes.
-    ///   - storeURL: the store file; nil for an in-memory store.
+    ///   - storeURL: the store file (created when missing); nil for an in-memory store.
+    ///   - options: engine options, passed through (page size, durability, …). With the default
+    ///     full durability, a commit is on disk when it returns.
     ///   - serialTX: the default for `serial: nil` in the transaction calls.
+    /// - Throws: `CdError.incompatibleModel` when the file was written with another model's
+    ///   stored shape, `CdError.store` for engine failures.
     /// ```swift
     /// try Cd.initWithStore(model: try CdModel(classes: [Item.self]), storeURL: nil)
     /// ```
-    public static func initWithStore(model: CdModel, storeURL: URL?, serialTX: Bool = false) throws {
-        let store = try openStore(model: model, storeURL: storeURL)
+    public static func initWithStore(model: CdModel, storeURL: URL?, options: StoreOptions = StoreOptions(),
+                                     serialTX: Bool = false) throws {
+        let previous = stack
+        try (previous?.store as? ObjectStore)?.close()
+        let store = try ObjectStore.open(path: storeURL?.path, model: model.objectModel, options: options)
         let stack = CdStack(model: model, store: store)
         globals.withLock {
             $0.stack = stack
@@ -76,8 +85,12 @@ public enum Cd {
         }
     }
 
-    /// Forgets the stack (tests use it to start clean).
+    /// Forgets the stack and closes its store (tests use it to start clean).
     static func reset() {
-        globals.withLock { $0.stack = nil }
+        let previous = globals.withLock { globals -> CdStack? in
+            defer { globals.stack = nil }
+            return globals.stack
+        }
+        try? (previous?.store as? ObjectStore)?.close()
     }
 }

@@ -1,7 +1,6 @@
 // The part of the object store (`docs/design/object-store-api.md`) that the context layer uses,
-// as two protocols. `ObjectStore` and `ObjectSnapshot` from CdObjects conform to them once they
-// land (see ObjectStore+Backend.swift); until then `StandInObjectStore` implements the contract
-// in memory so the context layer can be built and tested.
+// as two protocols, which `ObjectStore` and `ObjectSnapshot` adopt below. The seam keeps the
+// context layer's needs in one place (and lets a test substitute a store).
 //
 // Confinement: a `StoreBackend` is thread-safe (any number of snapshots on any threads, `apply`
 // serialised); a `SnapshotBackend` is used by one thread at a time.
@@ -27,4 +26,14 @@ protocol SnapshotBackend: AnyObject {
     func fetchRows(_ request: FetchRequest, pending: ChangeSet?) throws -> [[String: PropertyValue]]
     func count(_ request: FetchRequest, pending: ChangeSet?) throws -> Int
     func end()
+}
+
+// MARK: - The object store
+
+extension ObjectStore: StoreBackend {
+    func beginSnapshot() throws -> any SnapshotBackend { try beginRead() }
+}
+
+extension ObjectSnapshot: SnapshotBackend {
+    var commitNumber: UInt64 { commit.rawValue }
 }
