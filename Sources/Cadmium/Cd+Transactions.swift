@@ -168,7 +168,7 @@ extension Cd {
     /// let id = try await Cd.transaction { try Cd.create(Item.self).objectID }
     /// ```
     public static func transaction<R: Sendable>(serial: Bool? = nil, on queue: DispatchQueue? = nil,
-                                                _ body: @escaping () throws -> R) async throws -> R {
+                                                _ body: sending @escaping () throws -> R) async throws -> R {
         let box = Unchecked(body)
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
