@@ -79,8 +79,11 @@ extension Cd {
     public static func transact(serial: Bool? = nil, on queue: DispatchQueue? = nil,
                                 operation: @escaping () throws -> Void,
                                 completion: (((any Error)?) -> Void)? = nil) {
-        guard let stack = try? requireStack("Cd.transact") else {
-            completion?(CdError.misuse(CdMisuse(kind: .a1, message: "Cadmium is not initialised")))
+        let stack: CdStack
+        do {
+            stack = try requireStack("Cd.transact")
+        } catch {
+            completion?(error)
             return
         }
         // The body and completion run on another thread: Cadmium's model, checked at run time.

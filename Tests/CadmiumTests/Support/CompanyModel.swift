@@ -1,22 +1,11 @@
-// The README's Department/Employee model (kept verbatim in ReadmeExamplesTests.swift), plus
-// small entities for the nullify and deny delete rules and an ordered to-many.
+// Entities for relationship tests: the README's Department/Employee (ReadmeExamplesTests.swift)
+// plus small entities for the nullify and deny delete rules and an ordered to-many.
 
 import Foundation
 import Testing
 @testable import Cadmium
 
-final class Department: CdManagedObject {
-    @Attribute var name: String
-    @Relationship(inverse: "department", deleteRule: .cascade) var employees: Set<Employee>
-}
-
-final class Employee: CdManagedObject {
-    @Attribute var name: String
-    @Attribute var salary: Int64 = 0                  // inline value = the model's default
-    @Attribute var hired: Date?                       // Optional = optional attribute
-    @Attribute(.indexed) var email: String?
-    @Relationship(inverse: "employees") var department: Department?
-}
+// Department and Employee are the README's, declared in ReadmeExamplesTests.swift.
 
 /// Nullify on both sides; `chores` is ordered.
 final class Project: CdManagedObject {
