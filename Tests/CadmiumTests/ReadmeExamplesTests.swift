@@ -32,6 +32,25 @@ func readmeOpenStore(modelURL: URL, storeURL: URL?) throws {
     _ = model2
 }
 
+/// README: writes happen in transactions (verbatim).
+func readmeWrite() throws {
+    // Writes happen in transactions (here on a background queue); the commit is implicit.
+    try Cd.transactAndWait {
+        let rnd = try Cd.create(Department.self)
+        rnd.name = "R&D"
+        let ann = try Cd.create(Employee.self)
+        ann.name = "Ann"
+        ann.department = rnd
+    }
+}
+
+/// README: reads (verbatim); call on the main thread.
+func readmeRead() throws -> [Employee] {
+    // Reads: on the main thread (the read-only main context), in a transaction, or in Cd.read { }.
+    let engineers = try Cd.objects(Employee.self).filter("department.name == %@", "R&D").sorted("name").fetch()
+    return engineers
+}
+
 /// The same model as a Core Data model file.
 let companyModelContents = """
 <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
@@ -78,6 +97,15 @@ extension CadmiumSuites {
             }
             let ann = try background { try Cd.read { try Cd.objects(Employee.self).filter("email == %@", "ann@example.com").fetchOne()?.name } }
             #expect(ann == "Ann")
+        }
+
+        @Test func readmeWriteAndRead() throws {
+            let modelURL = try Self.writeModelFile()
+            defer { try? FileManager.default.removeItem(at: modelURL.deletingLastPathComponent()) }
+            try readmeOpenStore(modelURL: modelURL, storeURL: nil)
+            try background { try readmeWrite() }
+            let names = try DispatchQueue.main.sync { try readmeRead().map(\.name) }
+            #expect(names == ["Ann"])
         }
 
         @Test func swiftModelMatchesTheModelFile() throws {
