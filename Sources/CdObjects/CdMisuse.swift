@@ -95,6 +95,7 @@ public struct CdMisuse: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
+    /// "Cadmium misuse J1: …".
     public var description: String { "Cadmium misuse \(kind.rawValue.uppercased()): \(message)" }
 }
 

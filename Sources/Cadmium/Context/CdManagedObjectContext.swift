@@ -54,6 +54,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         self.number = number
     }
 
+    /// "the main context", "transaction context #12", …, for messages.
     public var description: String {
         switch kind {
         case .root: return "the root save context"

@@ -23,9 +23,11 @@ public protocol CdAttributeValue {
 }
 
 extension CdAttributeValue {
+    /// Non-optional by default.
     public static var cdIsOptional: Bool { false }
 }
 
+/// `Int64` attributes are stored as Integer 64.
 extension Int64: CdAttributeValue {
     public static var cdAttributeType: AttributeType { .integer64 }
     public static var cdEmptyValue: Int64 { 0 }
@@ -39,6 +41,7 @@ extension Int64: CdAttributeValue {
     }
 }
 
+/// `Int` attributes are stored as Integer 64.
 extension Int: CdAttributeValue {
     public static var cdAttributeType: AttributeType { .integer64 }
     public static var cdEmptyValue: Int { 0 }
@@ -46,6 +49,7 @@ extension Int: CdAttributeValue {
     public static func fromCdValue(_ value: CdValue) -> Int? { Int64.fromCdValue(value).map { Int($0) } }
 }
 
+/// `Int32` attributes are stored as Integer 32.
 extension Int32: CdAttributeValue {
     public static var cdAttributeType: AttributeType { .integer32 }
     public static var cdEmptyValue: Int32 { 0 }
@@ -53,6 +57,7 @@ extension Int32: CdAttributeValue {
     public static func fromCdValue(_ value: CdValue) -> Int32? { Int64.fromCdValue(value).flatMap { Int32(exactly: $0) } }
 }
 
+/// `Int16` attributes are stored as Integer 16.
 extension Int16: CdAttributeValue {
     public static var cdAttributeType: AttributeType { .integer16 }
     public static var cdEmptyValue: Int16 { 0 }
@@ -60,6 +65,7 @@ extension Int16: CdAttributeValue {
     public static func fromCdValue(_ value: CdValue) -> Int16? { Int64.fromCdValue(value).flatMap { Int16(exactly: $0) } }
 }
 
+/// `Double` attributes are stored as Double.
 extension Double: CdAttributeValue {
     public static var cdAttributeType: AttributeType { .double }
     public static var cdEmptyValue: Double { 0 }
@@ -74,6 +80,7 @@ extension Double: CdAttributeValue {
     }
 }
 
+/// `Float` attributes are stored as Float.
 extension Float: CdAttributeValue {
     public static var cdAttributeType: AttributeType { .float }
     public static var cdEmptyValue: Float { 0 }
@@ -81,6 +88,7 @@ extension Float: CdAttributeValue {
     public static func fromCdValue(_ value: CdValue) -> Float? { Double.fromCdValue(value).map { Float($0) } }
 }
 
+/// `Decimal` attributes are stored as Decimal.
 extension Decimal: CdAttributeValue {
     public static var cdAttributeType: AttributeType { .decimal }
     public static var cdEmptyValue: Decimal { 0 }
@@ -95,6 +103,7 @@ extension Decimal: CdAttributeValue {
     }
 }
 
+/// `String` attributes are stored as String.
 extension String: CdAttributeValue {
     public static var cdAttributeType: AttributeType { .string }
     public static var cdEmptyValue: String { "" }
@@ -102,6 +111,7 @@ extension String: CdAttributeValue {
     public static func fromCdValue(_ value: CdValue) -> String? { if case let .string(v) = value { v } else { nil } }
 }
 
+/// `Bool` attributes are stored as Boolean.
 extension Bool: CdAttributeValue {
     public static var cdAttributeType: AttributeType { .boolean }
     public static var cdEmptyValue: Bool { false }
@@ -115,6 +125,7 @@ extension Bool: CdAttributeValue {
     }
 }
 
+/// `Date` attributes are stored as Date.
 extension Date: CdAttributeValue {
     public static var cdAttributeType: AttributeType { .date }
     public static var cdEmptyValue: Date { Date(timeIntervalSinceReferenceDate: 0) }
@@ -122,6 +133,7 @@ extension Date: CdAttributeValue {
     public static func fromCdValue(_ value: CdValue) -> Date? { if case let .date(v) = value { v } else { nil } }
 }
 
+/// `Data` attributes are stored as Binary Data.
 extension Data: CdAttributeValue {
     public static var cdAttributeType: AttributeType { .binaryData }
     public static var cdEmptyValue: Data { Data() }
@@ -129,6 +141,7 @@ extension Data: CdAttributeValue {
     public static func fromCdValue(_ value: CdValue) -> Data? { if case let .data(v) = value { v } else { nil } }
 }
 
+/// `UUID` attributes are stored as UUID.
 extension UUID: CdAttributeValue {
     public static var cdAttributeType: AttributeType { .uuid }
     public static var cdEmptyValue: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
@@ -136,6 +149,7 @@ extension UUID: CdAttributeValue {
     public static func fromCdValue(_ value: CdValue) -> UUID? { if case let .uuid(v) = value { v } else { nil } }
 }
 
+/// `URL` attributes are stored as URI.
 extension URL: CdAttributeValue {
     public static var cdAttributeType: AttributeType { .uri }
     public static var cdEmptyValue: URL { URL(string: "about:blank")! }
@@ -143,6 +157,7 @@ extension URL: CdAttributeValue {
     public static func fromCdValue(_ value: CdValue) -> URL? { if case let .uri(v) = value { v } else { nil } }
 }
 
+/// `Optional` of an attribute type is an optional attribute of that type.
 extension Optional: CdAttributeValue where Wrapped: CdAttributeValue {
     public static var cdAttributeType: AttributeType { Wrapped.cdAttributeType }
     public static var cdIsOptional: Bool { true }

@@ -114,7 +114,9 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
 
     // MARK: - Hashable by identity
 
+    /// Identity: the same instance.
     public static func == (lhs: CdManagedObject, rhs: CdManagedObject) -> Bool { lhs === rhs }
+    /// Hashes the instance's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// Predicate arguments (`department == %@`) compare by object ID.
@@ -122,6 +124,7 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
         objectID.map { AnyHashable($0) } ?? AnyHashable(ObjectIdentifier(self))
     }
 
+    /// `<Entity Entity/42 ObjectIdentifier(…)>`, for messages.
     public var description: String {
         let (id, entity) = withState { ($0.objectID, $0.entityName) }
         return "<\(entity) \(id.map { "\($0)" } ?? "transient, no ID") \(ObjectIdentifier(self))>"

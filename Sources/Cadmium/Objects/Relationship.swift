@@ -20,6 +20,7 @@ public protocol CdRelationshipValue {
     var cdObjects: [CdManagedObject] { get }
 }
 
+/// `T?`: a to-one relationship.
 extension Optional: CdRelationshipValue where Wrapped: CdManagedObject {
     public static var cdDestination: CdManagedObject.Type { Wrapped.self }
     public static var cdIsToMany: Bool { false }
@@ -28,6 +29,7 @@ extension Optional: CdRelationshipValue where Wrapped: CdManagedObject {
     public var cdObjects: [CdManagedObject] { self.map { [$0] } ?? [] }
 }
 
+/// `Set<T>`: an unordered to-many relationship.
 extension Set: CdRelationshipValue where Element: CdManagedObject {
     public static var cdDestination: CdManagedObject.Type { Element.self }
     public static var cdIsToMany: Bool { true }
@@ -36,6 +38,7 @@ extension Set: CdRelationshipValue where Element: CdManagedObject {
     public var cdObjects: [CdManagedObject] { Array(self) }
 }
 
+/// `[T]`: an ordered to-many relationship.
 extension Array: CdRelationshipValue where Element: CdManagedObject {
     public static var cdDestination: CdManagedObject.Type { Element.self }
     public static var cdIsToMany: Bool { true }
