@@ -14,7 +14,10 @@ extension CdManagedObject {
         let current = ThreadState.currentContext
         if current === owner { return }
         let what = "Reading '\(key)' of \(self), which belongs to \(owner)"
-        if owner.kind == .main {
+        if owner.kind == .snapshot {
+            Misuse.report(current == nil ? .i2 : .i4, "\(what), \(ThreadState.situation). Objects read with Cd.read { } "
+                + "are used inside that block only: read the values you need there and return them.")
+        } else if owner.kind == .main {
             Misuse.report(.i1, "\(what), \(ThreadState.situation). Main-context objects are read on the main thread only: "
                 + "inside a transaction use Cd.useInCurrentContext(_:) or Cd.transactWith(_:) to get this object in the transaction's context.")
         } else if current == nil {
