@@ -55,23 +55,23 @@ extension QueryExecutor {
 
         var rows: [[String: PropertyValue]] = []
         if !grouped {
-            for m in try matches(request, paging: false) {
-                rows.append(try row(properties, expressions, [m.record], id: m.id))
+            for m in try matches(request, paging: false, keepRecords: true) {
+                rows.append(try row(properties, expressions, m.record.map { [$0] } ?? []))
             }
         } else {
             var unsorted = request
             unsorted.sortDescriptors = []
             var order: [[CdValue]] = []
-            var groups: [[CdValue]: [QueryMatch]] = [:]
-            for m in try matches(unsorted, paging: false) {
-                let key = try request.groupBy.map { try reader.value(of: m.record, path: $0.split(separator: ".").map(String.init)) }
+            var groups: [[CdValue]: [Record]] = [:]
+            for m in try matches(unsorted, paging: false, keepRecords: true) {
+                guard let record = m.record else { continue }
+                let key = try request.groupBy.map { try reader.value(of: record, path: $0.split(separator: ".").map(String.init)) }
                 if groups[key] == nil { order.append(key) }
-                groups[key, default: []].append(m)
+                groups[key, default: []].append(record)
             }
             if request.groupBy.isEmpty && order.isEmpty { order = [[]]; groups[[]] = [] }
             for key in order {
-                let members = groups[key]!
-                rows.append(try row(properties, expressions, members.map(\.record), id: members.first?.id))
+                rows.append(try row(properties, expressions, groups[key]!))
             }
             let sort = request.sortDescriptors
             if !sort.isEmpty {
@@ -104,7 +104,7 @@ extension QueryExecutor {
 
     /// One row over a group (a single object without grouping). Plain properties come from the
     /// group's first object.
-    private func row(_ properties: [String], _ expressions: [String: ParsedExpression], _ records: [Record], id: ObjectID?) throws -> [String: PropertyValue] {
+    private func row(_ properties: [String], _ expressions: [String: ParsedExpression], _ records: [Record]) throws -> [String: PropertyValue] {
         var row: [String: PropertyValue] = [:]
         for p in properties {
             if let e = expressions[p] {

@@ -8,10 +8,14 @@
 /// try predicate.validate(entity: "Employee", schema: ModelPredicateSchema(model))
 /// ```
 public struct ModelPredicateSchema: PredicateSchema, Sendable {
+    /// The model whose entities the predicates name.
     public let model: ObjectModel
 
+    /// The schema of `model`.
     public init(_ model: ObjectModel) { self.model = model }
 
+    /// A stored attribute's kind, or a stored relationship's destination; nil for unknown or
+    /// transient keys.
     public func property(_ key: String, ofEntity entity: String) -> PredicateSchemaProperty? {
         if let a = model.attribute(key, of: entity), !a.isTransient { return .attribute(Self.kind(of: a.type)) }
         if let r = model.relationship(key, of: entity), !r.isTransient {

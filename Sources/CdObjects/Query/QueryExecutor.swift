@@ -10,10 +10,11 @@
 
 import CdStore
 
-/// One matching object.
+/// One matching object. `record` is kept only when the caller asked for records (dictionary
+/// rows), so that a large fetch of IDs does not hold every decoded record.
 struct QueryMatch {
     let id: ObjectID
-    let record: Record
+    let record: Record?
     var sortKey: [CdValue]
 }
 
@@ -49,13 +50,14 @@ final class QueryExecutor {
     }
 
     func plan(_ request: FetchRequest) throws -> QueryPlan {
-        QueryPlanner.plan(request, entity: try check(request))
+        QueryPlanner.plan(request, entity: try check(request), layout: layout)
     }
 
-    /// The matching objects, sorted; with `paging`, offset and limit applied.
-    func matches(_ request: FetchRequest, paging: Bool) throws -> [QueryMatch] {
+    /// The matching objects, sorted; with `paging`, offset and limit applied; with `keepRecords`,
+    /// each with its record.
+    func matches(_ request: FetchRequest, paging: Bool, keepRecords: Bool = false) throws -> [QueryMatch] {
         let entity = try check(request)
-        let plan = QueryPlanner.plan(request, entity: entity)
+        let plan = QueryPlanner.plan(request, entity: entity, layout: layout)
         let kinds = request.includesSubentities ? entity.kinds : [entity.name]
         let overlay = reader.overlay
         let ordered = plan.deliversSort && overlay == nil
@@ -72,7 +74,7 @@ final class QueryExecutor {
             let id = ObjectID(entity: rec.entity.name, primaryKey: pk)
             if overlay != nil, reader.touched.contains(id) { return true }
             if let p = request.predicate, !(try p.evaluate(with: RecordObject(id: id, record: rec, reader: reader))) { return true }
-            out.append(QueryMatch(id: id, record: rec, sortKey: try sortPaths.map { try reader.value(of: rec, path: $0) }))
+            out.append(QueryMatch(id: id, record: keepRecords ? rec : nil, sortKey: try sortPaths.map { try reader.value(of: rec, path: $0) }))
             if let stopAfter, out.count >= stopAfter { return false }
             return true
         }
@@ -85,6 +87,8 @@ final class QueryExecutor {
 
         switch plan.access {
         case .fullScan:
+            // Nothing to evaluate, sort or return but IDs: the entity code is all that is read.
+            let idsOnly = request.predicate == nil && sortPaths.isEmpty && !keepRecords && overlay == nil
             if let recordTree {
                 let codes = Set(kinds.compactMap { layout.entities[$0]?.code })
                 try recordTree.scan { key, value in
@@ -93,6 +97,10 @@ final class QueryExecutor {
                     do { code = try RecordCodec.entityCode(value) } catch let e as RecordDecodingError { throw stored.corruption(recordTree, e.message) }
                     guard codes.contains(code) else { return true }
                     let pk = Int64(bitPattern: readU64BE(key, at: 0))
+                    if idsOnly {
+                        out.append(QueryMatch(id: ObjectID(entity: layout.byCode[code].name, primaryKey: pk), record: nil, sortKey: []))
+                        return stopAfter.map { out.count < $0 } ?? true
+                    }
                     return try consider(pk, try stored.decode(value, tree: recordTree, primaryKey: pk))
                 }
             }
@@ -128,6 +136,12 @@ final class QueryExecutor {
                     }
                 }
             }
+        case let .relationship(target, inverse, treeName):
+            for id in try stored.related(target, inverse, treeName: treeName).sorted(by: { $0.primaryKey < $1.primaryKey })
+            where kinds.contains(id.entity) {
+                guard let rec = try load(id.primaryKey), rec.entity.name == id.entity else { continue }
+                guard try consider(id.primaryKey, rec) else { break }
+            }
         case let .indexOrder(index):
             if let tree = try stored.tree(index.definition.tree) {
                 try tree.scan { key, _ in
@@ -144,7 +158,7 @@ final class QueryExecutor {
             for id in live where kinds.contains(id.entity) {
                 guard let rec = try overlay.record(id) else { continue }
                 if let p = request.predicate, !(try p.evaluate(with: RecordObject(id: id, record: rec, reader: reader))) { continue }
-                out.append(QueryMatch(id: id, record: rec, sortKey: try sortPaths.map { try reader.value(of: rec, path: $0) }))
+                out.append(QueryMatch(id: id, record: keepRecords ? rec : nil, sortKey: try sortPaths.map { try reader.value(of: rec, path: $0) }))
             }
         }
         if !ordered && (overlay != nil || !request.sortDescriptors.isEmpty) {
@@ -195,8 +209,12 @@ final class QueryExecutor {
             let codes = Set((request.includesSubentities ? entity.kinds : [entity.name]).compactMap { layout.entities[$0]?.code })
             if codes.count == layout.entities[entity.root]!.kinds.count { return try tree.count() }
             var n = 0
-            try tree.scan { _, value in
-                if codes.contains(try RecordCodec.entityCode(value)) { n += 1 }
+            try tree.scan { key, value in
+                do {
+                    if codes.contains(try RecordCodec.entityCode(value)) { n += 1 }
+                } catch let e as RecordDecodingError {
+                    throw reader.stored.corruption(tree, "record \(key): \(e.message)")
+                }
                 return true
             }
             return n

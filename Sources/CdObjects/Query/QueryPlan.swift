@@ -5,6 +5,8 @@
 //   INDEX SCAN    an index whose leading column is an attribute compared with constants:
 //                 `==` (unique index first), `IN`, a two-sided range (`BETWEEN`, `>`/`<` pairs),
 //                 `BEGINSWITH` (no [c]/[d]), a one-sided range
+//   RELATIONSHIP  `toOne == %@` with an object ID, when the to-one has a to-many inverse: the
+//                 candidates are the target's inverse list, read from its relationship tree
 //   INDEX ORDER   no usable condition, but an index whose columns are exactly the sort keys
 //   FULL SCAN     the entity's record tree in primary-key order
 // Whatever the path, the full predicate is evaluated on every candidate (so key cutting,
@@ -16,6 +18,10 @@
 // types order bytewise like CdValue.compare (not decimal): then the executor skips the sort and
 // stops at offset + limit. The full-scan path sorts stably from primary-key order, so both give
 // identical results (ties broken by primary key).
+//
+// Strings are indexed as UTF-8 bytes; the predicate evaluator compares Swift strings (canonical
+// equivalence). For strings in one normal form (NFC, as Foundation and Core Data hand them out)
+// the two agree; a decomposed "é" is not found by an index lookup of a precomposed one.
 
 /// How candidates are read from an index.
 enum IndexAccess: Equatable {
@@ -41,6 +47,8 @@ enum AccessPath {
     case primaryKeys([ObjectID])
     case index(IndexLayout, IndexAccess)
     case indexOrder(IndexLayout)
+    /// The objects in `target`'s to-many `inverse` (stored in `tree`).
+    case relationship(target: ObjectID, inverse: RelationshipDescription, tree: String)
 }
 
 /// A plan: the access path, and whether it already yields the requested sort.
@@ -61,6 +69,8 @@ struct QueryPlan {
                 : "PRIMARY KEY \(entity) IN (\(ids.map(\.description).joined(separator: ", ")))"
         case let .indexOrder(index):
             text = "INDEX ORDER \(index.definition.label)"
+        case let .relationship(target, inverse, _):
+            text = "RELATIONSHIP \(target).\(inverse.name)"
         case let .index(index, access):
             text = "INDEX SCAN \(index.definition.label) "
             switch access {
@@ -93,14 +103,16 @@ struct QueryPlan {
 
 /// Chooses plans.
 enum QueryPlanner {
-    static func plan(_ request: FetchRequest, entity: EntityLayout) -> QueryPlan {
+    static func plan(_ request: FetchRequest, entity: EntityLayout, layout: StoreLayout) -> QueryPlan {
         var best: (IndexLayout, IndexAccess)?
         var keys: [ObjectID]?
+        var related: AccessPath?
         if let predicate = request.predicate {
             var ranges: [String: (IndexLayout, CdValue?, Bool, CdValue?, Bool)] = [:]
             for conjunct in conjuncts(predicate) {
                 guard case let .comparison(c) = conjunct, c.quantifier == .direct else { continue }
                 if let ids = primaryKeys(c) { keys = keys.map { $0.filter(ids.contains) } ?? ids; continue }
+                if related == nil, let path = relationshipAccess(c, entity, layout) { related = path; continue }
                 guard let (property, op, right) = normalized(c),
                       let index = entity.indexes.first(where: { leads($0, property) }),
                       case let .attribute(_, type) = index.columns[0].source else { continue }
@@ -148,6 +160,9 @@ enum QueryPlanner {
         if let keys {
             return QueryPlan(entity: entity.name, access: .primaryKeys(keys.sorted { $0.primaryKey < $1.primaryKey }), deliversSort: false, request: request)
         }
+        if let related, best.map({ $0.1.rank > 2 || !$0.0.definition.isUnique }) ?? true {
+            return QueryPlan(entity: entity.name, access: related, deliversSort: false, request: request)
+        }
         if let (index, access) = best {
             let single: Bool
             switch access {
@@ -161,6 +176,16 @@ enum QueryPlanner {
             return QueryPlan(entity: entity.name, access: .indexOrder(index), deliversSort: true, request: request)
         }
         return QueryPlan(entity: entity.name, access: .fullScan, deliversSort: false, request: request)
+    }
+
+    /// `toOne == id` where the to-one has a to-many inverse on the target's entity.
+    static func relationshipAccess(_ c: PredicateComparison, _ entity: EntityLayout, _ layout: StoreLayout) -> AccessPath? {
+        guard c.op == .equal, case let .keyPath(.evaluatedObject, path) = c.left, path.count == 1,
+              case let .object(o) = c.right, let target = o.identity.base as? ObjectID,
+              let r = entity.relationships[path[0]], !r.isToMany,
+              let inverse = layout.model.inverse(of: r.name, in: entity.name), inverse.isToMany,
+              let targetLayout = layout.entities[target.entity], let tree = targetLayout.toManyTrees[inverse.name] else { return nil }
+        return .relationship(target: target, inverse: inverse, tree: tree)
     }
 
     static func conjuncts(_ p: CdPredicate) -> [CdPredicate] {

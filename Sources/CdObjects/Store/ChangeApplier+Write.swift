@@ -1,6 +1,9 @@
 // Phase 4 of apply: validation, then the writes — records, index entries (with uniqueness
 // checked through the unique indexes), relationship trees and next keys.
 //
+// Updated objects are validated before writing (throwIfInvalid); inserted ones while they are
+// written. Whatever fails, the caller aborts the engine transaction, so nothing is stored.
+//
 // Write order (keeps U1):
 //   1. index entries of deleted objects and the changed entries of updated objects are removed;
 //   2. records of deleted objects and their relationship entries are removed;
@@ -15,14 +18,10 @@ import CdStore
 extension ChangeApplier {
     // MARK: - Validation
 
-    /// Every validation failure of the surviving inserted and updated objects, plus denials.
+    /// Validation failures of updated objects, plus denials. Inserted objects are validated as
+    /// they are written (`write`), so a bulk insert stages each record once.
     func validationErrors() throws -> [CdError] {
         var errors = denialErrors()
-        for (id, values) in changes.inserted where !deleting.contains(id) {
-            guard let entity = layout.entities[id.entity] else { continue }
-            let rec = records[id] ?? Self.staged(entity, values)
-            try validate(id, rec, isNew: true, into: &errors)
-        }
         for id in updated {
             guard let rec = try record(id) else { continue }
             try validate(id, rec, isNew: false, into: &errors)
@@ -32,11 +31,12 @@ extension ChangeApplier {
 
     private func validate(_ id: ObjectID, _ rec: Record, isNew: Bool, into errors: inout [CdError]) throws {
         let entity = rec.entity
+        // The object's description is only built for a failure.
         for (slot, attribute) in entity.attributes.enumerated() {
-            if let e = attribute.validate(rec.values[slot], entityName: entity.name, objectID: id.description) { errors.append(e) }
+            if let e = attribute.validate(rec.values[slot], entityName: entity.name) { errors.append(e.withObjectID(id.description)) }
         }
         for (i, r) in entity.toOnes.enumerated() where rec.toOne[i] == nil {
-            if let e = r.validateCount(0, entityName: entity.name, objectID: id.description) { errors.append(e) }
+            if let e = r.validateCount(0, entityName: entity.name) { errors.append(e.withObjectID(id.description)) }
         }
         for r in entity.toManys where !r.isOptional || r.minCount > 0 || r.maxCount != nil {
             let count: Int
@@ -51,7 +51,10 @@ extension ChangeApplier {
 
     /// Throws the one error, or 1560 with all of them.
     func throwIfInvalid() throws {
-        let errors = try validationErrors()
+        try Self.throwErrors(try validationErrors())
+    }
+
+    static func throwErrors(_ errors: [CdError]) throws {
         if errors.count == 1 { throw errors[0] }
         if errors.count > 1 {
             throw CdError.multipleValidationErrors(errors.sorted { $0.description < $1.description })
@@ -104,16 +107,31 @@ extension ChangeApplier {
         for (id, rec, index, key) in added { try addIndexEntry(key, index, id, rec) }
         var result = AppliedChanges()
         var largest: [String: Int64] = [:]
-        for (id, values) in changes.inserted where !deleting.contains(id) {
-            guard let entity = layout.entities[id.entity] else { continue }
+        // In key order: the record trees then grow at their right edge.
+        // Inserted objects are validated here; after the first failure nothing more is written
+        // (the transaction is aborted) but validation goes on, so every failure is reported, and
+        // validation failures take precedence over a uniqueness violation.
+        var errors: [CdError] = []
+        var violation: CdError?
+        for id in changes.inserted.keys.sorted(by: { $0.primaryKey < $1.primaryKey }) where !deleting.contains(id) {
+            guard let entity = layout.entities[id.entity], let values = changes.inserted[id] else { continue }
             let rec = records[id] ?? Self.staged(entity, values)
+            try validate(id, rec, isNew: true, into: &errors)
+            guard errors.isEmpty, violation == nil else { continue }
             try stored.writableTree(entity.recordTree).put(RecordCodec.key(id.primaryKey), RecordCodec.encode(rec, layout: layout))
-            for index in entity.indexes {
-                try addIndexEntry(IndexKey.key(index, rec, primaryKey: id.primaryKey), index, id, rec)
+            do {
+                for index in entity.indexes {
+                    try addIndexEntry(IndexKey.key(index, rec, primaryKey: id.primaryKey), index, id, rec)
+                }
+            } catch let e as CdError {
+                guard case .constraintViolation = e else { throw e }
+                violation = e
             }
             if id.primaryKey > largest[entity.root, default: 0] { largest[entity.root] = id.primaryKey }
             result.inserted.insert(id)
         }
+        try Self.throwErrors(errors)
+        if let violation { throw violation }
         // 4. To-many lists.
         for (key, list) in lists where !deleting.contains(key.object) {
             let original = listOriginals[key] ?? []

@@ -185,9 +185,13 @@ final class ChangeApplier {
     // MARK: - Phase 2: relationships (A3)
 
     private func relate() throws {
+        // Only objects given a relationship value take part (bulk inserts of plain attributes skip this).
+        func relates(_ v: [String: PropertyValue]) -> Bool {
+            v.values.contains { if case .attribute = $0 { return false }; return true }
+        }
         var work: [(ObjectID, [String: PropertyValue])] = []
-        for (id, v) in changes.inserted where !deleting.contains(id) { work.append((id, v)) }
-        for (id, v) in changes.updated where !deleting.contains(id) && changes.inserted[id] == nil { work.append((id, v)) }
+        for (id, v) in changes.inserted where relates(v) && !deleting.contains(id) { work.append((id, v)) }
+        for (id, v) in changes.updated where relates(v) && !deleting.contains(id) && changes.inserted[id] == nil { work.append((id, v)) }
         work.sort { $0.0 < $1.0 }
         for (id, values) in work {
             let entity = try layout.entity(id.entity)

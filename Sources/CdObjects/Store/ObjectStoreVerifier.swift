@@ -25,8 +25,10 @@ public struct ObjectStoreProblem: Sendable, Hashable, CustomStringConvertible {
     public var tree: String
     /// The key inside `tree`, when the problem is about one entry.
     public var key: [UInt8]?
+    /// What is wrong, in words.
     public var message: String
 
+    /// A problem found at `tree` (and `key`), about `entity`/`objectID` when known.
     public init(entity: String? = nil, objectID: ObjectID? = nil, tree: String, key: [UInt8]? = nil, message: String) {
         self.entity = entity
         self.objectID = objectID
@@ -53,6 +55,7 @@ public struct ObjectStoreVerifier: Sendable {
     /// Stop after this many problems.
     public var maxProblems: Int
 
+    /// A verifier that reports at most `maxProblems` problems.
     public init(maxProblems: Int = 1000) { self.maxProblems = maxProblems }
 
     /// The problems of the store seen by `tx`; empty when it is consistent. Throws only when the

@@ -36,6 +36,9 @@ struct ObjectStoreExplainTests {
         Case(entity: "Desk", format: "floor == 2", plan: "INDEX SCAN Desk(floor, number) = 2"),
         Case(entity: "Desk", format: "number == 2", plan: "FULL SCAN Desk"),
         Case(entity: "Department", format: "SELF == %@", plan: "PRIMARY KEY Department = Department/3"),
+        Case(entity: "Employee", format: "department == %@ AND salary > 3", plan: "RELATIONSHIP Department/3.employees"),
+        Case(entity: "Employee", format: "department == %@ AND badge == 'x'", plan: "INDEX SCAN Employee(badge) = 'x'"),
+        Case(entity: "Employee", format: "desk == %@", plan: "FULL SCAN Employee"),
     ]
 
     @Test(arguments: cases)
@@ -58,6 +61,26 @@ struct ObjectStoreExplainTests {
         request.predicate = try CdPredicate(format: "SELF IN %@ AND name != 'A'", [b, a, ObjectID(entity: "Department", primaryKey: 99)])
         #expect(try store.read { try $0.explain(request) } == "PRIMARY KEY Department IN (Department/1, Department/2, Department/99)")
         #expect(try store.fetch(request) == [b])
+    }
+
+    @Test func relationshipPlansReadTheInverseList() throws {
+        let store = try companyStore()
+        let d = try store.insert("Department", ["name": str("D")])
+        let other = try store.insert("Department", ["name": str("O")])
+        let e = try store.insert("Employee", ["badge": str("1"), "salary": int(5), "department": .toOne(d)])
+        let m = try store.insert("Manager", ["badge": str("2"), "salary": int(9), "department": .toOne(d)])
+        let x = try store.insert("Employee", ["badge": str("3"), "salary": int(9), "department": .toOne(other)])
+        var request = FetchRequest(entity: "Employee")
+        request.predicate = try CdPredicate(format: "department == %@", d)
+        #expect(try store.read { try $0.explain(request) } == "RELATIONSHIP Department/1.employees")
+        #expect(try store.fetch(request) == [e, m])
+        request.includesSubentities = false
+        #expect(try store.fetch(request) == [e])
+        request.includesSubentities = true
+        request.predicate = try CdPredicate(format: "department == %@ AND salary > 6", d)
+        #expect(try store.fetch(request) == [m])
+        let pending = ChangeSet(updated: [x: ["department": .toOne(d)], m: ["salary": int(1)]])
+        #expect(try store.fetch(request, pending: pending) == [x])
     }
 
     @Test func queriesWithUnknownKeysOrWrongTypesThrowPredicateErrors() throws {

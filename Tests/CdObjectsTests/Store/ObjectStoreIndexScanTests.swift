@@ -19,7 +19,8 @@ struct ObjectStoreIndexScanTests {
                     .init(name: "flag", type: .boolean),
                 ],
                 fetchIndexes: indexed ? [FetchIndexDescription(name: "byS", elements: [.ascending("s")]),
-                                         FetchIndexDescription(name: "bySN", elements: [.ascending("s"), .ascending("n")])] : []),
+                                         FetchIndexDescription(name: "bySN", elements: [.ascending("s"), .ascending("n")]),
+                                         FetchIndexDescription(name: "byTDescN", elements: [.descending("t"), .ascending("n")])] : []),
             EntityDescription(name: "SpecialItem", parent: "Item", attributes: [.init(name: "extra", type: .integer32)]),
         ])
     }
@@ -96,6 +97,20 @@ struct ObjectStoreIndexScanTests {
         }
         #expect(usedIndex > 150, "the indexes were used for \(usedIndex) of 300 queries")
         #expect(try indexed.verify() == [])
+        // Updates and deletes keep every index (ascending and descending columns) in step.
+        var changes = ChangeSet()
+        for (id, _) in inserted where Int.random(in: 0..<3, using: &g) == 0 {
+            changes.updated[id] = ["n": .attribute(Self.randomValue(0, &g)), "t": .attribute(Self.randomValue(3, &g)),
+                                   "s": .attribute(Self.randomValue(2, &g))]
+        }
+        for (id, _) in inserted where changes.updated[id] == nil && Int.random(in: 0..<5, using: &g) == 0 { changes.deleted.insert(id) }
+        try indexed.apply(changes)
+        try plain.apply(changes)
+        #expect(try indexed.verify() == [], "seed \(seed)")
+        var request = FetchRequest(entity: "Item")
+        request.predicate = try CdPredicate(format: "s BEGINSWITH 'a' AND n > 0")
+        request.sortDescriptors = [Sort("s"), Sort("n")]
+        #expect(try indexed.fetch(request) == (try plain.fetch(request)), "seed \(seed)")
     }
 
     @Test func sortedIndexScanStopsAtTheLimitWithTheRightRows() throws {

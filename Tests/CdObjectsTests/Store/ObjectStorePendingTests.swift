@@ -72,6 +72,7 @@ struct ObjectStorePendingTests {
             let before = try store.read { s in try requests.map { try s.fetchIDs($0, pending: pending) } }
             let counts = try store.read { s in try requests.map { try s.count($0, pending: pending) } }
             try store.apply(pending)
+            #expect(try store.verify() == [], "round \(round) seed \(seed)")
             let after = try store.read { s in try requests.map { try s.fetchIDs($0) } }
             for i in requests.indices {
                 #expect(before[i] == after[i], "round \(round) seed \(seed): \(requests[i].entity) \(requests[i].predicate?.description ?? "-")")

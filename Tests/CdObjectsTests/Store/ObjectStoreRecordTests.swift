@@ -83,6 +83,37 @@ struct ObjectStoreRecordTests {
         #expect(all.max() == 4000)
     }
 
+    @Test func aSnapshotDoesNotSeeLaterApplies() throws {
+        let store = try companyStore()
+        let a = try store.insert("Office", ["city": str("A")])
+        let snapshot = try store.beginRead()
+        defer { snapshot.end() }
+        let b = try store.insert("Office", ["city": str("B")])
+        try store.apply(ChangeSet(updated: [a: ["city": str("A2")]]))
+        #expect(try snapshot.fetchIDs(FetchRequest(entity: "Office")) == [a])
+        #expect(try snapshot.values(of: a)?["city"] == str("A"))
+        #expect(try !snapshot.exists(b))
+        #expect(try store.fetch(FetchRequest(entity: "Office")) == [a, b])
+        #expect(snapshot.commit < store.engine.lastCommit)
+    }
+
+    @Test func aFileBackedStoreKeepsItsDataAcrossReopening() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let path = dir.path("company.cdstore")
+        var store = try ObjectStore.open(path: path, model: companyModel())
+        let d = try store.insert("Department", ["name": str("Ops")])
+        let e = try store.insert("Employee", ["badge": str("1"), "department": .toOne(d)])
+        try store.close()
+        store = try ObjectStore.open(path: path, model: companyModel())
+        #expect(try store.related(d, "employees") == [e])
+        var request = FetchRequest(entity: "Employee")
+        request.predicate = try CdPredicate(format: "badge == '1'")
+        #expect(try store.fetch(request) == [e])
+        #expect(try store.verify() == [])
+        try store.close()
+    }
+
     @Test func reopeningWithAChangedModelIsIncompatible() throws {
         let fs = InMemoryFileSystem()
         let options = StoreOptions(fileSystem: fs)

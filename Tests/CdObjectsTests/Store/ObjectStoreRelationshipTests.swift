@@ -90,6 +90,28 @@ struct ObjectStoreRelationshipTests {
         #expect(try store.verify().isEmpty)
     }
 
+    @Test func orderedToManyWithAToOneInverseAppendsAndMoves() throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription(name: "Playlist", relationships: [.toMany("songs", destination: "Song", inverse: "playlist", ordered: true)]),
+            EntityDescription(name: "Song", attributes: [.init(name: "title", type: .string)],
+                              relationships: [.init(name: "playlist", destination: "Playlist", inverse: "songs")]),
+        ])
+        let store = try ObjectStore.open(path: nil, model: model)
+        let a = try store.insert("Playlist", [:])
+        let b = try store.insert("Playlist", [:])
+        let s = try store.newObjectIDs(entity: "Song", count: 4)
+        try store.apply(ChangeSet(inserted: [s[0]: [:], s[1]: [:], s[2]: [:], s[3]: [:]], updated: [a: ["songs": .toMany([s[2], s[0], s[1]])]]))
+        #expect(try store.related(a, "songs") == [s[2], s[0], s[1]])
+        try store.apply(ChangeSet(updated: [s[3]: ["playlist": .toOne(a)]]))
+        #expect(try store.related(a, "songs") == [s[2], s[0], s[1], s[3]], "setting the to-one appends")
+        try store.apply(ChangeSet(updated: [s[0]: ["playlist": .toOne(b)]]))
+        #expect(try store.related(a, "songs") == [s[2], s[1], s[3]], "order of the rest kept")
+        #expect(try store.related(b, "songs") == [s[0]])
+        try store.apply(ChangeSet(deleted: [s[1]]))
+        #expect(try store.related(a, "songs") == [s[2], s[3]])
+        #expect(try store.verify() == [])
+    }
+
     @Test func aTargetOfTheWrongEntityOrAMissingTargetIsRejected() throws {
         let store = try companyStore()
         let office = try store.insert("Office", ["city": str("Rome")])
