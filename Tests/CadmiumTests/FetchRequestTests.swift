@@ -28,6 +28,9 @@ extension CadmiumSuites {
             let rows = try Cd.objects(TestItem.self).filter("name IN %@", ["B", "C"])
                 .sorted("name").sorted("id", ascending: false).fetch()
             #expect(rows.map(\.id) == [10, 2, 3])
+            let same = try Cd.objects(TestItem.self).filter("name IN %@", ["B", "C"])
+                .sorted(CdSortDescriptor("name", caseInsensitive: true)).sorted(CdSortDescriptor("id", ascending: false)).fetch()
+            #expect(same.map(\.id) == [10, 2, 3])
         }
 
         @MainActor @Test func fetchOneSetsTheLimitForGood() throws {

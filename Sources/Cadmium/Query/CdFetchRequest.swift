@@ -101,8 +101,12 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
     }
 
     /// Appends a sort descriptor.
+    ///
+    /// ```swift
+    /// Cd.objects(Employee.self).sorted(CdSortDescriptor("name", caseInsensitive: true))
+    /// ```
     @discardableResult
-    public func sorted(_ descriptor: CdObjects.SortDescriptor) -> Self {
+    public func sorted(_ descriptor: CdSortDescriptor) -> Self {
         request.sortDescriptors.append(descriptor)
         return self
     }
@@ -244,6 +248,10 @@ extension CdFetchRequest where T: CdManagedObject {
         Cd.transact(operation: { try copy.delete() }, completion: completion)
     }
 }
+
+/// The object store's sort key under a name that does not clash with Foundation's
+/// `SortDescriptor` (a file importing both would otherwise have to write `CdObjects.SortDescriptor`).
+public typealias CdSortDescriptor = CdObjects.SortDescriptor
 
 extension Cd {
     /// A query for objects of `T`'s entity.
