@@ -127,7 +127,7 @@ extension Cd {
             throw Misuse.report(.e3, "Cd.delete(\(object)): the object belongs to \(owner), not to the current \(context). "
                 + "Get it in this transaction with Cd.useInCurrentContext(_:) and delete that one.")
         }
-        context.markDeleted(object)
+        try context.markDeleted(object)
     }
 
     /// Deletes each object; those before a failing one stay deleted.

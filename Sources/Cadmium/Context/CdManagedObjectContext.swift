@@ -109,13 +109,34 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         }
     }
 
-    /// Marks `object` deleted (an object inserted here is simply dropped).
-    func markDeleted(_ object: CdManagedObject) {
-        guard let id = object.objectID else { return }
-        let wasInserted = object.withState { state -> Bool in
-            state.isDeleted = true
-            return state.isInserted
+    /// Marks `object` deleted. An object inserted in this context never reaches the store, so
+    /// its delete rules run here: cascade deletes its targets, deny throws 1600, nullify and no
+    /// action remove it from the inverse side of its targets.
+    func markDeleted(_ object: CdManagedObject) throws {
+        guard let id = object.objectID, !object.isDeleted else { return }
+        let wasInserted = object.withState { $0.isInserted }
+        if wasInserted {
+            let model = stack.model.objectModel
+            for relationship in model.allRelationships(of: id.entity) where !relationship.isTransient {
+                let targets = object.rawTargets(relationship.name)
+                if targets.isEmpty { continue }
+                switch relationship.deleteRule {
+                case .deny:
+                    if let error = relationship.validateDelete(relatedCount: targets.count, entityName: id.entity,
+                                                               objectID: "\(id)") { throw error }
+                case .cascade:
+                    object.withState { $0.isDeleted = true }
+                    for target in targets { if let t = self.object(for: target) { try markDeleted(t) } }
+                case .nullify, .noAction:
+                    guard let inverse = relationship.inverse,
+                          let back = model.relationship(inverse, of: relationship.destination) else { continue }
+                    for target in targets {
+                        self.object(for: target)?.rawRemoveTarget(id, inverse, toMany: back.isToMany)
+                    }
+                }
+            }
         }
+        object.withState { $0.isDeleted = true }
         lock.withLock {
             if wasInserted { inserted.remove(id) } else { deleted.insert(id) }
             changed.remove(id)
