@@ -41,6 +41,11 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     private var inserted: Set<ObjectID> = []
     private var deleted: Set<ObjectID> = []
     private var changed: Set<ObjectID> = []
+    /// `pendingChanges()` as last built; nil after any change (fetches in a transaction ask for
+    /// it each time, so a loop of fetches does not rebuild it from every changed object).
+    private var pendingCache: ChangeSet?
+    /// Counts changes, so a change set built while a change happened is not cached.
+    private var generation = 0
     /// Main context: objects with an update handler.
     private var watched: [ObjectID: WeakObject] = [:]
 
@@ -106,6 +111,8 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         lock.withLock {
             registerLocked(object, id)
             inserted.insert(id)
+            pendingCache = nil
+            generation &+= 1
         }
     }
 
@@ -140,13 +147,19 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         lock.withLock {
             if wasInserted { inserted.remove(id) } else { deleted.insert(id) }
             changed.remove(id)
+            pendingCache = nil
+            generation &+= 1
         }
     }
 
     /// Records that `object` has changed keys.
     func noteChanged(_ object: CdManagedObject) {
         guard let id = object.objectID else { return }
-        lock.withLock { _ = changed.insert(id) }
+        lock.withLock {
+            changed.insert(id)
+            pendingCache = nil
+            generation &+= 1
+        }
     }
 
     // MARK: - Loading
@@ -189,7 +202,10 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
 
     /// The context's uncommitted changes as one change set (keeps C2).
     func pendingChanges() -> ChangeSet {
-        let (insertedIDs, deletedIDs, changedIDs) = lock.withLock { (inserted, deleted, changed) }
+        let (cached, start, insertedIDs, deletedIDs, changedIDs) = lock.withLock {
+            (pendingCache, generation, inserted, deleted, changed)
+        }
+        if let cached { return cached }
         var changes = ChangeSet()
         changes.deleted = deletedIDs
         for id in insertedIDs {
@@ -203,6 +219,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             }.filter { stack.model.isStored($0.key, of: id.entity) }
             if !values.isEmpty { changes.updated[id] = values }
         }
+        lock.withLock { if generation == start { pendingCache = changes } }
         return changes
     }
 
@@ -212,6 +229,8 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             inserted = []
             deleted = []
             changed = []
+            pendingCache = nil
+            generation &+= 1
             return retained.values.map { $0 }
         }
         for object in objects {
@@ -236,6 +255,8 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             inserted = []
             deleted = []
             changed = []
+            pendingCache = nil
+            generation &+= 1
             retained = [:]
             registry = [:]
         }
