@@ -7,9 +7,11 @@ let package = Package(
         .library(name: "CdStore", targets: ["CdStore"]),
         .library(name: "CdObjects", targets: ["CdObjects"]),
         .library(name: "Cadmium", targets: ["Cadmium"]),
+        .executable(name: "cdstore-verify", targets: ["cdstore-verify"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .systemLibrary(
@@ -31,6 +33,17 @@ let package = Package(
         .target(
             name: "Cadmium",
             dependencies: ["CdObjects", "CdStore"]
+        ),
+        .executableTarget(
+            name: "cadmium-demo",
+            dependencies: ["CdStore"]
+        ),
+        .executableTarget(
+            name: "cdstore-verify",
+            dependencies: [
+                "CdStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .testTarget(name: "CdStoreTests", dependencies: ["CdStore"]),
         .testTarget(name: "CdObjectsTests", dependencies: ["CdObjects"]),

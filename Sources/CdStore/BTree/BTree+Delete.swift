@@ -1,6 +1,6 @@
 // Delete, the merges and redistributions it causes, and dropping a whole tree.
 //
-// After a cell is removed, a page left less than a quarter full is balanced with a sibling: when
+// After a cell is removed, a page left less than a third full is balanced with a sibling: when
 // both fit one page they merge (the right page is freed and its separator leaves the parent,
 // which may then be underfull in turn); otherwise their cells are shared out evenly and the
 // separator between them is replaced. A root branch left with a single child takes that child's
@@ -77,19 +77,24 @@ extension BTree {
         var node = node
         var path = path
         while let step = path.last {
-            let quarter = BTreeLayout.usableBytes(pageSize: node.pageSize) / 4
-            if node.count > 0, node.usedBytes >= quarter { return }
+            // A third, not a half: fewer rebalances on delete-heavy work, and a merged or
+            // redistributed pair is then at least half full.
+            let underfull = BTreeLayout.usableBytes(pageSize: node.pageSize) / 3
+            if node.count > 0, node.usedBytes >= underfull { return }
             var parent = try BTreeNode(sink.writablePage(step.page), number: step.page, expectLeaf: false)
             guard parent.count > 0 else { throw btreeCorruption(step.page, "branch has no separator cells") }
             // The pair is (child leftIndex, child leftIndex + 1); parent cell leftIndex separates them.
             let leftIndex = step.index < parent.count ? step.index : step.index - 1
             let leftPage = try parent.child(leftIndex)
             let rightPage = try parent.child(leftIndex + 1)
+            guard leftPage != rightPage, leftPage != parent.number, rightPage != parent.number else {
+                throw btreeCorruption(parent.number, "children \(leftIndex) and \(leftIndex + 1) are pages \(leftPage) and \(rightPage): a shared page or a cycle")
+            }
             var left = try BTreeNode(sink.writablePage(leftPage), number: leftPage, expectLeaf: node.isLeaf)
             var right = try BTreeNode(sink.writablePage(rightPage), number: rightPage, expectLeaf: node.isLeaf)
             var cells = try left.allCells()
             if !node.isLeaf {
-                cells.append(makeBranchCell(try parent.key(leftIndex), child: right.leftmostChild))
+                cells.append(BTreeNode.makeBranchCell(try parent.key(leftIndex), child: right.leftmostChild))
             }
             cells.append(contentsOf: try right.allCells())
             let bytes = cells.reduce(0) { $0 + $1.count + BTreeLayout.slotSize }
@@ -106,16 +111,16 @@ extension BTree {
                 let split = BTree.balancedSplit(cells, isLeaf: true)
                 try left.rewrite(leftmost: .none, cells: cells[..<split])
                 try right.rewrite(leftmost: .none, cells: cells[split...])
-                separator = BTree.shortestSeparator(cellKey(cells[split - 1], leaf: true), cellKey(cells[split], leaf: true))
+                separator = BTree.shortestSeparator(BTreeNode.cellKey(cells[split - 1], leaf: true), BTreeNode.cellKey(cells[split], leaf: true))
             } else {
                 let middle = BTree.balancedSplit(cells, isLeaf: false)
                 try left.rewrite(leftmost: left.leftmostChild, cells: cells[..<middle])
-                try right.rewrite(leftmost: cellChild(cells[middle]), cells: cells[(middle + 1)...])
-                separator = Array(cellKey(cells[middle], leaf: false))
+                try right.rewrite(leftmost: BTreeNode.cellChild(cells[middle]), cells: cells[(middle + 1)...])
+                separator = Array(BTreeNode.cellKey(cells[middle], leaf: false))
             }
             // The new separator may be longer than the old one, so the parent may have to split.
             try parent.remove(at: leftIndex)
-            try insert(makeBranchCell(separator, child: rightPage), at: leftIndex, into: &parent,
+            try insert(BTreeNode.makeBranchCell(separator, child: rightPage), at: leftIndex, into: &parent,
                        path: Array(path.dropLast()), in: sink)
             return
         }

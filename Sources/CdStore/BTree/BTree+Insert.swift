@@ -28,6 +28,15 @@ extension BTree {
         var leaf = try BTreeNode(sink.writablePage(found.number), number: found.number, expectLeaf: true)
         let (index, exists) = try leaf.lowerBound(key)
         if exists {
+            let old = try leaf.leafCell(index)
+            if !old.isOverflow, old.valueLength == value.count {
+                // Same key, same inline length: overwrite the value bytes, nothing moves.
+                value.withUnsafeBytes { new in
+                    guard let source = new.baseAddress else { return }  // an empty value: nothing to copy
+                    (leaf.buffer.base + old.valueStart).copyMemory(from: source, byteCount: new.count)
+                }
+                return
+            }
             try leaf.freeOverflow(index, in: sink)
             try leaf.remove(at: index)
         }
@@ -81,19 +90,19 @@ extension BTree {
             var right = try BTreeNode.empty(rightBuffer, number: rightPage, leaf: true, leftmost: .none)
             try node.rewrite(leftmost: .none, cells: cells[..<split])
             try right.rewrite(leftmost: .none, cells: cells[split...])
-            separator = BTree.shortestSeparator(cellKey(cells[split - 1], leaf: true), cellKey(cells[split], leaf: true))
+            separator = BTree.shortestSeparator(BTreeNode.cellKey(cells[split - 1], leaf: true), BTreeNode.cellKey(cells[split], leaf: true))
         } else {
             // The middle cell moves up: its key becomes the separator, its child the right page's leftmost.
             let middle = appending ? cells.count - 2 : BTree.balancedSplit(cells, isLeaf: false)
-            let rightLeftmost = cellChild(cells[middle])
+            let rightLeftmost = BTreeNode.cellChild(cells[middle])
             var right = try BTreeNode.empty(rightBuffer, number: rightPage, leaf: false, leftmost: rightLeftmost)
             try node.rewrite(leftmost: node.leftmostChild, cells: cells[..<middle])
             try right.rewrite(leftmost: rightLeftmost, cells: cells[(middle + 1)...])
-            separator = Array(cellKey(cells[middle], leaf: false))
+            separator = Array(BTreeNode.cellKey(cells[middle], leaf: false))
         }
         let step = path.removeLast()
         var parent = try BTreeNode(sink.writablePage(step.page), number: step.page, expectLeaf: false)
-        try insert(makeBranchCell(separator, child: rightPage), at: step.index, into: &parent, path: path, in: sink)
+        try insert(BTreeNode.makeBranchCell(separator, child: rightPage), at: step.index, into: &parent, path: path, in: sink)
     }
 
     /// Moves the root's content into a new page and makes the root a branch whose only child is

@@ -2,7 +2,7 @@
 //
 // Keys are ordered bytewise (memcmp; a proper prefix sorts first). Leaves hold every entry;
 // branches hold separators that route a search. Page layouts: BTreeLayout.swift and
-// docs/FORMAT-btree.md. Splits and merges: BTree+Insert.swift and BTree+Delete.swift.
+// docs/FORMAT.md. Splits and merges: BTree+Insert.swift and BTree+Delete.swift.
 //
 // Invariants (BTreeChecker checks all of them; the code that keeps one names it):
 //  T1. The root page number never changes while the tree exists. A root split moves the root's
@@ -97,6 +97,19 @@ public struct BTree: Sendable, Hashable {
     /// while more { print(cursor.key); more = try cursor.next() }
     /// ```
     public func cursor(in source: PageSource) -> BTreeCursor { BTreeCursor(tree: self, source: source) }
+
+    #if DEBUG
+    /// Debug builds only: traps with the checker's findings when the tree breaks an invariant.
+    ///
+    /// ```swift
+    /// try tree.put(key, value, in: transaction)
+    /// tree.checkInvariants(in: transaction)
+    /// ```
+    public func checkInvariants(in source: PageSource) {
+        let problems = BTreeChecker.check(self, in: source).problems
+        precondition(problems.isEmpty, "B-tree \(root) breaks its invariants: \(problems)")
+    }
+    #endif
 
     // MARK: - Internals shared by reads and writes
 

@@ -145,13 +145,13 @@ private struct Walk {
         for index in 0 ..< node.count {
             do {
                 let key = try node.key(index)
-                if let previous, compareKeys(previous, key) >= 0 {
+                if let previous, BTree.compareKeys(previous, key) >= 0 {
                     problem(node.number, "key of cell \(index) is not greater than the key before it (T4)", key: key)
                 }
-                if let lower, compareKeys(key, lower) < 0 {
+                if let lower, BTree.compareKeys(key, lower) < 0 {
                     problem(node.number, "key of cell \(index) is below its separator in the parent (T5)", key: key)
                 }
-                if let upper, compareKeys(key, upper) >= 0 {
+                if let upper, BTree.compareKeys(key, upper) >= 0 {
                     problem(node.number, "key of cell \(index) is not below the next separator in the parent (T5)", key: key)
                 }
                 previous = key

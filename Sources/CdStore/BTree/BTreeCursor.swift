@@ -69,9 +69,10 @@ public final class BTreeCursor {
     /// ```
     @discardableResult
     public func first() throws -> Bool {
-        stack.removeAll(keepingCapacity: true)
-        try descendEdge(from: tree.root, first: true)
-        return try settle(forward: true)
+        try move {
+            try descendEdge(from: tree.root, first: true)
+            return try settle(forward: true)
+        }
     }
 
     /// Moves to the largest key; false when the tree is empty.
@@ -81,9 +82,10 @@ public final class BTreeCursor {
     /// ```
     @discardableResult
     public func last() throws -> Bool {
-        stack.removeAll(keepingCapacity: true)
-        try descendEdge(from: tree.root, first: false)
-        return try settle(forward: false)
+        try move {
+            try descendEdge(from: tree.root, first: false)
+            return try settle(forward: false)
+        }
     }
 
     /// Moves to the first key >= `key`; false when there is none.
@@ -93,17 +95,18 @@ public final class BTreeCursor {
     /// ```
     @discardableResult
     public func seek(atLeast key: [UInt8]) throws -> Bool {
-        stack.removeAll(keepingCapacity: true)
-        var page = tree.root
-        while true {
-            let node = try load(page)
-            if node.isLeaf {
-                stack.append(Frame(node: node, index: try node.lowerBound(key).index))
-                return try settle(forward: true)
+        try move {
+            var page = tree.root
+            while true {
+                let node = try load(page)
+                if node.isLeaf {
+                    stack.append(Frame(node: node, index: try node.lowerBound(key).index))
+                    return try settle(forward: true)
+                }
+                let index = try node.childIndex(for: key)
+                stack.append(Frame(node: node, index: index))
+                page = try node.child(index)
             }
-            let index = try node.childIndex(for: key)
-            stack.append(Frame(node: node, index: index))
-            page = try node.child(index)
         }
     }
 
@@ -113,15 +116,7 @@ public final class BTreeCursor {
     /// while try cursor.next() { count += 1 }
     /// ```
     @discardableResult
-    public func next() throws -> Bool {
-        switch state {
-        case .unpositioned: return try first()
-        case .exhausted: return false
-        case .positioned:
-            stack[stack.count - 1].index += 1
-            return try settle(forward: true)
-        }
-    }
+    public func next() throws -> Bool { try step(forward: true) }
 
     /// Moves to the next smaller key; false before the first one.
     ///
@@ -129,17 +124,34 @@ public final class BTreeCursor {
     /// while try cursor.previous() { keys.append(cursor.key) }
     /// ```
     @discardableResult
-    public func previous() throws -> Bool {
+    public func previous() throws -> Bool { try step(forward: false) }
+
+    // MARK: - Movement
+
+    private func step(forward: Bool) throws -> Bool {
         switch state {
-        case .unpositioned: return try last()
+        case .unpositioned: return forward ? try first() : try last()
         case .exhausted: return false
         case .positioned:
-            stack[stack.count - 1].index -= 1
-            return try settle(forward: false)
+            return try move(keepingPath: true) {
+                stack[stack.count - 1].index += forward ? 1 : -1
+                return try settle(forward: forward)
+            }
         }
     }
 
-    // MARK: - Movement
+    /// Runs one move; a move that throws leaves the cursor unpositioned rather than half-way
+    /// down a path.
+    private func move(keepingPath: Bool = false, _ body: () throws -> Bool) throws -> Bool {
+        if !keepingPath { stack.removeAll(keepingCapacity: true) }
+        do {
+            return try body()
+        } catch {
+            stack.removeAll()
+            state = .unpositioned
+            throw error
+        }
+    }
 
     private func load(_ page: PageNumber) throws -> BTreeNode {
         guard stack.count < BTreeLayout.maxDepth else {

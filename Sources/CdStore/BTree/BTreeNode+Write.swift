@@ -2,30 +2,34 @@
 // shift and an occasional compaction), and rewrite a page wholesale from a list of cells when a
 // split or merge redistributes them.
 
-/// The key bytes of a cell taken out of a page with `BTreeNode.cellBytes`.
-func cellKey(_ cell: [UInt8], leaf: Bool) -> ArraySlice<UInt8> {
-    let length = Int(cell[0]) | Int(cell[1]) << 8
-    let start = leaf ? BTreeLayout.leafCellHeaderSize : BTreeLayout.branchCellHeaderSize
-    return cell[start ..< start + length]
-}
-
-/// The child of a branch cell taken out of a page.
-func cellChild(_ cell: [UInt8]) -> PageNumber {
-    let o = BTreeLayout.branchChildOffset
-    return PageNumber(UInt32(cell[o]) | UInt32(cell[o + 1]) << 8 | UInt32(cell[o + 2]) << 16 | UInt32(cell[o + 3]) << 24)
-}
-
-/// A branch cell for `key` pointing at `child`.
-func makeBranchCell<Key: Collection<UInt8>>(_ key: Key, child: PageNumber) -> [UInt8] {
-    var cell: [UInt8] = []
-    cell.reserveCapacity(BTreeLayout.branchCellHeaderSize + key.count)
-    cell.appendLEU16(key.count)
-    cell.appendLEU32(child.rawValue)
-    cell.append(contentsOf: key)
-    return cell
-}
-
 extension BTreeNode {
+    // MARK: - Cells moved between pages
+
+    /// The key bytes of a cell taken out of a page with `BTreeNode.cellBytes`.
+    static func cellKey(_ cell: [UInt8], leaf: Bool) -> ArraySlice<UInt8> {
+        let length = Int(cell[0]) | Int(cell[1]) << 8
+        let start = leaf ? BTreeLayout.leafCellHeaderSize : BTreeLayout.branchCellHeaderSize
+        return cell[start ..< start + length]
+    }
+
+    /// The child of a branch cell taken out of a page.
+    static func cellChild(_ cell: [UInt8]) -> PageNumber {
+        let o = BTreeLayout.branchChildOffset
+        return PageNumber(UInt32(cell[o]) | UInt32(cell[o + 1]) << 8 | UInt32(cell[o + 2]) << 16 | UInt32(cell[o + 3]) << 24)
+    }
+
+    /// A branch cell for `key` pointing at `child`.
+    static func makeBranchCell<Key: Collection<UInt8>>(_ key: Key, child: PageNumber) -> [UInt8] {
+        var cell: [UInt8] = []
+        cell.reserveCapacity(BTreeLayout.branchCellHeaderSize + key.count)
+        cell.appendLEU16(key.count)
+        cell.appendLEU32(child.rawValue)
+        cell.append(contentsOf: key)
+        return cell
+    }
+
+    // MARK: - In-place changes
+
     /// Formats `buffer` as an empty branch or leaf page.
     static func format(_ buffer: PageBuffer, leaf: Bool, leftmost: PageNumber) {
         let m = buffer.mutableBytes

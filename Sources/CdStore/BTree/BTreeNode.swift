@@ -223,16 +223,18 @@ struct BTreeNode {
     }
 }
 
-/// memcmp order of two byte strings; shorter prefix first.
-func compareKeys(_ a: [UInt8], _ b: [UInt8]) -> Int {
-    a.withUnsafeBytes { x in
-        b.withUnsafeBytes { y in
-            let common = min(x.count, y.count)
-            if common > 0 {
-                let c = memcmp(x.baseAddress!, y.baseAddress!, common)
-                if c != 0 { return c < 0 ? -1 : 1 }
+extension BTree {
+    /// memcmp order of two byte strings; shorter prefix first.
+    static func compareKeys(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        a.withUnsafeBytes { x in
+            b.withUnsafeBytes { y in
+                let common = min(x.count, y.count)
+                if common > 0 {
+                    let c = memcmp(x.baseAddress!, y.baseAddress!, common)
+                    if c != 0 { return c < 0 ? -1 : 1 }
+                }
+                return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
             }
-            return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
         }
     }
 }

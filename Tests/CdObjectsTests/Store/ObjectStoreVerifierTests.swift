@@ -86,6 +86,23 @@ struct ObjectStoreVerifierTests {
         #expect(try store.verify().contains { $0.objectID == e && $0.message == "required attribute badge is nil" })
     }
 
+    @Test func aCorruptRecordFailsReadsAndQueriesWithAStoreError() throws {
+        let (store, _, _, p) = try Self.populated()
+        let code = UInt8(store.layout.entities["Project"]!.code)
+        // A Project record whose one field (slot 0, a UUID tag) has no payload.
+        try Self.tamper(store) { tx, _ in try tx.tree("cd.rec.Project")!.put(RecordCodec.key(p.primaryKey), [1, code, 1, 0, 9]) }
+        #expect(errorCode { _ = try store.values(p) } == 134060)
+        var request = FetchRequest(entity: "Project")
+        request.predicate = try CdPredicate(format: "title == 'P'")
+        #expect(errorCode { _ = try store.fetch(request) } == 134060)
+        #expect(errorCode { _ = try store.read { try $0.count(request) } } == 134060)
+        // An unknown record format version, read by a count that only looks at entity codes.
+        try Self.tamper(store) { tx, _ in try tx.tree("cd.rec.Project")!.put(RecordCodec.key(p.primaryKey), [7]) }
+        #expect(try store.read { try $0.count(FetchRequest(entity: "Employee")) } == 1, "other hierarchies are unaffected")
+        #expect(errorCode { _ = try store.fetch(FetchRequest(entity: "Project")) } == 134060)
+        #expect(errorCode { try store.apply(ChangeSet(updated: [p: ["title": str("Q")]])) } == 134060)
+    }
+
     @Test func aStoreWithoutTheObjectLayerIsReported() throws {
         let engine = try Store.open(path: "/x", options: StoreOptions(fileSystem: InMemoryFileSystem()))
         let problems = try engine.read { try ObjectStoreVerifier().verify($0) }

@@ -17,6 +17,15 @@ final class InMemoryPageSink: PageSink {
     /// Pages allocated and not freed.
     var liveCount: Int { pages.count }
 
+    /// An independent copy of every page, the free list and the allocation point.
+    func copy() -> InMemoryPageSink {
+        let other = InMemoryPageSink(pageSize: pageSize)
+        other.pages = pages.mapValues { PageBuffer(copying: $0) }
+        other.freeList = freeList
+        other.nextPage = nextPage
+        return other
+    }
+
     func page(_ number: PageNumber) throws -> PageBuffer {
         guard let buffer = pages[number] else {
             throw StoreError.corruption(path: "", location: .page(number), detail: "page is not allocated")

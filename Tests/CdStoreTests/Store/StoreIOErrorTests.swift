@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+@testable import CdStore
+
+/// I/O errors at every step: EIO and ENOSPC on each operation of a workload in turn. The failing
+/// call reports a typed `StoreError`; the store stays at its previous commit; the process goes on
+/// (or, after a durability failure, reopens) without losing anything acknowledged.
+@Suite struct StoreIOErrorTests {
+    static let path = "/io/errors.cdstore"
+
+    static func options(_ fs: any StoreFileSystem) -> StoreOptions {
+        var o = StoreOptions(fileSystem: fs)
+        o.pageSize = 4096
+        o.cacheBytes = 4096 * 16        // small: reads go to the files, so read faults matter
+        o.checkpointThresholdBytes = 20_000
+        return o
+    }
+
+    /// Runs `commits` commits, reopening after poison or a failed open, and returns the model of
+    /// what was acknowledged. Every error must be a `StoreError`.
+    static func workload(_ fs: FaultInjectingFileSystem, commits: Int, label: String) throws -> StoreModel {
+        var acknowledged = StoreModel()
+        var store: Store? = nil
+        var c = 0
+        var attempts = 0
+        while c < commits && attempts < commits * 3 {
+            attempts += 1
+            do {
+                if store == nil { store = try Store.open(path: path, options: options(fs)) }
+                var next = acknowledged
+                try store!.write { tx in
+                    let t = try tx.openOrCreateTree("t")
+                    for i in 0..<8 {
+                        let k = Array("k\((c * 37 + i * 11) % 120)".utf8)
+                        let v = Array("commit \(c) item \(i) ".utf8) + [UInt8](repeating: UInt8(c), count: (c * 131) % 3000)
+                        try t.put(k, v)
+                        next.trees["t", default: [:]][k] = v
+                    }
+                    if c % 3 == 2, let first = next.trees["t"]?.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }).first {
+                        try t.delete(first)
+                        next.trees["t"]?[first] = nil
+                    }
+                }
+                acknowledged = next
+                c += 1
+                // A read after each commit sees exactly what was acknowledged.
+                if let diff = try store!.read({ try firstDifference($0, acknowledged) }) {
+                    Issue.record("\(label): after commit \(c): \(diff)")
+                }
+            } catch let error as StoreError {
+                if case .poisoned = error { try? store?.close(); store = nil }
+                if store != nil, case .io = error {} // a failed commit or read: carry on with the same handle
+                if store == nil { continue }
+                // The handle is still usable: it must show the previous commit.
+                if let s = store, let diff = try? s.read({ try firstDifference($0, acknowledged) }) {
+                    Issue.record("\(label): after failed commit \(c): \(diff)")
+                }
+            }
+        }
+        try? store?.close()
+        return acknowledged
+    }
+
+    @Test(arguments: [EIO, ENOSPC])
+    func everyOperationFailingOnceLosesNothingAcknowledged(errno code: Int32) throws {
+        let clean = FaultInjectingFileSystem(logsOperations: false)
+        _ = try Self.workload(clean, commits: 10, label: "clean")
+        let total = clean.operationCount
+        var faults = 0
+        for op in 1...total {
+            let fs = FaultInjectingFileSystem(plan: .fail(operation: op, errno: code), logsOperations: false)
+            let label = "errno \(code) at op \(op)/\(total)"
+            let acknowledged = try Self.workload(fs, commits: 10, label: label)
+            faults += 1
+            // Reopen on a healthy file system: everything acknowledged is there.
+            let store = try Store.open(path: Self.path, options: Self.options(fs))
+            let diff = try store.read { try firstDifference($0, acknowledged) }
+            #expect(diff == nil, "\(label): after reopen: \(diff ?? "")")
+            try store.close()
+        }
+        #expect(faults == total)
+    }
+
+    @Test func failedWALFsyncPoisonsUntilReopen() throws {
+        let fs = FaultInjectingFileSystem(logsOperations: false)
+        let store = try Store.open(path: Self.path, options: Self.options(fs))
+        try store.write { try $0.createTree("t").put([1], [1]) }
+        fs.plan = .failEvery(.sync, path: Self.path + "-wal", errno: EIO)
+        #expect(throws: StoreError.self) { try store.write { try $0.tree("t")!.put([2], [2]) } }
+        fs.plan = .none
+        do {
+            _ = try store.read { _ in 0 }
+            Issue.record("a poisoned store must refuse work")
+        } catch let e as StoreError {
+            guard case .poisoned = e else { Issue.record("expected poisoned, got \(e)"); return }
+        }
+        try? store.close()
+        let reopened = try Store.open(path: Self.path, options: Self.options(fs))
+        #expect(try reopened.read { try $0.tree("t")!.get([1]) } == [1])
+        #expect(try reopened.read { try $0.tree("t")!.get([2]) } == nil, "the commit reported as failed must not appear")
+        try reopened.close()
+    }
+}
