@@ -39,6 +39,10 @@ let package = Package(
             dependencies: ["CdStore"]
         ),
         .executableTarget(
+            name: "cadmium-company-demo",
+            dependencies: ["Cadmium"]
+        ),
+        .executableTarget(
             name: "cdstore-verify",
             dependencies: [
                 "CdStore",
