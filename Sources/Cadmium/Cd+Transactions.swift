@@ -68,8 +68,8 @@ extension Cd {
 
     /// Runs `operation` in a new transaction, asynchronously; commits at its end.
     ///
-    /// Allowed on any thread, including main. `completion` (on the transaction's thread) gets
-    /// the error the body or the commit threw, or nil.
+    /// Allowed on any thread, including main. `completion` (on a global queue, after the commit)
+    /// gets the error the body or the commit threw, or nil.
     /// ```swift
     /// Cd.transact {
     ///     let item = try Cd.create(Item.self)
@@ -89,11 +89,18 @@ extension Cd {
         // The body and completion run on another thread: Cadmium's model, checked at run time.
         let operationBox = Unchecked(operation), completionBox = Unchecked(completion)
         let work: @Sendable () -> Void = {
+            let error: (any Error)?
             do {
                 try runTransaction(stack, operationBox.value)
-                completionBox.value?(nil)
-            } catch {
-                completionBox.value?(error)
+                error = nil
+            } catch let thrown {
+                error = thrown
+            }
+            // Not on the transaction's queue: a serial queue would deadlock a completion that
+            // starts a serial transactAndWait.
+            if completionBox.value != nil {
+                let result = Unchecked(error)
+                DispatchQueue.global().async { completionBox.value?(result.value) }
             }
         }
         if useSerial(serial, queue) {

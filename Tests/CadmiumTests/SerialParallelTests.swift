@@ -201,3 +201,19 @@ extension CadmiumSuites {
         }
     }
 }
+
+extension CadmiumSuites.SerialAndParallel {
+    @Test func serialCompletionMayStartASerialTransactAndWait() throws {
+        try initCd(serialTX: true)
+        let done = DispatchSemaphore(value: 0)
+        Cd.transact(operation: {
+            try Cd.objects(TestItem.self).filter("id = 1").fetchOne()?.id = 100
+        }, completion: { _ in
+            // Runs off the serial queue, so waiting on it cannot deadlock.
+            let seen = try? Cd.transactAndWait { try Cd.objects(TestItem.self).filter("id = 100").count() }
+            #expect(seen == 1)
+            done.signal()
+        })
+        #expect(done.wait(timeout: .now() + 10) == .success, "completion deadlocked on the serial queue")
+    }
+}
