@@ -107,3 +107,16 @@ extension CadmiumSuites {
         }
     }
 }
+
+extension CadmiumSuites.UpdateHandlers {
+    @MainActor @Test func movingAnObjectOntoMainRefreshesTheMainCopy() async throws {
+        try initCd()
+        let a = try #require(try Cd.objects(TestItem.self).filter("name = %@", "A").fetchOne())
+        let events = LockedBox<[CdManagedObjectUpdateEvent]>([])
+        a.updateHandler = { event in events.update { $0.append(event) } }
+        let fromTransaction = try await Cd.transaction { Unchecked(try Cd.objects(TestItem.self).filter("name = %@", "A").fetchOne()!) }
+        let moved = try Cd.useInCurrentContext(fromTransaction.value)
+        #expect(moved === a, "the main context's own copy")
+        #expect(await waitUntil { events.get() == [.refreshed] })
+    }
+}
