@@ -23,8 +23,11 @@ test: deps
 demo: deps
 	$(SWIFT) build --product cadmium-demo
 	$(SWIFT) build --product cdstore-verify
+	$(SWIFT) build --product cadmium-company-demo
 	$$($(SWIFT) build --show-bin-path)/cadmium-demo demo-store
 	$$($(SWIFT) build --show-bin-path)/cdstore-verify demo-store
+	$$($(SWIFT) build --show-bin-path)/cadmium-company-demo demo-company.cdstore
+	$$($(SWIFT) build --show-bin-path)/cdstore-verify demo-company.cdstore
 
 clean:
-	rm -rf .build demo-store demo-store-wal
+	rm -rf .build demo-store demo-store-wal demo-company.cdstore demo-company.cdstore-wal

@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "CdStore", targets: ["CdStore"]),
         .library(name: "CdObjects", targets: ["CdObjects"]),
+        .library(name: "Cadmium", targets: ["Cadmium"]),
         .executable(name: "cdstore-verify", targets: ["cdstore-verify"]),
     ],
     dependencies: [
@@ -29,9 +30,17 @@ let package = Package(
             name: "CdObjects",
             dependencies: ["CdStore"]
         ),
+        .target(
+            name: "Cadmium",
+            dependencies: ["CdObjects", "CdStore"]
+        ),
         .executableTarget(
             name: "cadmium-demo",
             dependencies: ["CdStore"]
+        ),
+        .executableTarget(
+            name: "cadmium-company-demo",
+            dependencies: ["Cadmium"]
         ),
         .executableTarget(
             name: "cdstore-verify",
@@ -43,6 +52,7 @@ let package = Package(
         ),
         .testTarget(name: "CdStoreTests", dependencies: ["CdStore"]),
         .testTarget(name: "CdObjectsTests", dependencies: ["CdObjects"]),
+        .testTarget(name: "CadmiumTests", dependencies: ["Cadmium", "CdObjects"]),
     ],
     swiftLanguageModes: [.v6]
 )
