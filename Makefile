@@ -25,9 +25,11 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := store-open wal-recovery verifier predicate model-reader
 FUZZ_SCRATCH := .build-fuzz
 
-# Kills cadmium-crash-child CRASH_KILLS times (CADMIUM_CRASH_SEED picks the moments).
+# Kills cadmium-crash-child CRASH_KILLS times in engine mode and CRASH_KILLS times in `--cd` mode
+# (CADMIUM_CRASH_SEED picks the moments).
 crash-test: deps
-	CADMIUM_CRASH_KILLS=$(CRASH_KILLS) $(SWIFT) test --filter ProcessCrashTests $(SWIFT_TEST_FLAGS)
+	CADMIUM_CRASH_KILLS=$(CRASH_KILLS) CADMIUM_CRASH_CD_KILLS=$(CRASH_KILLS) \
+		$(SWIFT) test --filter 'ProcessCrashTests' $(SWIFT_TEST_FLAGS)
 
 # The whole suite under AddressSanitizer and ThreadSanitizer; any report fails the run.
 test-asan: deps
@@ -67,8 +69,11 @@ fuzz: fuzz-deps
 demo: deps
 	$(SWIFT) build --product cadmium-demo
 	$(SWIFT) build --product cdstore-verify
+	$(SWIFT) build --product cadmium-company-demo
 	$$($(SWIFT) build --show-bin-path)/cadmium-demo demo-store
 	$$($(SWIFT) build --show-bin-path)/cdstore-verify demo-store
+	$$($(SWIFT) build --show-bin-path)/cadmium-company-demo demo-company.cdstore
+	$$($(SWIFT) build --show-bin-path)/cdstore-verify demo-company.cdstore
 
 clean:
-	rm -rf .build .build-asan .build-tsan .build-fuzz demo-store demo-store-wal
+	rm -rf .build .build-asan .build-tsan .build-fuzz demo-store demo-store-wal demo-company.cdstore demo-company.cdstore-wal

@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "CdStore", targets: ["CdStore"]),
         .library(name: "CdObjects", targets: ["CdObjects"]),
+        .library(name: "Cadmium", targets: ["Cadmium"]),
         .executable(name: "cdstore-verify", targets: ["cdstore-verify"]),
     ],
     dependencies: [
@@ -29,11 +30,15 @@ let package = Package(
             name: "CdObjects",
             dependencies: ["CdStore"]
         ),
-        // Test support for the crash and fuzz campaigns (docs/TESTING.md): the crash workload and
+        .target(
+            name: "Cadmium",
+            dependencies: ["CdObjects", "CdStore"]
+        ),
+        // Test support for the crash and fuzz campaigns (docs/TESTING.md): the crash workloads and
         // the fuzz harnesses, shared by their executables and the tests.
         .target(
             name: "CdFaultSupport",
-            dependencies: ["CdStore", "CdObjects"]
+            dependencies: ["CdStore", "CdObjects", "Cadmium"]
         ),
         .executableTarget(
             name: "cadmium-crash-child",
@@ -50,14 +55,20 @@ let package = Package(
             dependencies: ["CdStore"]
         ),
         .executableTarget(
+            name: "cadmium-company-demo",
+            dependencies: ["Cadmium"]
+        ),
+        .executableTarget(
             name: "cdstore-verify",
             dependencies: [
                 "CdStore",
+                "CdObjects",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "CdStoreTests", dependencies: ["CdStore", "CdFaultSupport", "cadmium-crash-child"]),
         .testTarget(name: "CdObjectsTests", dependencies: ["CdObjects", "CdFaultSupport"]),
+        .testTarget(name: "CadmiumTests", dependencies: ["Cadmium", "CdObjects", "CdFaultSupport", "cadmium-crash-child"]),
     ],
     swiftLanguageModes: [.v6]
 )

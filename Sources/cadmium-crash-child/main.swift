@@ -1,9 +1,17 @@
-// `cadmium-crash-child STORE [--max N]`: the victim of the process-crash campaign
+// `cadmium-crash-child [--cd] STORE [--max N]`: the victim of the process-crash campaign
 // (Tests/CdStoreTests/Crash/ProcessCrashTests.swift, docs/TESTING.md). Opens STORE with
-// `Durability.full`, continues the numbered transactions of `CrashWorkload` after the last one
-// the store holds, and after each commit returns writes "ACK n\n" to stdout with write(2) — no
-// buffering, so an ACK the parent reads was sent after the commit was durable. It runs until it
-// is killed or has committed N transactions (default: effectively forever).
+// `Durability.full`, continues the numbered transactions after the last one the store holds, and
+// after each commit returns writes "ACK n\n" to stdout with write(2) — no buffering, so an ACK
+// the parent reads was sent after the commit was durable. It runs until it is killed or has
+// committed N transactions.
+//
+//   (default)         engine transactions, `CrashWorkload` (two trees)
+//   --cd              object transactions through `Cd.transactAndWait`, `CdCrashWorkload`
+//   --cd --check      no commits: checks the store through `Cd` and prints "LAST n" (exit 0) or
+//                     the broken rule (exit 5)
+//
+// In `--cd` mode the work runs on a background queue while the main thread runs the main queue
+// (`dispatchMain()`), as in an app: `Cd.transactAndWait` is not allowed on the main thread.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,39 +19,83 @@ import Darwin
 #endif
 import CdFaultSupport
 import CdStore
+import Dispatch
 
-func say(_ line: String, to fd: Int32 = 1) {
-    var bytes = Array(line.utf8)
-    bytes.append(0x0A)
-    var done = 0
-    while done < bytes.count {
-        let n = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        if n < 0 { if errno == EINTR { continue }; exit(3) }
-        done += n
+/// The two ways the child runs, as static functions so that a background queue may call them.
+enum Child {
+    static func say(_ line: String, to fd: Int32 = 1) {
+        var bytes = Array(line.utf8)
+        bytes.append(0x0A)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; exit(3) }
+            done += n
+        }
+    }
+
+    static func runEngine(path: String, maximum: Int) {
+        do {
+            let store = try retryingWhileLocked { try Store.open(path: path, options: CrashWorkload.options()) }
+            let start = try CrashWorkload.lastNumber(in: store)
+            say("OPEN \(start)")
+            var n = start
+            while n - start < maximum {
+                n += 1
+                try CrashWorkload.commit(n, to: store)
+                say("ACK \(n)")
+            }
+            try store.close()
+            exit(0)
+        } catch {
+            say("cadmium-crash-child: \(error)", to: 2)
+            exit(1)
+        }
+    }
+
+    static func runCd(path: String, maximum: Int, check: Bool) {
+        do {
+            try retryingWhileLocked { try CdCrashWorkload.open(path: path) }
+            if check {
+                do {
+                    say("LAST \(try CdCrashWorkload.check())")
+                    exit(0)
+                } catch let violation as CrashWorkload.Violation {
+                    say("VIOLATION \(violation)", to: 2)
+                    exit(5)
+                }
+            }
+            let start = try CdCrashWorkload.lastNumber()
+            say("OPEN \(start)")
+            var n = start
+            while n - start < maximum {
+                n += 1
+                try CdCrashWorkload.commit(n)
+                say("ACK \(n)")
+            }
+            exit(0)
+        } catch {
+            say("cadmium-crash-child: \(error)", to: 2)
+            exit(1)
+        }
     }
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 2 else {
-    say("usage: cadmium-crash-child STORE [--max N]", to: 2)
+let flags = Set(arguments.dropFirst().filter { $0.hasPrefix("--") })
+let positional = arguments.dropFirst().enumerated().filter { i, a in !a.hasPrefix("--") && arguments[i] != "--max" }.map(\.element)
+guard let path = positional.first else {
+    Child.say("usage: cadmium-crash-child [--cd [--check]] STORE [--max N]", to: 2)
     exit(16)
 }
-let path = arguments[1]
 var maximum = Int.max
 if let i = arguments.firstIndex(of: "--max"), i + 1 < arguments.count, let n = Int(arguments[i + 1]) { maximum = n }
 
-do {
-    let store = try Store.open(path: path, options: CrashWorkload.options())
-    let start = try CrashWorkload.lastNumber(in: store)
-    say("OPEN \(start)")
-    var n = start
-    while n - start < maximum {
-        n += 1
-        try CrashWorkload.commit(n, to: store)
-        say("ACK \(n)")
-    }
-    try store.close()
-} catch {
-    say("cadmium-crash-child: \(error)", to: 2)
-    exit(1)
+let limit = maximum
+if flags.contains("--cd") {
+    let check = flags.contains("--check")
+    DispatchQueue.global().async { Child.runCd(path: path, maximum: limit, check: check) }
+    dispatchMain()
+} else {
+    Child.runEngine(path: path, maximum: limit)
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CdStore
+import CdObjects
 import Foundation
 
 // `cdstore-verify`: parses arguments, runs StoreVerifier, prints the report and exits with an
@@ -67,6 +68,7 @@ struct VerifyCommand: ParsableCommand {
     func execute() -> Int32 {
         var options = VerifierOptions()
         options.maxProblems = maxProblems
+        options.additionalPasses = [ObjectStoreCheck()]
         let progress = ProgressBar.forStandardError(enabled: !noProgress && !json, store: store)
         if let progress { options.progress = { @Sendable p in progress.update(p) } }
         let report: VerificationReport

@@ -47,9 +47,7 @@ extension Store {
 
     /// Runs a checkpoint; the caller holds the writer gate.
     func checkpointLocked(resetLog: Bool, forceReset: Bool) throws -> CheckpointResult {
-        let (bound, last) = stateLock.withLock { () -> (CommitSequence, CommitSequence) in
-            (min(committed, readers.keys.min() ?? committed), committed)
-        }
+        let bound = stateLock.withLock { min(committed, readers.keys.min() ?? committed) }
         var copied = 0
         if bound > header.commitSequence, let wal {
             if options.durability == .normal { try syncOrPoison(wal, what: "WAL") }
@@ -125,8 +123,8 @@ extension Store {
                 activeSlot = slot
                 for (start, length) in toFree { space.free(start, length: length) }
                 freeSpace = space
+                checkpointCount += 1
             }
-            checkpointCount += 1
             try trimFileTail()
         }
 
@@ -144,8 +142,10 @@ extension Store {
                         try wal.write(h.encoded(), at: 0)
                         try wal.truncate(to: UInt64(WALLayout.headerSize))
                         if options.durability != .off { try wal.sync() }
-                        stateLock.withLock { walIndex = WALIndex() }
-                        walEnd = UInt64(WALLayout.headerSize)
+                        stateLock.withLock {
+                            walIndex = WALIndex()
+                            walEnd = UInt64(WALLayout.headerSize)
+                        }
                         walChainCRC = h.chainSeed
                         walSalt = salt
                     } catch {
@@ -156,7 +156,6 @@ extension Store {
                 reset = true
             }
         }
-        _ = last
         return CheckpointResult(pagesCopied: copied, pageFileCommit: header.commitSequence, walReset: reset)
     }
 

@@ -63,7 +63,8 @@ public final class Store: @unchecked Sendable {
     var closed = false
     var poison: String?
 
-    // Checkpoint state (writerGate; published under fileLock exclusively).
+    // Checkpoint state (writerGate; published under fileLock exclusively). `walEnd` changes
+    // under stateLock too, so that `statistics` may read it from any thread.
     var header: FileHeader
     var activeSlot: Int
     var map: [MapEntry]

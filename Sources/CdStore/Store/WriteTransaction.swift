@@ -235,8 +235,8 @@ public final class WriteTransaction: Transaction, PageSink {
         store.stateLock.withLock {
             store.walIndex.add(commit: sequence, frames: frames, pageCount: meta.pageCount)
             store.committed = sequence
+            store.walEnd = start + UInt64(out.count)
         }
-        store.walEnd = start + UInt64(out.count)
         store.walChainCRC = crc
         for number in pages { store.cache.put(PageCache.Key(page: number.rawValue, commit: sequence.rawValue), dirty[number]!) }
         dirty = [:]

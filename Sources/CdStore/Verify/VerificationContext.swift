@@ -15,6 +15,10 @@
 public final class VerificationContext {
     /// The page file's path.
     public let path: String
+    /// The file layer the verification reads through (for passes that open the store themselves).
+    public var fileSystem: any StoreFileSystem { options.fileSystem }
+    /// Problems reported so far by every pass.
+    public var problemCount: Int { report.problemCount }
     let walPath: String
     let file: any StoreFile
     let wal: (any StoreFile)?

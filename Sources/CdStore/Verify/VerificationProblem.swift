@@ -34,6 +34,9 @@ public struct VerificationLocation: Codable, Sendable, Hashable, CustomStringCon
         case wal
         /// The page file as a whole (its size, its data area).
         case file
+        /// Entries that a layer above the engine stores in its trees (the object store's records,
+        /// indexes and relationships): `tree` and `key` say which entry.
+        case records
     }
 
     /// The part of the store.
@@ -70,6 +73,7 @@ public struct VerificationLocation: Codable, Sendable, Hashable, CustomStringCon
         case .freeList: parts.append("free list")
         case .wal: parts.append("WAL")
         case .file: parts.append("page file")
+        case .records: parts.append("records")
         }
         if let page { parts.append("page \(page)") }
         if let tree { parts.append("tree \"\(tree)\"") }
