@@ -8,7 +8,7 @@
 // durable image with every pending change applied in order. Directory entries work the same
 // way: `volume.entries` is the live namespace, `durableEntries` what the directory holds on disk.
 //
-// Invariants (all state sits in one `FaultState` behind one `Mutex`; every operation holds it
+// Invariants (all state sits in one `FaultState` behind one `LockedState` (a pthread mutex); every operation holds it
 // from admission to completion, so operations are atomic and the sequence is total):
 //  D1. Applying `shadows[n].pending` in order to `shadows[n].durable` gives the live bytes of node
 //      n, for as long as the node lives in the volume.
@@ -22,8 +22,6 @@
 //  D5. Once a crash fired, nothing changes any more: every call throws `SimulatedCrash`, and
 //      only inspection (`operationLog`, `survivingFiles`, `powerLoss`) still works.
 // `invariantViolations()` re-checks D1 and D3; the tests call it after their workloads.
-
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -44,12 +42,12 @@ import Darwin
 /// try recoverAndCheck(on: rebooted)                 // only durable state, plus seeded damage
 /// ```
 public final class FaultInjectingFileSystem: StoreFileSystem {
-    let state: Mutex<FaultState>
+    let state: LockedState<FaultState>
 
     /// Creates a file system holding `files`, all of them durable, with `plan` armed.
     /// With `logsOperations` false nothing is kept in `operationLog` (operations are still counted).
     public init(files: [String: [UInt8]] = [:], plan: FaultPlan = .none, logsOperations: Bool = true) {
-        state = Mutex(FaultState(files: files, plan: plan, logging: logsOperations))
+        state = LockedState(FaultState(files: files, plan: plan, logging: logsOperations))
     }
 
     // MARK: - Plan and inspection

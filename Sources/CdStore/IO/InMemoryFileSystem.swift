@@ -1,9 +1,7 @@
 // A `StoreFileSystem` held in memory, for fast tests and throwaway stores. All state lives in one
-// `InMemoryVolume` behind one `Mutex`; every call takes the lock for its whole duration, so each
+// `InMemoryVolume` behind one `LockedState` (a pthread mutex); every call takes the lock for its whole duration, so each
 // operation is atomic with respect to every other (which also makes F3 trivially true: nothing is
 // ever lost, there is no power to lose — use `FaultInjectingFileSystem` for that).
-
-import Synchronization
 
 /// A file system whose files are byte arrays in memory.
 ///
@@ -19,17 +17,17 @@ import Synchronization
 /// #expect(fs.contents(of: "store.cd")?.count == 4098)
 /// ```
 public final class InMemoryFileSystem: StoreFileSystem {
-    let volume: Mutex<InMemoryVolume>
+    let volume: LockedState<InMemoryVolume>
 
     /// Creates an empty file system.
     public init() {
-        volume = Mutex(InMemoryVolume())
+        volume = LockedState(InMemoryVolume())
     }
 
     /// Creates a file system holding `files` (path → contents), e.g. a state that survived a
     /// simulated power loss, or a golden fixture.
     public init(files: [String: [UInt8]]) {
-        volume = Mutex(InMemoryVolume(files: files))
+        volume = LockedState(InMemoryVolume(files: files))
     }
 
     // MARK: - StoreFileSystem

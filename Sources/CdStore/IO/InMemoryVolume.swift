@@ -1,7 +1,7 @@
 // The storage behind `InMemoryFileSystem` and `FaultInjectingFileSystem`: a flat namespace of
 // paths naming nodes (inodes), each node's bytes, the open handles and their flock-style locks.
 //
-// A plain value type with no locking of its own: its owner keeps it inside a `Mutex` and calls it
+// A plain value type with no locking of its own: its owner keeps it inside a `LockedState` and calls it
 // only while holding that lock. Errors use the POSIX call names of `POSIXFile`, so tests expect
 // the same `StoreError.io` from every implementation (F5).
 //

@@ -9,7 +9,6 @@
 //  P3. Short reads and writes are looped: `read` stops early only at end of file (F1), `write`
 //      writes everything or throws (F2).
 
-import Synchronization
 import SystemPackage
 
 #if canImport(Glibc)
@@ -42,12 +41,12 @@ public final class POSIXFile: StoreFile {
         var closeRequested = false
     }
 
-    private let state: Mutex<DescriptorState>
+    private let state: LockedState<DescriptorState>
 
     init(descriptor: FileDescriptor, path: String, writable: Bool) {
         self.path = path
         self.isWritable = writable
-        self.state = Mutex(DescriptorState(descriptor: descriptor))
+        self.state = LockedState(DescriptorState(descriptor: descriptor))
     }
 
     deinit {

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 @testable import CdStore
 
@@ -75,7 +74,7 @@ import Testing
 
 /// What the threads of a concurrency test report, behind one lock.
 final class SharedLog: Sendable {
-    private let state = Mutex<(failures: [String], writersFinished: Int)>(([], 0))
+    private let state = LockedState<(failures: [String], writersFinished: Int)>(([], 0))
     @Sendable func fail(_ text: String) { state.withLock { $0.failures.append(text) } }
     func writerFinished() { state.withLock { $0.writersFinished += 1 } }
     var writersFinished: Int { state.withLock { $0.writersFinished } }
