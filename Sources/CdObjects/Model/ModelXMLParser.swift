@@ -25,7 +25,7 @@ func parseModelXML(_ data: Data, path: String) throws(ModelError) -> ParsedModel
     guard data.contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else {
         throw .malformedXML(path: path, line: nil, detail: "the file is empty")
     }
-    try checkEncoding(data, path: path)
+    try checkParsable(data, path: path)
     let parser = XMLParser(data: data)
     let handler = ModelXMLHandler(path: path)
     parser.delegate = handler
@@ -46,25 +46,37 @@ func parseModelXML(_ data: Data, path: String) throws(ModelError) -> ParsedModel
     return handler.result
 }
 
-/// Model files are UTF-8 (Xcode writes nothing else). Anything else is refused before it reaches
-/// XMLParser, because swift-corelibs-foundation over libxml2 2.9 crashes the process on some such
-/// input (both found by `fuzz-model-reader`; Fixtures/fuzz/model-reader/regressions/):
+/// Refuses input that swift-corelibs-foundation's XMLParser (over libxml2 2.9) crashes the process
+/// on, before it reaches the parser. Model files are UTF-8 and hold no processing instructions
+/// (Xcode writes neither), so nothing real is refused. All three were found by
+/// `fuzz-model-reader` (Fixtures/fuzz/model-reader/regressions/):
 ///  - bytes that are not UTF-8 in a name (`<l e="" \xE3="2`): a trap in
 ///    `_NSXMLParserStartElementNs` once parsing goes on past the encoding error;
 ///  - a declaration naming another encoding (`<?xml version="1.0" encoding="UTF7"\xDF`): the
-///    encoding switch plus `abortParsing()` from `parseErrorOccurred` is a SEGV in xmlParseChunk.
-func checkEncoding(_ data: Data, path: String) throws(ModelError) {
+///    encoding switch plus `abortParsing()` from `parseErrorOccurred` is a SEGV in xmlParseChunk;
+///  - a processing instruction without data (`<?x?>`): `strlen(NULL)` in
+///    `_NSXMLParserProcessingInstruction`, whatever the delegate does.
+func checkParsable(_ data: Data, path: String) throws(ModelError) {
     guard String(validating: data, as: UTF8.self) != nil else {
         throw .malformedXML(path: path, line: nil, detail: "the file is not UTF-8")
     }
-    let head = String(decoding: data.prefix(256), as: UTF8.self)
-    guard head.hasPrefix("<?xml") || head.hasPrefix("\u{FEFF}<?xml"), let end = head.range(of: "?>") else { return }
-    let declaration = head[..<end.lowerBound]
-    guard let key = declaration.range(of: "encoding") else { return }
-    let rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
-    let name = rest.prefix { $0 != "\"" && $0 != "'" && $0 != " " }.lowercased()
-    guard name == "utf-8" || name == "utf8" else {
-        throw .malformedXML(path: path, line: 1, detail: "encoding \"\(name)\" is not supported; model files are UTF-8")
+    let bytes = [UInt8](data)
+    var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    if bytes[start...].starts(with: Array("<?xml".utf8)) {
+        let end = bytes[start...].firstRange(of: Array("?>".utf8))?.upperBound ?? bytes.count
+        let declaration = String(decoding: bytes[start..<end], as: UTF8.self)
+        if let key = declaration.range(of: "encoding") {
+            let rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
+            let name = rest.prefix { $0 != "\"" && $0 != "'" && $0 != " " && $0 != "?" }.lowercased()
+            guard name == "utf-8" || name == "utf8" else {
+                throw .malformedXML(path: path, line: 1, detail: "encoding \"\(name)\" is not supported; model files are UTF-8")
+            }
+        }
+        start = end
+    }
+    if let pi = bytes[start...].firstRange(of: Array("<?".utf8)) {
+        let line = bytes[..<pi.lowerBound].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+        throw .malformedXML(path: path, line: line, detail: "processing instructions are not supported in a model file")
     }
 }
 

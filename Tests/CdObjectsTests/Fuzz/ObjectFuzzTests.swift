@@ -31,11 +31,13 @@ import Testing
         #expect(target.run([UInt8](try Data(contentsOf: file))) == nil)
     }
 
-    /// fuzz-model-reader's findings, both crashes inside swift-corelibs-foundation's XMLParser
+    /// fuzz-model-reader's findings, all crashes inside swift-corelibs-foundation's XMLParser
     /// over libxml2: an encoding declaration other than UTF-8 (SEGV when the reader aborted from
-    /// `parseErrorOccurred`), and a name that is not UTF-8 (a trap in `_NSXMLParserStartElementNs`
-    /// when it did not). The reader refuses both before parsing.
-    @Test(arguments: ["utf7-declaration-abort-in-error-callback.xml", "invalid-utf8-attribute-name.xml"])
+    /// `parseErrorOccurred`), a name that is not UTF-8 (a trap in `_NSXMLParserStartElementNs`
+    /// when it did not), and a processing instruction without data (`strlen(NULL)`). The reader
+    /// refuses all of them before parsing.
+    @Test(arguments: ["utf7-declaration-abort-in-error-callback.xml", "invalid-utf8-attribute-name.xml",
+                     "processing-instruction-without-data.xml", "processing-instruction-in-model.xml"])
     func modelFileThatCrashedXMLParserIsMalformedXML(_ name: String) throws {
         let url = Self.fixtures.appendingPathComponent("fuzz/model-reader/regressions/\(name)")
         let data = try Data(contentsOf: url)
