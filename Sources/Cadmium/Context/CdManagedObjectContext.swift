@@ -48,6 +48,8 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     private var generation = 0
     /// Main context: objects with an update handler.
     private var watched: [ObjectID: WeakObject] = [:]
+    /// Main context: fetched results controllers, told after each merge.
+    private var mergeObservers: [WeakMergeObserver] = []
 
     /// The pinned snapshot of a `.snapshot` context.
     let pinned: (any SnapshotBackend)?
@@ -275,11 +277,11 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         precondition(kind == .main)
         let state = ThreadState.current
         state.insideMainMerge = true
-        defer { state.insideMainMerge = false }
         for id in applied.updated.union(applied.deleted) {
             guard let object = registered(id) else { continue }
-            object.refresh(with: nil)
-            if applied.deleted.contains(id) { object.withState { $0.isDeleted = true } }
+            // A deleted object keeps its last values, so a `.deleted` handler or a fetched
+            // results controller's delete can still tell which object it was.
+            if applied.deleted.contains(id) { object.withState { $0.isDeleted = true } } else { object.refresh(with: nil) }
         }
         let handlers = lock.withLock { watched.compactMapValues { $0.object } }
         func send(_ ids: some Sequence<ObjectID>, _ event: CdManagedObjectUpdateEvent) {
@@ -296,6 +298,22 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             for id in applied.deleted { watched[id] = nil }
             registry = registry.filter { $0.value.object != nil }
         }
+        state.insideMainMerge = false
+        // After the merge proper, so controllers see refaulted objects and their delegates are
+        // held to the main context's read-only rule (J1).
+        let observers = lock.withLock { () -> [any MainMergeObserver] in
+            mergeObservers = mergeObservers.filter { $0.observer != nil }
+            return mergeObservers.compactMap(\.observer)
+        }
+        for observer in observers { observer.mainContextDidMerge(applied) }
+    }
+
+    /// Main context: tells `observer` (held weakly) after each merge.
+    func observeMerges(_ observer: any MainMergeObserver) {
+        lock.withLock {
+            mergeObservers = mergeObservers.filter { $0.observer != nil && $0.observer !== observer }
+            mergeObservers.append(WeakMergeObserver(observer: observer))
+        }
     }
 
     /// Sends `.refreshed` to `object`'s handler (on the main queue, after the current work).
@@ -304,6 +322,11 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         let box = Unchecked(handler)
         DispatchQueue.main.async { box.value(.refreshed) }
     }
+}
+
+/// A weak reference to a merge observer.
+struct WeakMergeObserver {
+    weak var observer: (any MainMergeObserver)?
 }
 
 /// A weak reference to an object, for the main context's registry.
