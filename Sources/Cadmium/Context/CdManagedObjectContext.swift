@@ -48,6 +48,10 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     private var generation = 0
     /// Main context: objects with an update handler.
     private var watched: [ObjectID: WeakObject] = [:]
+    /// Main context: values of prefetched objects, for when the object is next needed (the
+    /// main context holds its objects weakly, so a prefetched target nobody holds is gone by
+    /// then). Used once; cleared at every merge.
+    private var prefetchedRows: [ObjectID: [String: PropertyValue]] = [:]
     /// Main context: fetched results controllers, told after each merge.
     private var mergeObservers: [WeakMergeObserver] = []
 
@@ -83,9 +87,14 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         lock.withLock {
             if let object = registry[id]?.object { return object }
             let object = stack.model.newInstance(entity: id.entity)
+            let row = prefetchedRows.removeValue(forKey: id)
             object.withState { state in
                 state.context = self
                 state.objectID = id
+                if let row {
+                    state.values = row
+                    state.loaded = true
+                }
             }
             registerLocked(object, id)
             return object
@@ -189,15 +198,38 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// The objects of `ids`, with values from `snapshot`. Objects with changes in this context
     /// keep them; the main context refreshes the others, so a main-thread fetch sees the last
     /// commit even before the merge.
-    func materialize(_ ids: [ObjectID], from snapshot: any SnapshotBackend) throws -> [CdManagedObject] {
-        try ids.compactMap { id in
+    ///
+    /// - Parameters:
+    ///   - keys: `onlyProperties` of an object query: only these values are kept, the objects
+    ///     stay faults for the others.
+    ///   - batchSize: above 0, the objects to refresh are left as faults in batches of this
+    ///     size; reading one loads its batch from one snapshot (`FaultBatch`).
+    func materialize(_ ids: [ObjectID], from snapshot: any SnapshotBackend, keys: Set<String>? = nil,
+                     batchSize: Int = 0) throws -> [CdManagedObject] {
+        var faults: [CdManagedObject] = []
+        let objects = try ids.compactMap { id -> CdManagedObject? in
             let known = registered(id)
             guard let object = known ?? self.object(for: id) else { return nil }
             if known == nil || kind == .main || !object.withState({ $0.loaded }) {
-                object.refresh(with: try snapshot.values(of: id))
+                if batchSize > 0 {
+                    object.refresh(with: nil)
+                    if !object.withState({ $0.loaded || $0.isInserted || !$0.changedKeys.isEmpty }) { faults.append(object) }
+                } else if let keys {
+                    object.refreshPartially(with: try snapshot.values(of: id), keys: keys)
+                } else {
+                    object.refresh(with: try snapshot.values(of: id))
+                }
             }
             return object
         }
+        if batchSize > 0 {
+            for start in stride(from: 0, to: faults.count, by: batchSize) {
+                let members = Array(faults[start..<min(start + batchSize, faults.count)])
+                let batch = FaultBatch(context: self, objects: members, keys: keys)
+                for member in members { member.withState { $0.batch = batch } }
+            }
+        }
+        return objects
     }
 
     // MARK: - Changes
@@ -245,6 +277,8 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                     if applied.updated.contains(id) || applied.inserted.contains(id) {
                         state.values = state.values.filter { if case .attribute = $0.value { true } else { false } }
                         state.loaded = false
+                        state.partialKeys = []
+                        state.batch = nil
                     }
                 }
             }
@@ -295,6 +329,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         send(applied.updated.intersection(direct), .updated)
         send(applied.deleted, .deleted)
         lock.withLock {
+            prefetchedRows = [:]
             for id in applied.deleted { watched[id] = nil }
             registry = registry.filter { $0.value.object != nil }
         }
@@ -306,6 +341,15 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             return mergeObservers.compactMap(\.observer)
         }
         for observer in observers { observer.mainContextDidMerge(applied) }
+    }
+
+    /// Main context: keeps the values of prefetched `objects` until the next merge.
+    func keepPrefetched(_ objects: [CdManagedObject]) {
+        guard kind == .main else { return }
+        let rows = objects.compactMap { object in
+            object.withState { state in state.loaded ? state.objectID.map { ($0, state.values) } : nil }
+        }
+        lock.withLock { for (id, values) in rows { prefetchedRows[id] = values } }
     }
 
     /// Main context: tells `observer` (held weakly) after each merge.
