@@ -12,7 +12,8 @@
 //   update           an object in both, not moved, that the commit changed
 //
 // Shifts caused by other inserts and deletes are not moves, as in Core Data (a table view
-// applies them itself).
+// applies them itself). A refetch that fails (the store failed underneath) leaves the results
+// as they were; the next merge or `performFetch` tries again.
 
 import Foundation
 import CdObjects
