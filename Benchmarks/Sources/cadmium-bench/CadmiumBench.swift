@@ -32,13 +32,15 @@ struct Run: ParsableCommand {
     var dataDirectory = ".build/bench-data"
     @Option(parsing: .upToNextOption, help: "Workloads to run (default: all).")
     var workloads: [Workload] = Workload.reported
+    @Option(parsing: .upToNextOption, help: "Systems to run (default: all).")
+    var systems: [SystemID] = SystemID.allCases
     @Option(help: "Directory of this package, for its Package.resolved (GRDB's version).")
     var packageDirectory = "."
 
     func run() throws {
         let scale = quick ? Scale.quick : Scale.full
         let reps = repetitions ?? (quick ? 1 : 3)
-        let orchestrator = Orchestrator(scale: scale, repetitions: reps, systems: SystemID.allCases,
+        let orchestrator = Orchestrator(scale: scale, repetitions: reps, systems: systems,
                                         workloads: workloads, dataDirectory: dataDirectory)
         let results = SuiteResults(date: ISO8601DateFormatter().string(from: Date()), mode: quick ? "quick" : "full",
                                    scale: scale, repetitions: reps,

@@ -1,18 +1,18 @@
 import CdStore
 
-// Cadmium's engine peer: one named tree in a `Store`, 8 KiB pages, 64 MiB page cache, zlib
-// level 1 (the defaults).
+// Cadmium's engine peer: one named tree in a `Store`, 8 KiB pages, zlib level 1 (the defaults),
+// and the workload's page cache budget (64 MiB, the default, unless the workload says otherwise).
 
 final class CadmiumEngine: EngineSystem {
     static let treeName = "kv"
     let store: Store
     let path: String
 
-    init(path: String, durable: Bool) throws {
+    init(path: String, durable: Bool, cacheBytes: Int) throws {
         self.path = path
         var options = StoreOptions()
         options.pageSize = 8192
-        options.cacheBytes = 64 << 20
+        options.cacheBytes = cacheBytes
         options.durability = durable ? .full : .off
         store = try Store.open(path: path, options: options)
     }

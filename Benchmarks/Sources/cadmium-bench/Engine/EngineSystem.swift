@@ -4,7 +4,7 @@
 protocol EngineSystem {
     /// Opens (creating when missing) the store at `path`. `durable`: fsync every commit
     /// (Cadmium `.full`, SQLite `synchronous=FULL`); otherwise never (`.off` / `OFF`).
-    init(path: String, durable: Bool) throws
+    init(path: String, durable: Bool, cacheBytes: Int) throws
 
     /// Inserts the entries `order` (indices into `data`) in one transaction and commits it.
     func load(_ order: [Int], data: DataSet) throws
@@ -36,11 +36,11 @@ enum SystemID: String, CaseIterable, Codable, Sendable {
         }
     }
 
-    func open(path: String, durable: Bool) throws -> any EngineSystem {
+    func open(path: String, durable: Bool, cacheBytes: Int = 64 << 20) throws -> any EngineSystem {
         switch self {
-        case .cadmium: try CadmiumEngine(path: path, durable: durable)
-        case .sqlite: try SQLiteEngine(path: path, durable: durable, schema: .blobKeyWithoutRowid)
-        case .sqliteRowid: try SQLiteEngine(path: path, durable: durable, schema: .integerKey)
+        case .cadmium: try CadmiumEngine(path: path, durable: durable, cacheBytes: cacheBytes)
+        case .sqlite: try SQLiteEngine(path: path, durable: durable, cacheBytes: cacheBytes, schema: .blobKeyWithoutRowid)
+        case .sqliteRowid: try SQLiteEngine(path: path, durable: durable, cacheBytes: cacheBytes, schema: .integerKey)
         }
     }
 }

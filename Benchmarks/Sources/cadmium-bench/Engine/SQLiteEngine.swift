@@ -1,6 +1,6 @@
 import CSQLite
 
-// SQLite's engine peer through its C API: WAL mode, 8 KiB pages, a 64 MiB page cache (as ours),
+// SQLite's engine peer through its C API: WAL mode, 8 KiB pages, the same page cache budget as ours,
 // prepared statements reused for every operation, explicit transactions.
 //
 // Two schemas: `kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID`, byte keys in one B-tree as in
@@ -15,11 +15,11 @@ final class SQLiteEngine: EngineSystem {
     let schema: Schema
     private var statements: [String: OpaquePointer] = [:]
 
-    convenience init(path: String, durable: Bool) throws {
-        try self.init(path: path, durable: durable, schema: .blobKeyWithoutRowid)
+    convenience init(path: String, durable: Bool, cacheBytes: Int) throws {
+        try self.init(path: path, durable: durable, cacheBytes: cacheBytes, schema: .blobKeyWithoutRowid)
     }
 
-    init(path: String, durable: Bool, schema: Schema) throws {
+    init(path: String, durable: Bool, cacheBytes: Int, schema: Schema) throws {
         self.path = path
         self.schema = schema
         var handle: OpaquePointer?
@@ -30,7 +30,7 @@ final class SQLiteEngine: EngineSystem {
         try exec("PRAGMA page_size = 8192")
         try exec("PRAGMA journal_mode = WAL")
         try exec("PRAGMA synchronous = \(durable ? "FULL" : "OFF")")
-        try exec("PRAGMA cache_size = -65536")
+        try exec("PRAGMA cache_size = -\(cacheBytes / 1024)")
         switch schema {
         case .blobKeyWithoutRowid: try exec("CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID")
         case .integerKey: try exec("CREATE TABLE IF NOT EXISTS kv(k INTEGER PRIMARY KEY, v BLOB)")

@@ -9,11 +9,12 @@ enum Workload: String, CaseIterable, Codable, ExpressibleByArgument, Sendable {
     case loadSequential = "load-seq"
     case loadRandom = "load-rand"
     case getRandom = "get-rand"
+    case getWarm = "get-warm"
     case scanFull = "scan-full"
     case scanRange = "scan-range"
     case commitDurable = "commit-durable"
 
-    static let reported: [Workload] = [.loadSequential, .loadRandom, .getRandom, .scanFull, .scanRange, .commitDurable]
+    static let reported: [Workload] = [.loadSequential, .loadRandom, .getRandom, .getWarm, .scanFull, .scanRange, .commitDurable]
 
     var title: String {
         switch self {
@@ -21,6 +22,7 @@ enum Workload: String, CaseIterable, Codable, ExpressibleByArgument, Sendable {
         case .loadSequential: "bulk load, sequential keys, 1 txn"
         case .loadRandom: "bulk load, random keys, 1 txn"
         case .getRandom: "random get, 1 read txn"
+        case .getWarm: "random get, warm 256 MiB cache"
         case .scanFull: "full scan (key + value)"
         case .scanRange: "range scans of ~1% each"
         case .commitDurable: "single-key durable commits"
@@ -32,13 +34,17 @@ enum Workload: String, CaseIterable, Codable, ExpressibleByArgument, Sendable {
         switch self {
         case .commitDurable: "commits/s"
         case .scanFull, .scanRange: "rows/s"
-        case .getRandom: "gets/s"
+        case .getRandom, .getWarm: "gets/s"
         default: "keys/s"
         }
     }
 
     /// Whether the workload reads the fixture that `.prepare` builds.
-    var readsFixture: Bool { self == .getRandom || self == .scanFull || self == .scanRange }
+    var readsFixture: Bool { [.getRandom, .getWarm, .scanFull, .scanRange].contains(self) }
+
+    /// The page cache of both systems: 64 MiB, or 256 MiB (enough for the whole decompressed
+    /// 1M-key fixture) for the warm-cache variant.
+    var cacheBytes: Int { self == .getWarm ? 256 << 20 : 64 << 20 }
 
     /// Durable (fsync per commit) or CPU-bound (no fsync) settings for both systems.
     var isDurable: Bool { self == .commitDurable }
@@ -58,7 +64,7 @@ struct Scale: Codable, Sendable {
     func operations(_ w: Workload) -> Int {
         switch w {
         case .prepare, .loadSequential, .loadRandom, .scanFull: keys
-        case .getRandom: gets
+        case .getRandom, .getWarm: gets
         case .scanRange: rangeScans * rangeLength
         case .commitDurable: commits
         }

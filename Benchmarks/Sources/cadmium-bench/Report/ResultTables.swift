@@ -54,7 +54,7 @@ struct ResultTables {
             let peerRates = peers.map { w.result($0)?.throughput ?? .nan }
             let ratios = peerRates.map { mine.throughput / $0 }
             var target = "–"
-            if let min = Target.minimumSpeed(w.workload), let worst = ratios.min() {
+            if let min = Target.minimumSpeed(w.workload), let worst = ratios.min(), worst.isFinite {
                 target = "≥ \(fixed(min, 0))×: " + (worst >= min ? "met" : "missed (\(ratio(worst)))")
             }
             t.rows.append(["\(w.title) (\(w.unit))", w.durable ? "fsync each commit" : "no fsync",
@@ -73,7 +73,8 @@ struct ResultTables {
             let sizes = peers.map { w.result($0)?.fileBytes ?? 0 }
             let ratios = sizes.map { Double(mine) / Double($0) }
             let worst = ratios.max() ?? .nan
-            let target = "≤ 0.5×: " + (worst <= Target.maximumFileRatio ? "met" : "missed (\(ratio(worst)))")
+            let target = !worst.isFinite ? "–"
+                : "≤ 0.5×: " + (worst <= Target.maximumFileRatio ? "met" : "missed (\(ratio(worst)))")
             t.rows.append(["\(results.scale.keys) keys, \(w.workload == .loadSequential ? "sequential" : "random") insert order",
                            humanBytes(mine)] + sizes.map(humanBytes) + ratios.map(ratio) + [target])
         }
