@@ -77,7 +77,7 @@ public final class Store: @unchecked Sendable {
     var checkpointCount = 0
 
     // Writer-only (writerGate).
-    let compressor: PageCompressor
+    let encoder: PageImageEncoder
 
     init(path: String, options: StoreOptions, file: any StoreFile, wal: (any StoreFile)?, header: FileHeader,
          activeSlot: Int, map: [MapEntry], chunks: [ChunkLocation], freeSpace: FreeSpace, scan: WALScanResult?) {
@@ -99,7 +99,7 @@ public final class Store: @unchecked Sendable {
         self.walChainCRC = scan?.validEndCRC ?? 0
         self.walSalt = scan?.header?.salt ?? 0
         self.recoveredWAL = scan
-        self.compressor = PageCompressor(level: options.compressionLevel, pageSize: Int(header.pageSize))
+        self.encoder = PageImageEncoder(level: options.compressionLevel, pageSize: Int(header.pageSize))
     }
 
     // MARK: - State checks
