@@ -19,6 +19,13 @@ build: deps
 test: deps
 	$(SWIFT) test $(SWIFT_TEST_FLAGS)
 
+# Creates a sample store, runs transactions and queries, and verifies the file.
+demo: deps
+	$(SWIFT) build --product cadmium-demo
+	$(SWIFT) build --product cdstore-verify
+	$$($(SWIFT) build --show-bin-path)/cadmium-demo demo-store
+	$$($(SWIFT) build --show-bin-path)/cdstore-verify demo-store
+
 clean:
 	rm -rf .build demo-store demo-store-wal
 

@@ -2,7 +2,7 @@
 //
 // Keys are ordered bytewise (memcmp; a proper prefix sorts first). Leaves hold every entry;
 // branches hold separators that route a search. Page layouts: BTreeLayout.swift and
-// docs/FORMAT-btree.md. Splits and merges: BTree+Insert.swift and BTree+Delete.swift.
+// docs/FORMAT.md. Splits and merges: BTree+Insert.swift and BTree+Delete.swift.
 //
 // Invariants (BTreeChecker checks all of them; the code that keeps one names it):
 //  T1. The root page number never changes while the tree exists. A root split moves the root's

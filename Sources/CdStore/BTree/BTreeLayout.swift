@@ -1,5 +1,5 @@
 // Byte layout of the B+tree's pages: branch and leaf pages (one slotted format) and overflow
-// pages. Every offset and size of these structures lives here; docs/FORMAT-btree.md repeats the
+// pages. Every offset and size of these structures lives here; docs/FORMAT.md repeats the
 // tables with a worked example. All integers are little-endian and written field by field.
 //
 // Slotted page header (branch and leaf pages):

@@ -10,14 +10,14 @@ import Darwin
 // Order of a checkpoint (each step a write barrier, notes §1.1):
 //  1. (durability normal) fsync the WAL, so the page file never gets ahead of a log that a crash
 //     could still lose.
-//  2. Copy each page's newest image ≤ the bound (T2) into *free* extents (copy-on-write: no extent
+//  2. Copy each page's newest image ≤ the bound (P2) into *free* extents (copy-on-write: no extent
 //     the durable header references is touched), rewrite the map chunks that changed and the
 //     directory the same way.
 //  3. fsync the page file.
 //  4. Write the header copy not written last time (checkpoint sequence + 1); fsync.
 //  5. Publish under the file lock: the new map and header, and the extents the old ones used
 //     become free (S3).
-//  6. If every commit is now in the page file and no reader is behind (T3): write a new WAL header
+//  6. If every commit is now in the page file and no reader is behind (P3): write a new WAL header
 //     with a fresh salt, truncate the WAL to it, fsync.
 // A crash before step 4 completes leaves the old header, whose extents were not touched; a crash
 // after it leaves the new one. Recovery then replays the WAL commits newer than the header.
@@ -47,9 +47,7 @@ extension Store {
 
     /// Runs a checkpoint; the caller holds the writer gate.
     func checkpointLocked(resetLog: Bool, forceReset: Bool) throws -> CheckpointResult {
-        let (bound, last) = stateLock.withLock { () -> (CommitSequence, CommitSequence) in
-            (min(committed, readers.keys.min() ?? committed), committed)
-        }
+        let bound = stateLock.withLock { min(committed, readers.keys.min() ?? committed) }
         var copied = 0
         if bound > header.commitSequence, let wal {
             if options.durability == .normal { try syncOrPoison(wal, what: "WAL") }
@@ -125,8 +123,8 @@ extension Store {
                 activeSlot = slot
                 for (start, length) in toFree { space.free(start, length: length) }
                 freeSpace = space
+                checkpointCount += 1
             }
-            checkpointCount += 1
             try trimFileTail()
         }
 
@@ -144,8 +142,10 @@ extension Store {
                         try wal.write(h.encoded(), at: 0)
                         try wal.truncate(to: UInt64(WALLayout.headerSize))
                         if options.durability != .off { try wal.sync() }
-                        stateLock.withLock { walIndex = WALIndex() }
-                        walEnd = UInt64(WALLayout.headerSize)
+                        stateLock.withLock {
+                            walIndex = WALIndex()
+                            walEnd = UInt64(WALLayout.headerSize)
+                        }
                         walChainCRC = h.chainSeed
                         walSalt = salt
                     } catch {
@@ -156,7 +156,6 @@ extension Store {
                 reset = true
             }
         }
-        _ = last
         return CheckpointResult(pagesCopied: copied, pageFileCommit: header.commitSequence, walReset: reset)
     }
 

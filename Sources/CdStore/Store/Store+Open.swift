@@ -128,6 +128,13 @@ extension Store {
         }
         let chunkCount = Int(header.chunkCount)
         guard chunkCount > 0 else { return ([], []) }
+        // Every entry is stored in a chunk inside the file: a header claiming more pages than the
+        // file could map is damaged, and must not make us allocate for them.
+        let mapBytes = UInt64(header.pageCount) * UInt64(PageMapLayout.entrySize)
+            + UInt64(chunkCount) * UInt64(PageMapLayout.chunkHeaderSize)
+        guard mapBytes <= fileSize else {
+            throw damaged("\(header.pageCount) pages need \(mapBytes) bytes of map, more than the file's \(fileSize)")
+        }
         let dirLength = PageMapLayout.directoryHeaderSize + chunkCount * PageMapLayout.directoryEntrySize
         guard Int(header.directoryLength) == dirLength else { throw damaged("directory length \(header.directoryLength), expected \(dirLength)") }
         guard header.directoryOffset >= FileHeader.dataStart, header.directoryOffset + UInt64(dirLength) <= fileSize else {
@@ -197,9 +204,13 @@ extension Store {
     /// Indexes the WAL's complete commits that follow the page file's commit without a gap (X2, W1).
     func indexRecoveredCommits(_ scan: WALScanResult) {
         var next = header.commitSequence.next
+        var pageCount = header.pageCount
         for c in scan.commits {
             if c.commit < next { continue }           // already in the page file
             if c.commit != next { break }             // a gap: nothing after it can be trusted
+            // Pages only come into being with an image in the commit that allocates them.
+            if UInt64(c.pageCount) > UInt64(pageCount) + UInt64(c.frames.count) { break }
+            pageCount = c.pageCount
             walIndex.add(commit: c.commit, frames: c.frames, pageCount: c.pageCount)
             committed = c.commit
             next = c.commit.next

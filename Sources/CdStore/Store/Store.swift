@@ -17,13 +17,13 @@ import Darwin
 //    extent or WAL frame that is being reused under it.
 //
 // Invariants:
-//  T1. `committed` is the last commit whose frames (all of them) are in the WAL and the index.
-//  T2. Every registered reader's snapshot is ≤ `committed`; a checkpoint copies only commits
+//  P1. `committed` is the last commit whose frames (all of them) are in the WAL and the index.
+//  P2. Every registered reader's snapshot is ≤ `committed`; a checkpoint copies only commits
 //      ≤ the oldest registered snapshot, so no reader's version of a page is overwritten in the
 //      page file while it may still read it (SQLite's read marks).
-//  T3. The WAL is reset only when every commit is in the page file and no reader's snapshot is
+//  P3. The WAL is reset only when every commit is in the page file and no reader's snapshot is
 //      older than the last commit: then the page file is exactly every reader's snapshot.
-//  T4. After a failed fsync the store is poisoned: nothing more is written and every call throws
+//  P4. After a failed fsync the store is poisoned: nothing more is written and every call throws
 //      `StoreError.poisoned` until it is reopened (Linux may drop dirty pages after a writeback
 //      error, so a retried fsync can succeed over lost data — notes §5.2 rule 6).
 
@@ -63,7 +63,8 @@ public final class Store: @unchecked Sendable {
     var closed = false
     var poison: String?
 
-    // Checkpoint state (writerGate; published under fileLock exclusively).
+    // Checkpoint state (writerGate; published under fileLock exclusively). `walEnd` changes
+    // under stateLock too, so that `statistics` may read it from any thread.
     var header: FileHeader
     var activeSlot: Int
     var map: [MapEntry]
@@ -104,7 +105,7 @@ public final class Store: @unchecked Sendable {
 
     // MARK: - State checks
 
-    /// Throws when the store is closed or poisoned (T4).
+    /// Throws when the store is closed or poisoned (P4).
     func checkUsable() throws {
         try stateLock.withLock {
             if closed { throw StoreError.closed(path: path) }
@@ -119,7 +120,7 @@ public final class Store: @unchecked Sendable {
     /// The last committed sequence number.
     public var lastCommit: CommitSequence { stateLock.withLock { committed } }
 
-    // MARK: - Reader registry (T2)
+    // MARK: - Reader registry (P2)
 
     func registerReader() throws -> CommitSequence {
         try stateLock.withLock {

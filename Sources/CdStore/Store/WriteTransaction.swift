@@ -169,7 +169,7 @@ public final class WriteTransaction: Transaction, PageSink {
         try commitHoldingGate()
         if store.walEnd > store.options.checkpointThresholdBytes {
             // The commit is done; a failing automatic checkpoint must not undo it. A durability
-            // failure inside it poisons the store (T4), which the next call reports.
+            // failure inside it poisons the store (P4), which the next call reports.
             _ = try? store.checkpointLocked(resetLog: true, forceReset: false)
         }
     }
@@ -221,12 +221,12 @@ public final class WriteTransaction: Transaction, PageSink {
                                     previousCRC: crc, to: &out)
 
         // A failed write leaves `walEnd` where it was: the next commit overwrites the partial
-        // frames, and recovery stops at them (their chain CRC cannot match). A failed fsync poisons (T4).
+        // frames, and recovery stops at them (their chain CRC cannot match). A failed fsync poisons (P4).
         try wal.write(out, at: start)
         if store.options.durability == .full {
             do { try wal.sync() } catch {
                 // Best effort: cut the unsynced frames off so that a reopen does not find the
-                // commit this call reports as failed. The store stays poisoned either way (T4).
+                // commit this call reports as failed. The store stays poisoned either way (P4).
                 try? wal.truncate(to: start)
                 store.setPoison("fsync of the WAL failed: \(error)")
                 throw error
@@ -235,8 +235,8 @@ public final class WriteTransaction: Transaction, PageSink {
         store.stateLock.withLock {
             store.walIndex.add(commit: sequence, frames: frames, pageCount: meta.pageCount)
             store.committed = sequence
+            store.walEnd = start + UInt64(out.count)
         }
-        store.walEnd = start + UInt64(out.count)
         store.walChainCRC = crc
         for number in pages { store.cache.put(PageCache.Key(page: number.rawValue, commit: sequence.rawValue), dirty[number]!) }
         dirty = [:]

@@ -119,6 +119,9 @@ enum WALScan {
                 guard Int(count) == pending.count else {
                     stop("commit record of commit \(seq) counts \(count) frames, found \(pending.count)"); break
                 }
+                if let bad = pending.first(where: { $0.page == .none || $0.page.rawValue >= pageCount }) {
+                    stop("frame \(bad.frameIndex) of commit \(seq) names page \(bad.page), outside 1..<\(pageCount)"); break
+                }
                 result.commits.append(WALCommitRecord(commit: seq, frames: pending, pageCount: pageCount,
                                                       endOffset: offset, endCRC: crc))
                 pending = []

@@ -1,22 +1,12 @@
 import Foundation
 import Testing
 @testable import CdObjects
+import CdStore
 
 /// Random models and random mutations: the version hash and `firstStoredShapeDifference` must
 /// agree (equal hashes ⇔ no difference), and a non-stored mutation must never change the hash.
 /// The seed is printed; rerun one with `CD_MODEL_SEED=<seed> swift test --filter ModelShape`.
 @Suite struct ModelShapeRandomizedTests {
-    /// SplitMix64: small, seedable, the same on every platform.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     static let types: [AttributeType] = [.integer16, .integer32, .integer64, .decimal, .double, .float, .string,
                                          .boolean, .date, .binaryData, .uuid, .uri, .transformable(transformerName: nil)]
@@ -76,7 +66,7 @@ import Testing
     @Test func hashAndDifferenceAgreeOnRandomModels() throws {
         let seed = ProcessInfo.processInfo.environment["CD_MODEL_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
         print("ModelShapeRandomizedTests seed: \(seed)")
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         for round in 0..<200 {
             let original = Self.randomEntities(&rng)
             var changed = original

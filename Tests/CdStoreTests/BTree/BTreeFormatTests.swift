@@ -1,4 +1,4 @@
-// The worked example of docs/FORMAT-btree.md, rebuilt by the tree and compared byte for byte with
+// The worked example of docs/FORMAT.md, rebuilt by the tree and compared byte for byte with
 // the hex dump in the document, so that the document and the code cannot drift apart.
 
 import Foundation
@@ -9,7 +9,7 @@ import Testing
     /// The hex lines between "<!-- example:NAME -->" and the closing fence, as "offset: bytes".
     static func documentedBytes(_ name: String) throws -> [Int: [UInt8]] {
         let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/FORMAT-btree.md")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/FORMAT.md")
         let text = try String(contentsOf: docs, encoding: .utf8)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard let start = lines.firstIndex(of: "<!-- example:\(name) -->") else { return [:] }
@@ -27,7 +27,7 @@ import Testing
     /// Every documented byte run equals the page's bytes at that offset.
     static func expectMatches(_ name: String, _ page: PageBuffer) throws {
         let documented = try documentedBytes(name)
-        #expect(!documented.isEmpty, "docs/FORMAT-btree.md has no example \(name)")
+        #expect(!documented.isEmpty, "docs/FORMAT.md has no example \(name)")
         for (offset, expected) in documented {
             let actual = Array(page.bytes[offset ..< offset + expected.count])
             #expect(actual == expected, "\(name) at offset \(String(offset, radix: 16)): page has \(actual.map { String($0, radix: 16) })")

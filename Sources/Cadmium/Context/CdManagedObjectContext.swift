@@ -1,0 +1,313 @@
+// A context: the objects of one place (the main thread, or one transaction) and, for a
+// transaction, its uncommitted changes. Three kinds (CADMIUM.md §1.1):
+//
+//   root         owns the store's writer: `save` hands a change set to `ObjectStore.apply` and
+//                schedules the merge into the main context. Holds no objects.
+//   main         read-only, bound to the main thread. Objects are registered weakly; a fetch
+//                reads a fresh snapshot and refreshes the objects it returns, so it sees every
+//                commit at once; `merge` (on the main queue after each commit) refaults changed
+//                objects and sends update events.
+//   snapshot     `Cd.read`: read-only, every load and fetch from one pinned snapshot.
+//   transaction  a fresh one per transaction body, a child of the root. Keeps its objects and
+//                changes in memory; fetches pass its pending change set to the store so they see
+//                its own changes; `commit` sends one change set through the root.
+//
+// Invariants:
+//   C1. An object appears at most once per context: `registry[id]` is the only object of `id`.
+//   C2. `inserted`, `deleted` and the objects' `changedKeys` are exactly the uncommitted changes;
+//       `pendingChanges()` turns them into one `ChangeSet` and `didCommit` clears them.
+//
+// Confinement: a main context is used on the main thread, a transaction context on the thread
+// running its body. `lock` guards the registry and change sets so that a misuse that the
+// handler lets through cannot corrupt memory.
+
+import Foundation
+import CdObjects
+
+/// A context of objects: the main context (main thread, read-only) or a transaction's context.
+/// Reached through ``Cd/transactionContext()``; most code never needs it.
+public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
+    enum Kind { case root, main, transaction, snapshot }
+
+    let kind: Kind
+    let stack: CdStack
+    /// A number for messages ("transaction context #12").
+    let number: Int
+
+    private let lock = NSLock()
+    private var registry: [ObjectID: WeakObject] = [:]
+    /// Transaction contexts keep their objects alive until the body ends.
+    private var retained: [ObjectID: CdManagedObject] = [:]
+    private var inserted: Set<ObjectID> = []
+    private var deleted: Set<ObjectID> = []
+    private var changed: Set<ObjectID> = []
+    /// `pendingChanges()` as last built; nil after any change (fetches in a transaction ask for
+    /// it each time, so a loop of fetches does not rebuild it from every changed object).
+    private var pendingCache: ChangeSet?
+    /// Counts changes, so a change set built while a change happened is not cached.
+    private var generation = 0
+    /// Main context: objects with an update handler.
+    private var watched: [ObjectID: WeakObject] = [:]
+
+    /// The pinned snapshot of a `.snapshot` context.
+    let pinned: (any SnapshotBackend)?
+
+    init(kind: Kind, stack: CdStack, number: Int, snapshot: (any SnapshotBackend)? = nil) {
+        self.pinned = snapshot
+        self.kind = kind
+        self.stack = stack
+        self.number = number
+    }
+
+    /// "the main context", "transaction context #12", …, for messages.
+    public var description: String {
+        switch kind {
+        case .root: return "the root save context"
+        case .main: return "the main context"
+        case .transaction: return "transaction context #\(number)"
+        case .snapshot: return "a read snapshot context (Cd.read)"
+        }
+    }
+
+    /// Whether the context has uncommitted changes.
+    public var hasChanges: Bool {
+        lock.withLock { !inserted.isEmpty || !deleted.isEmpty || !changed.isEmpty }
+    }
+
+    // MARK: - Objects
+
+    /// The object of `id` in this context: the registered one, or a new fault.
+    func object(for id: ObjectID) -> CdManagedObject? {
+        lock.withLock {
+            if let object = registry[id]?.object { return object }
+            let object = stack.model.newInstance(entity: id.entity)
+            object.withState { state in
+                state.context = self
+                state.objectID = id
+            }
+            registerLocked(object, id)
+            return object
+        }
+    }
+
+    /// The registered object of `id`, if any.
+    func registered(_ id: ObjectID) -> CdManagedObject? {
+        lock.withLock { registry[id]?.object }
+    }
+
+    private func registerLocked(_ object: CdManagedObject, _ id: ObjectID) {
+        registry[id] = WeakObject(object)
+        if kind == .transaction || kind == .snapshot { retained[id] = object }
+    }
+
+    /// Adds a new object (from create or insert) as inserted in this context.
+    func insertNew(_ object: CdManagedObject, id: ObjectID) {
+        object.withState { state in
+            state.context = self
+            state.objectID = id
+            state.isInserted = true
+            state.loaded = true
+        }
+        lock.withLock {
+            registerLocked(object, id)
+            inserted.insert(id)
+            pendingCache = nil
+            generation &+= 1
+        }
+    }
+
+    /// Marks `object` deleted. An object inserted in this context never reaches the store, so
+    /// its delete rules run here: cascade deletes its targets, deny throws 1600, nullify and no
+    /// action remove it from the inverse side of its targets.
+    func markDeleted(_ object: CdManagedObject) throws {
+        guard let id = object.objectID, !object.isDeleted else { return }
+        let wasInserted = object.withState { $0.isInserted }
+        if wasInserted {
+            let model = stack.model.objectModel
+            for relationship in model.allRelationships(of: id.entity) where !relationship.isTransient {
+                let targets = object.rawTargets(relationship.name)
+                if targets.isEmpty { continue }
+                switch relationship.deleteRule {
+                case .deny:
+                    if let error = relationship.validateDelete(relatedCount: targets.count, entityName: id.entity,
+                                                               objectID: "\(id)") { throw error }
+                case .cascade:
+                    object.withState { $0.isDeleted = true }
+                    for target in targets { if let t = self.object(for: target) { try markDeleted(t) } }
+                case .nullify, .noAction:
+                    guard let inverse = relationship.inverse,
+                          let back = model.relationship(inverse, of: relationship.destination) else { continue }
+                    for target in targets {
+                        self.object(for: target)?.rawRemoveTarget(id, inverse, toMany: back.isToMany)
+                    }
+                }
+            }
+        }
+        object.withState { $0.isDeleted = true }
+        lock.withLock {
+            if wasInserted { inserted.remove(id) } else { deleted.insert(id) }
+            changed.remove(id)
+            pendingCache = nil
+            generation &+= 1
+        }
+    }
+
+    /// Records that `object` has changed keys.
+    func noteChanged(_ object: CdManagedObject) {
+        guard let id = object.objectID else { return }
+        lock.withLock {
+            changed.insert(id)
+            pendingCache = nil
+            generation &+= 1
+        }
+    }
+
+    // MARK: - Loading
+
+    /// A snapshot to read from: the pinned one, or a fresh one (the caller ends it).
+    func readSnapshot() throws -> (any SnapshotBackend, ended: Bool) {
+        if let pinned { return (pinned, false) }
+        return (try stack.store.beginSnapshot(), true)
+    }
+
+    func loadValues(_ id: ObjectID) throws -> [String: PropertyValue]? {
+        if let pinned { return try pinned.values(of: id) }
+        let snapshot = try stack.store.beginSnapshot()
+        defer { snapshot.end() }
+        return try snapshot.values(of: id)
+    }
+
+    func loadRelated(_ id: ObjectID, _ key: String) throws -> [ObjectID] {
+        if let pinned { return try pinned.related(id, key) }
+        let snapshot = try stack.store.beginSnapshot()
+        defer { snapshot.end() }
+        return try snapshot.related(id, key)
+    }
+
+    /// The objects of `ids`, with values from `snapshot`. Objects with changes in this context
+    /// keep them; the main context refreshes the others, so a main-thread fetch sees the last
+    /// commit even before the merge.
+    func materialize(_ ids: [ObjectID], from snapshot: any SnapshotBackend) throws -> [CdManagedObject] {
+        try ids.compactMap { id in
+            let known = registered(id)
+            guard let object = known ?? self.object(for: id) else { return nil }
+            if known == nil || kind == .main || !object.withState({ $0.loaded }) {
+                object.refresh(with: try snapshot.values(of: id))
+            }
+            return object
+        }
+    }
+
+    // MARK: - Changes
+
+    /// The context's uncommitted changes as one change set (keeps C2).
+    func pendingChanges() -> ChangeSet {
+        let (cached, start, insertedIDs, deletedIDs, changedIDs) = lock.withLock {
+            (pendingCache, generation, inserted, deleted, changed)
+        }
+        if let cached { return cached }
+        var changes = ChangeSet()
+        changes.deleted = deletedIDs
+        for id in insertedIDs {
+            guard let object = registered(id) else { continue }
+            changes.inserted[id] = object.withState { $0.values }.filter { stack.model.isStored($0.key, of: id.entity) }
+        }
+        for id in changedIDs where !insertedIDs.contains(id) && !deletedIDs.contains(id) {
+            guard let object = registered(id) else { continue }
+            let values = object.withState { state in
+                state.values.filter { state.changedKeys.contains($0.key) }
+            }.filter { stack.model.isStored($0.key, of: id.entity) }
+            if !values.isEmpty { changes.updated[id] = values }
+        }
+        lock.withLock { if generation == start { pendingCache = changes } }
+        return changes
+    }
+
+    /// After a successful commit: the changes are the store's now (keeps C2).
+    func didCommit(_ applied: AppliedChanges) {
+        let objects = lock.withLock { () -> [CdManagedObject] in
+            inserted = []
+            deleted = []
+            changed = []
+            pendingCache = nil
+            generation &+= 1
+            return retained.values.map { $0 }
+        }
+        for object in objects {
+            object.withState { state in
+                state.isInserted = false
+                state.changedKeys = []
+                if let id = state.objectID {
+                    if applied.deleted.contains(id) { state.isDeleted = true }
+                    // The store may have changed inverses: reload relationships when next read.
+                    if applied.updated.contains(id) || applied.inserted.contains(id) {
+                        state.values = state.values.filter { if case .attribute = $0.value { true } else { false } }
+                        state.loaded = false
+                    }
+                }
+            }
+        }
+    }
+
+    /// Drops the uncommitted changes (a transaction body that threw or cancelled its commit).
+    func discardChanges() {
+        lock.withLock {
+            inserted = []
+            deleted = []
+            changed = []
+            pendingCache = nil
+            generation &+= 1
+            retained = [:]
+            registry = [:]
+        }
+    }
+
+    // MARK: - Main context: merge and update handlers
+
+    func watch(_ object: CdManagedObject) {
+        guard let id = object.objectID else { return }
+        lock.withLock { watched[id] = WeakObject(object) }
+    }
+
+    /// Runs on the main queue after a commit: refaults the main context's changed objects and
+    /// calls update handlers (refreshed, then updated, then deleted).
+    func merge(_ changes: ChangeSet, _ applied: AppliedChanges) {
+        precondition(kind == .main)
+        let state = ThreadState.current
+        state.insideMainMerge = true
+        defer { state.insideMainMerge = false }
+        for id in applied.updated.union(applied.deleted) {
+            guard let object = registered(id) else { continue }
+            object.refresh(with: nil)
+            if applied.deleted.contains(id) { object.withState { $0.isDeleted = true } }
+        }
+        let handlers = lock.withLock { watched.compactMapValues { $0.object } }
+        func send(_ ids: some Sequence<ObjectID>, _ event: CdManagedObjectUpdateEvent) {
+            for id in ids.sorted() {
+                guard let object = handlers[id], let handler = object.updateHandler else { continue }
+                handler(event)
+            }
+        }
+        let direct = Set(changes.updated.keys)
+        send(applied.updated.subtracting(direct), .refreshed)
+        send(applied.updated.intersection(direct), .updated)
+        send(applied.deleted, .deleted)
+        lock.withLock {
+            for id in applied.deleted { watched[id] = nil }
+            registry = registry.filter { $0.value.object != nil }
+        }
+    }
+
+    /// Sends `.refreshed` to `object`'s handler (on the main queue, after the current work).
+    func sendRefreshed(_ object: CdManagedObject) {
+        guard kind == .main, let handler = object.updateHandler else { return }
+        let box = Unchecked(handler)
+        DispatchQueue.main.async { box.value(.refreshed) }
+    }
+}
+
+/// A weak reference to an object, for the main context's registry.
+struct WeakObject {
+    weak var object: CdManagedObject?
+    init(_ object: CdManagedObject) { self.object = object }
+}

@@ -1,0 +1,159 @@
+// `@Attribute`: a stored (or transient) attribute of a `CdManagedObject` subclass. The wrapper
+// holds no value; it tells the model builder the attribute's type and options, and routes every
+// read and write through the object's context (where the misuse checks I and J live) with the
+// `_enclosingInstance` subscript.
+
+import Foundation
+import CdObjects
+import Synchronization
+
+/// An option of an ``Attribute``: index, uniqueness, transience, validation.
+///
+/// ```swift
+/// @Attribute(.indexed, .unique) var email: String?
+/// @Attribute(.range(0...150)) var age: Int16 = 0
+/// @Attribute(.length(1...64), .pattern("[A-Z].*")) var name: String
+/// ```
+public struct AttributeOption: Sendable, Hashable {
+    enum Kind: Hashable {
+        case indexed, unique, transient
+        case range(CdValue?, CdValue?)
+        case length(Int?, Int?)
+        case pattern(String)
+    }
+    let kind: Kind
+
+    /// A single-property index (Core Data's "Indexed").
+    public static let indexed = AttributeOption(kind: .indexed)
+    /// A uniqueness constraint on this attribute alone.
+    public static let unique = AttributeOption(kind: .unique)
+    /// Kept in memory only, never stored.
+    public static let transient = AttributeOption(kind: .transient)
+    /// Integer bounds (1610 above, 1620 below at save).
+    public static func range<N: BinaryInteger>(_ range: ClosedRange<N>) -> AttributeOption {
+        AttributeOption(kind: .range(.integer(Int64(range.lowerBound)), .integer(Int64(range.upperBound))))
+    }
+    /// Floating-point bounds.
+    public static func range<F: BinaryFloatingPoint>(_ range: ClosedRange<F>) -> AttributeOption {
+        AttributeOption(kind: .range(.double(Double(range.lowerBound)), .double(Double(range.upperBound))))
+    }
+    /// A lower bound only.
+    public static func minimum(_ value: Int64) -> AttributeOption { AttributeOption(kind: .range(.integer(value), nil)) }
+    /// An upper bound only.
+    public static func maximum(_ value: Int64) -> AttributeOption { AttributeOption(kind: .range(nil, .integer(value))) }
+    /// Date bounds (1630 after, 1640 before).
+    public static func range(_ range: ClosedRange<Date>) -> AttributeOption {
+        AttributeOption(kind: .range(.date(range.lowerBound), .date(range.upperBound)))
+    }
+    /// String length bounds in UTF-16 code units (1660 / 1670).
+    public static func length(_ range: ClosedRange<Int>) -> AttributeOption {
+        AttributeOption(kind: .length(range.lowerBound, range.upperBound))
+    }
+    /// A regular expression the whole string must match (1680).
+    public static func pattern(_ regex: String) -> AttributeOption { AttributeOption(kind: .pattern(regex)) }
+}
+
+/// What the model builder and the accessors need from either wrapper, read through `Mirror`.
+protocol CdPropertyWrapper {
+    /// Unique per wrapper instance: finds the property's name from a key path (see
+    /// `CdManagedObject.propertyName(_:slot:)`).
+    var slot: Int { get }
+}
+
+/// Hands out wrapper slots.
+enum WrapperSlots {
+    static let next = Atomic<Int>(0)
+    static func take() -> Int { next.add(1, ordering: .relaxed).newValue }
+}
+
+/// An attribute of a managed object. Optional Swift types are optional attributes; an inline
+/// value is the model's default.
+///
+/// ```swift
+/// final class Employee: CdManagedObject {
+///     @Attribute var name: String
+///     @Attribute var salary: Int64 = 0
+///     @Attribute(.indexed) var email: String?
+/// }
+/// ```
+@propertyWrapper
+public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
+    let slot: Int
+    let initialValue: Value?
+    let options: [AttributeOption]
+
+    /// An attribute with no default (a required one must be set before the commit).
+    public init() { self.init(options: [], initial: nil) }
+    /// An attribute with options and no default.
+    public init(_ options: AttributeOption...) { self.init(options: options, initial: nil) }
+    /// An attribute whose inline value is the model's default.
+    public init(wrappedValue: Value, _ options: AttributeOption...) { self.init(options: options, initial: wrappedValue) }
+
+    private init(options: [AttributeOption], initial: Value?) {
+        self.slot = WrapperSlots.take()
+        self.options = options
+        self.initialValue = initial
+    }
+
+    /// Not used: every access goes through the enclosing object (see the static subscript).
+    @available(*, unavailable, message: "@Attribute is only available on CdManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("unavailable") }
+        set { fatalError("unavailable") }
+    }
+
+    /// Reads and writes go through the object's context, which checks confinement.
+    public static subscript<Object: CdManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
+    ) -> Value {
+        get {
+            let name = object.propertyName(storageKeyPath, slot: object[keyPath: storageKeyPath].slot)
+            let value = object.readAttribute(name)
+            return Value.fromCdValue(value) ?? Value.cdEmptyValue
+        }
+        set {
+            let name = object.propertyName(storageKeyPath, slot: object[keyPath: storageKeyPath].slot)
+            object.writeAttribute(name, newValue.cdValue)
+        }
+    }
+
+    /// The model's description of this attribute.
+    func description(name: String) -> (AttributeDescription, unique: Bool) {
+        var validation = AttributeValidation()
+        var indexed = false, unique = false, transient = false
+        for option in options {
+            switch option.kind {
+            case .indexed: indexed = true
+            case .unique: unique = true
+            case .transient: transient = true
+            case let .range(low, high):
+                var low = low, high = high
+                // Bounds are given as Int64 or Double; fit them to the attribute's number type.
+                if Value.cdAttributeType == .double || Value.cdAttributeType == .float {
+                    if case let .integer(v)? = low { low = .double(Double(v)) }
+                    if case let .integer(v)? = high { high = .double(Double(v)) }
+                }
+                validation.minValue = low ?? validation.minValue
+                validation.maxValue = high ?? validation.maxValue
+            case let .length(low, high):
+                validation.minLength = low
+                validation.maxLength = high
+            case let .pattern(p): validation.pattern = p
+            }
+        }
+        let initial = initialValue?.cdValue
+        let attribute = AttributeDescription(
+            name: name, type: Value.cdAttributeType, isOptional: Value.cdIsOptional,
+            defaultValue: (initial?.isNull ?? true) ? nil : initial,
+            isTransient: transient, isIndexed: indexed, validation: validation)
+        return (attribute, unique)
+    }
+}
+
+/// The model-building side of `Attribute`, without its generic parameter.
+protocol AttributeWrapper: CdPropertyWrapper {
+    func description(name: String) -> (AttributeDescription, unique: Bool)
+}
+extension Attribute: AttributeWrapper {}

@@ -1,0 +1,114 @@
+// The model of a Cadmium app: an `ObjectModel` plus the class bound to each entity. Built from
+// the classes themselves (reflection over one prototype instance of each: the wrappers tell the
+// property types and options) or read from a Core Data model file and bound to classes by name.
+
+import Foundation
+import CdObjects
+
+/// An entity model with its classes.
+///
+/// ```swift
+/// let model = try CdModel(classes: [Department.self, Employee.self])
+/// let fromFile = try CdModel(contentsOf: modelURL, classes: [Department.self, Employee.self])
+/// ```
+public struct CdModel: @unchecked Sendable {
+    // @unchecked: the metatypes are immutable references to classes.
+    /// The entity model.
+    public let objectModel: ObjectModel
+    private let classes: [String: CdManagedObject.Type]
+    private let storedKeys: [String: Set<String>]
+
+    /// The model declared by `classes`: one entity per class, named by ``CdManagedObject/entityName``,
+    /// with a property per `@Attribute` and `@Relationship`. A class whose superclass is also
+    /// listed becomes a sub-entity. An inverse named on one side only is completed on the other.
+    public init(classes: [CdManagedObject.Type]) throws {
+        var entities: [EntityDescription] = []
+        let listed = Set(classes.map { ObjectIdentifier($0) })
+        for cls in classes {
+            let prototype = cls.init()
+            var entity = EntityDescription(name: cls.entityName, className: String(reflecting: cls))
+            if let parent = class_getSuperclassIfListed(cls, listed) { entity.parent = parent.entityName }
+            for child in Mirror(reflecting: prototype).children {
+                guard let label = child.label, label.hasPrefix("_") else { continue }
+                let name = String(label.dropFirst())
+                if let attribute = child.value as? AttributeWrapper {
+                    let (description, unique) = attribute.description(name: name)
+                    entity.attributes.append(description)
+                    if unique { entity.uniquenessConstraints.append([name]) }
+                } else if let relationship = child.value as? RelationshipWrapper {
+                    entity.relationships.append(relationship.description(name: name))
+                }
+            }
+            entities.append(entity)
+        }
+        // Complete inverses named on one side only.
+        for i in entities.indices {
+            for r in entities[i].relationships.indices {
+                let relationship = entities[i].relationships[r]
+                guard relationship.inverse == nil else { continue }
+                for other in entities where other.name == relationship.destination {
+                    if let back = other.relationships.first(where: {
+                        $0.destination == entities[i].name && $0.inverse == relationship.name
+                    }) {
+                        entities[i].relationships[r].inverse = back.name
+                    }
+                }
+            }
+        }
+        try self.init(objectModel: ObjectModel(entities: entities), classes: classes)
+    }
+
+    /// The model in a Core Data model file (`.xcdatamodel`, `.xcdatamodeld` or a `contents`
+    /// file), with each entity bound to the class of the same name (or whose name is the last
+    /// component of the entity's class name, as in `MyApp.Employee`). Entities without a class
+    /// get plain ``CdManagedObject`` instances.
+    public init(contentsOf url: URL, classes: [CdManagedObject.Type]) throws {
+        let file = try ModelFileReader.load(at: url.path)
+        try self.init(objectModel: file.model, classes: classes)
+    }
+
+    /// An existing entity model bound to `classes` by name.
+    public init(objectModel: ObjectModel, classes: [CdManagedObject.Type]) throws {
+        self.objectModel = objectModel
+        var bound: [String: CdManagedObject.Type] = [:]
+        for entity in objectModel.entities {
+            let shortClass = entity.className.split(separator: ".").last.map(String.init) ?? entity.className
+            if let cls = classes.first(where: { $0.entityName == entity.name })
+                ?? classes.first(where: { String(describing: $0) == shortClass }) {
+                bound[entity.name] = cls
+            }
+        }
+        self.classes = bound
+        var stored: [String: Set<String>] = [:]
+        for entity in objectModel.entities {
+            let attributes = objectModel.allAttributes(of: entity.name).filter { !$0.isTransient }.map(\.name)
+            let relationships = objectModel.allRelationships(of: entity.name).filter { !$0.isTransient }.map(\.name)
+            stored[entity.name] = Set(attributes + relationships)
+        }
+        self.storedKeys = stored
+    }
+
+    /// The class bound to `entity`.
+    func objectClass(for entity: String) -> CdManagedObject.Type? { classes[entity] }
+
+    /// The entity of a class: its ``CdManagedObject/entityName`` if the model has it.
+    func entity(for cls: CdManagedObject.Type) -> EntityDescription? { objectModel.entity(named: cls.entityName) }
+
+    /// A new, context-less instance of `entity`'s class.
+    func newInstance(entity: String) -> CdManagedObject {
+        let object = (classes[entity] ?? CdManagedObject.self).init()
+        object.withState { $0.entityName = entity }
+        return object
+    }
+
+    /// Whether `key` is a stored (not transient) property of `entity`.
+    func isStored(_ key: String, of entity: String) -> Bool { storedKeys[entity]?.contains(key) ?? false }
+}
+
+/// The superclass of `cls` when it is one of the listed classes (a parent entity).
+private func class_getSuperclassIfListed(_ cls: CdManagedObject.Type, _ listed: Set<ObjectIdentifier>) -> CdManagedObject.Type? {
+    guard let superclass = _getSuperclass(cls) as? CdManagedObject.Type, listed.contains(ObjectIdentifier(superclass)) else {
+        return nil
+    }
+    return superclass
+}

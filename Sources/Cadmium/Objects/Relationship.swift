@@ -1,0 +1,117 @@
+// `@Relationship`: a to-one (`T?`), unordered to-many (`Set<T>`) or ordered to-many (`[T]`)
+// relationship of a `CdManagedObject` subclass. Like `@Attribute` it holds no value: reads and
+// writes go through the object's context (checks I, J and K).
+
+import Foundation
+import CdObjects
+
+/// A Swift type a ``Relationship`` can hold: `T?` (to-one), `Set<T>` (to-many) or `[T]`
+/// (ordered to-many), where `T` is a ``CdManagedObject`` subclass.
+public protocol CdRelationshipValue {
+    /// The destination class.
+    static var cdDestination: CdManagedObject.Type { get }
+    /// To-many (`Set`, `Array`) or to-one (`Optional`).
+    static var cdIsToMany: Bool { get }
+    /// Ordered to-many (`Array`).
+    static var cdIsOrdered: Bool { get }
+    /// The value holding `objects` (objects of another class are left out).
+    static func fromObjects(_ objects: [CdManagedObject]) -> Self
+    /// The related objects.
+    var cdObjects: [CdManagedObject] { get }
+}
+
+/// `T?`: a to-one relationship.
+extension Optional: CdRelationshipValue where Wrapped: CdManagedObject {
+    public static var cdDestination: CdManagedObject.Type { Wrapped.self }
+    public static var cdIsToMany: Bool { false }
+    public static var cdIsOrdered: Bool { false }
+    public static func fromObjects(_ objects: [CdManagedObject]) -> Wrapped? { objects.first as? Wrapped }
+    public var cdObjects: [CdManagedObject] { self.map { [$0] } ?? [] }
+}
+
+/// `Set<T>`: an unordered to-many relationship.
+extension Set: CdRelationshipValue where Element: CdManagedObject {
+    public static var cdDestination: CdManagedObject.Type { Element.self }
+    public static var cdIsToMany: Bool { true }
+    public static var cdIsOrdered: Bool { false }
+    public static func fromObjects(_ objects: [CdManagedObject]) -> Set<Element> { Set(objects.compactMap { $0 as? Element }) }
+    public var cdObjects: [CdManagedObject] { Array(self) }
+}
+
+/// `[T]`: an ordered to-many relationship.
+extension Array: CdRelationshipValue where Element: CdManagedObject {
+    public static var cdDestination: CdManagedObject.Type { Element.self }
+    public static var cdIsToMany: Bool { true }
+    public static var cdIsOrdered: Bool { true }
+    public static func fromObjects(_ objects: [CdManagedObject]) -> [Element] { objects.compactMap { $0 as? Element } }
+    public var cdObjects: [CdManagedObject] { self }
+}
+
+/// A relationship of a managed object. The destination entity is the value's class; the inverse
+/// is named on either side or both.
+///
+/// ```swift
+/// final class Department: CdManagedObject {
+///     @Relationship(inverse: "department", deleteRule: .cascade) var employees: Set<Employee>
+/// }
+/// final class Employee: CdManagedObject {
+///     @Relationship(inverse: "employees") var department: Department?
+/// }
+/// ```
+@propertyWrapper
+public struct Relationship<Value: CdRelationshipValue>: CdPropertyWrapper {
+    let slot: Int
+    let inverse: String?
+    let deleteRule: DeleteRule
+    let minCount: Int
+    let maxCount: Int?
+    let isOptional: Bool
+
+    /// A relationship; `deleteRule` defaults to Nullify, as in Xcode.
+    public init(inverse: String? = nil, deleteRule: DeleteRule = .nullify, minCount: Int = 0,
+                maxCount: Int? = nil, optional: Bool = true) {
+        self.slot = WrapperSlots.take()
+        self.inverse = inverse
+        self.deleteRule = deleteRule
+        self.minCount = minCount
+        self.maxCount = maxCount
+        self.isOptional = optional
+    }
+
+    /// Not used: every access goes through the enclosing object (see the static subscript).
+    @available(*, unavailable, message: "@Relationship is only available on CdManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("unavailable") }
+        set { fatalError("unavailable") }
+    }
+
+    /// Reads and writes go through the object's context, which checks confinement.
+    public static subscript<Object: CdManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
+    ) -> Value {
+        get {
+            let name = object.propertyName(storageKeyPath, slot: object[keyPath: storageKeyPath].slot)
+            return Value.fromObjects(object.readRelationship(name))
+        }
+        set {
+            let name = object.propertyName(storageKeyPath, slot: object[keyPath: storageKeyPath].slot)
+            object.writeRelationship(name, newValue.cdObjects, toMany: Value.cdIsToMany)
+        }
+    }
+}
+
+/// The model-building side of `Relationship`, without its generic parameter.
+protocol RelationshipWrapper: CdPropertyWrapper {
+    func description(name: String) -> RelationshipDescription
+}
+
+extension Relationship: RelationshipWrapper {
+    func description(name: String) -> RelationshipDescription {
+        RelationshipDescription(
+            name: name, destination: Value.cdDestination.entityName, inverse: inverse,
+            isToMany: Value.cdIsToMany, isOrdered: Value.cdIsOrdered, deleteRule: deleteRule,
+            minCount: minCount, maxCount: maxCount, isOptional: isOptional)
+    }
+}

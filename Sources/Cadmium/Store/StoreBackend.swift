@@ -1,0 +1,39 @@
+// The part of the object store (`docs/design/object-store-api.md`) that the context layer uses,
+// as two protocols, which `ObjectStore` and `ObjectSnapshot` adopt below. The seam keeps the
+// context layer's needs in one place (and lets a test substitute a store).
+//
+// Confinement: a `StoreBackend` is thread-safe (any number of snapshots on any threads, `apply`
+// serialised); a `SnapshotBackend` is used by one thread at a time.
+
+import CdObjects
+
+/// The object store as the context layer uses it. Thread-safe.
+protocol StoreBackend: AnyObject, Sendable {
+    var model: ObjectModel { get }
+    func newObjectIDs(entity: String, count: Int) throws -> [ObjectID]
+    func apply(_ changes: ChangeSet) throws -> AppliedChanges
+    func beginSnapshot() throws -> any SnapshotBackend
+}
+
+/// A read snapshot of the last commit. One thread at a time.
+protocol SnapshotBackend: AnyObject {
+    /// The commit this snapshot sees, as a number that grows with every commit.
+    var commitNumber: UInt64 { get }
+    func values(of id: ObjectID) throws -> [String: PropertyValue]?
+    func exists(_ id: ObjectID) throws -> Bool
+    func related(_ id: ObjectID, _ relationship: String) throws -> [ObjectID]
+    func fetchIDs(_ request: FetchRequest, pending: ChangeSet?) throws -> [ObjectID]
+    func fetchRows(_ request: FetchRequest, pending: ChangeSet?) throws -> [[String: PropertyValue]]
+    func count(_ request: FetchRequest, pending: ChangeSet?) throws -> Int
+    func end()
+}
+
+// MARK: - The object store
+
+extension ObjectStore: StoreBackend {
+    func beginSnapshot() throws -> any SnapshotBackend { try beginRead() }
+}
+
+extension ObjectSnapshot: SnapshotBackend {
+    var commitNumber: UInt64 { commit.rawValue }
+}

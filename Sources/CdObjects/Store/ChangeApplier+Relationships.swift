@@ -1,0 +1,123 @@
+// Phase 2 of apply: given relationship values are set and inverses kept in step (A3 in
+// ChangeApplier.swift). A to-one that moves takes the object out of its previous owner's
+// to-many; a one-to-one target that gets a new owner is taken from the old one.
+
+extension ChangeApplier {
+    func relate() throws {
+        // Only objects given a relationship value take part (bulk inserts of plain attributes skip this).
+        func relates(_ v: [String: PropertyValue]) -> Bool {
+            v.values.contains { if case .attribute = $0 { return false }; return true }
+        }
+        var work: [(ObjectID, [String: PropertyValue])] = []
+        for (id, v) in changes.inserted where relates(v) && !deleting.contains(id) { work.append((id, v)) }
+        for (id, v) in changes.updated where relates(v) && !deleting.contains(id) && changes.inserted[id] == nil { work.append((id, v)) }
+        work.sort { $0.0 < $1.0 }
+        for (id, values) in work {
+            let entity = try layout.entity(id.entity)
+            for key in values.keys.sorted() {
+                guard let r = entity.relationships[key] else { continue }
+                switch values[key]! {
+                case let .toOne(target): try setToOne(id, r, entity, target)
+                case let .toMany(targets): try setToMany(id, r, entity, targets)
+                case .attribute: break
+                }
+            }
+        }
+    }
+
+    /// Checks that `target` exists and may be the destination of `r`.
+    private func checkTarget(_ target: ObjectID, _ r: RelationshipDescription, source: ObjectID, _ entity: EntityLayout) throws {
+        guard layout.isKind(target.entity, of: r.destination) else {
+            throw CdError.validation(ValidationFailure(entity: entity.name, objectID: source.description, key: r.name,
+                                                       message: "\(target) is not a \(r.destination)"))
+        }
+        guard try record(target) != nil else { throw missingObject(target, entity: entity.name, key: r.name) }
+    }
+
+    func setToOne(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ target: ObjectID?) throws {
+        guard var rec = try record(id) else { throw missingObject(id, entity: entity.name, key: r.name) }
+        if let target { try checkTarget(target, r, source: id, entity) }
+        let slot = entity.toOneSlots[r.name]!
+        let old = rec.toOne[slot]
+        guard old != target else { return }
+        rec.toOne[slot] = target
+        records[id] = rec
+        markUpdated(id)
+        guard let inverse = layout.model.inverse(of: r.name, in: entity.name) else { return }
+        if let old { try unlink(old, inverse, from: id) }
+        if let target { try link(target, inverse, to: id, forward: r) }
+    }
+
+    func setToMany(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ targets: [ObjectID]) throws {
+        guard try record(id) != nil else { throw missingObject(id, entity: entity.name, key: r.name) }
+        var seen = Set<ObjectID>()
+        var new: [ObjectID] = []
+        for t in targets where seen.insert(t).inserted {
+            try checkTarget(t, r, source: id, entity)
+            new.append(t)
+        }
+        if !r.isOrdered { new.sort { $0.primaryKey < $1.primaryKey } }
+        let old = try list(id, r, entity)
+        guard old != new else { return }
+        let oldSet = Set(old)
+        setList(id, r, new)
+        guard let inverse = layout.model.inverse(of: r.name, in: entity.name) else { return }
+        for o in old where !seen.contains(o) { try unlink(o, inverse, from: id) }
+        for n in new where !oldSet.contains(n) { try link(n, inverse, to: id, forward: r) }
+    }
+
+    /// Makes `source` appear in `object.inverse`. A to-one inverse that pointed elsewhere is moved:
+    /// the previous owner loses `object` from its side of `forward`.
+    func link(_ object: ObjectID, _ inverse: RelationshipDescription, to source: ObjectID, forward: RelationshipDescription) throws {
+        guard var rec = try record(object) else { return }
+        let entity = rec.entity
+        if inverse.isToMany {
+            var l = try list(object, inverse, entity)
+            guard !l.contains(source) else { return }
+            l.append(source)
+            if !inverse.isOrdered { l.sort { $0.primaryKey < $1.primaryKey } }
+            setList(object, inverse, l)
+        } else {
+            let slot = entity.toOneSlots[inverse.name]!
+            let previous = rec.toOne[slot]
+            guard previous != source else { return }
+            rec.toOne[slot] = source
+            records[object] = rec
+            markUpdated(object)
+            if let previous { try detach(object, fromOwner: previous, forward) }
+        }
+    }
+
+    /// Removes `source` from `object.inverse` (sets a to-one inverse to nil when it holds `source`).
+    func unlink(_ object: ObjectID, _ inverse: RelationshipDescription, from source: ObjectID) throws {
+        guard var rec = try record(object) else { return }
+        let entity = rec.entity
+        if inverse.isToMany {
+            var l = try list(object, inverse, entity)
+            guard let i = l.firstIndex(of: source) else { return }
+            l.remove(at: i)
+            setList(object, inverse, l)
+        } else {
+            let slot = entity.toOneSlots[inverse.name]!
+            guard rec.toOne[slot] == source else { return }
+            rec.toOne[slot] = nil
+            records[object] = rec
+            markUpdated(object)
+        }
+    }
+
+    /// `owner.forward` no longer holds `object` (it moved to another owner).
+    private func detach(_ object: ObjectID, fromOwner owner: ObjectID, _ forward: RelationshipDescription) throws {
+        guard var rec = try record(owner) else { return }
+        if forward.isToMany {
+            var l = try list(owner, forward, rec.entity)
+            guard let i = l.firstIndex(of: object) else { return }
+            l.remove(at: i)
+            setList(owner, forward, l)
+        } else if let slot = rec.entity.toOneSlots[forward.name], rec.toOne[slot] == object {
+            rec.toOne[slot] = nil
+            records[owner] = rec
+            markUpdated(owner)
+        }
+    }
+}

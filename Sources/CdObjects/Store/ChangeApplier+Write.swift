@@ -1,0 +1,236 @@
+// Phase 4 of apply: validation, then the writes — records, index entries (with uniqueness
+// checked through the unique indexes), relationship trees and next keys.
+//
+// Updated objects are validated before writing (throwIfInvalid); inserted ones while they are
+// written. Whatever fails, the caller aborts the engine transaction, so nothing is stored.
+//
+// Write order (keeps U1):
+//   1. index entries of deleted objects and the changed entries of updated objects are removed;
+//   2. records of deleted objects and their relationship entries are removed;
+//   3. records and new index entries of updated, then inserted objects are written, each unique
+//      entry checked against what the index holds at that moment;
+//   4. changed to-many lists; 5. next keys.
+//  U1. When a unique entry is checked, every entry the change set removes is already gone and
+//      every entry it adds before is present, so swaps pass and duplicates inside the set fail.
+
+import CdStore
+
+extension ChangeApplier {
+    // MARK: - Validation
+
+    /// Validation failures of updated objects, plus denials. Inserted objects are validated as
+    /// they are written (`write`), so a bulk insert stages each record once.
+    func validationErrors() throws -> [CdError] {
+        var errors = denialErrors()
+        for id in updated {
+            guard let rec = try record(id) else { continue }
+            try validate(id, rec, isNew: false, into: &errors)
+        }
+        return errors
+    }
+
+    private func validate(_ id: ObjectID, _ rec: Record, isNew: Bool, into errors: inout [CdError]) throws {
+        let entity = rec.entity
+        // The object's description is only built for a failure.
+        for (slot, attribute) in entity.attributes.enumerated() {
+            if let e = attribute.validate(rec.values[slot], entityName: entity.name) { errors.append(e.withObjectID(id.description)) }
+        }
+        for (i, r) in entity.toOnes.enumerated() where rec.toOne[i] == nil {
+            if let e = r.validateCount(0, entityName: entity.name) { errors.append(e.withObjectID(id.description)) }
+        }
+        for r in entity.toManys where !r.isOptional || r.minCount > 0 || r.maxCount != nil {
+            let count: Int
+            if let l = lists[RelationshipKey(object: id, relationship: r.name)] {
+                count = l.count
+            } else {
+                count = isNew ? 0 : try stored.relatedCount(id, treeName: entity.toManyTrees[r.name]!)
+            }
+            if let e = r.validateCount(count, entityName: entity.name, objectID: id.description) { errors.append(e) }
+        }
+    }
+
+    /// Throws the one error, or 1560 with all of them.
+    func throwIfInvalid() throws {
+        try Self.throwErrors(try validationErrors())
+    }
+
+    static func throwErrors(_ errors: [CdError]) throws {
+        if errors.count == 1 { throw errors[0] }
+        if errors.count > 1 {
+            throw CdError.multipleValidationErrors(errors.sorted { $0.description < $1.description })
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Writes the working set. `nextKeys` are the store's in-memory counters; the stored next key
+    /// of each root becomes the largest of the stored one, the counter and the largest inserted
+    /// key + 1. Returns what was applied and the next keys written.
+    func write(nextKeys: [String: Int64]) throws -> (AppliedChanges, [String: Int64]) {
+        // 1–2. Deleted objects.
+        for id in deleted {
+            guard let original = originals[id] ?? nil else { continue }
+            let entity = original.entity
+            for index in entity.indexes {
+                try stored.writableTree(index.definition.tree).delete(IndexKey.key(index, original, primaryKey: id.primaryKey))
+            }
+            try stored.writableTree(entity.recordTree).delete(RecordCodec.key(id.primaryKey))
+            for r in entity.toManys {
+                let t = try stored.writableTree(entity.toManyTrees[r.name]!)
+                let lower = RecordCodec.key(id.primaryKey)
+                var keys: [[UInt8]] = []
+                try t.scan(from: lower, upTo: IndexKey.successor(lower)) { k, _ in keys.append(k); return true }
+                for k in keys { try t.delete(k) }
+            }
+        }
+        // 1. Changed index entries of updated objects.
+        var added: [(ObjectID, Record, IndexLayout, [UInt8])] = []
+        let updatedRecords = updated.compactMap { id -> (ObjectID, Record, Record)? in
+            guard let current = records[id], let original = originals[id] ?? nil,
+                  current.values != original.values || current.toOne != original.toOne else { return nil }
+            return (id, original, current)
+        }
+        for (id, original, current) in updatedRecords {
+            for index in current.entity.indexes {
+                let old = IndexKey.key(index, original, primaryKey: id.primaryKey)
+                let new = IndexKey.key(index, current, primaryKey: id.primaryKey)
+                if old != new {
+                    try stored.writableTree(index.definition.tree).delete(old)
+                    added.append((id, current, index, new))
+                }
+            }
+        }
+        // 3. Records and new entries.
+        for (id, _, current) in updatedRecords {
+            try stored.writableTree(current.entity.recordTree).put(RecordCodec.key(id.primaryKey), RecordCodec.encode(current, layout: layout))
+        }
+        for (id, rec, index, key) in added { try addIndexEntry(key, index, id, rec) }
+        var result = AppliedChanges()
+        var largest: [String: Int64] = [:]
+        // In key order: the record trees then grow at their right edge.
+        // Inserted objects are validated here; after the first failure nothing more is written
+        // (the transaction is aborted) but validation goes on, so every failure is reported, and
+        // validation failures take precedence over a uniqueness violation.
+        var errors: [CdError] = []
+        var violation: CdError?
+        for id in changes.inserted.keys.sorted(by: { $0.primaryKey < $1.primaryKey }) where !deleting.contains(id) {
+            guard let entity = layout.entities[id.entity], let values = changes.inserted[id] else { continue }
+            let rec = records[id] ?? Self.staged(entity, values)
+            try validate(id, rec, isNew: true, into: &errors)
+            guard errors.isEmpty, violation == nil else { continue }
+            try stored.writableTree(entity.recordTree).put(RecordCodec.key(id.primaryKey), RecordCodec.encode(rec, layout: layout))
+            do {
+                for index in entity.indexes {
+                    try addIndexEntry(IndexKey.key(index, rec, primaryKey: id.primaryKey), index, id, rec)
+                }
+            } catch let e as CdError {
+                guard case .constraintViolation = e else { throw e }
+                violation = e
+            }
+            if id.primaryKey > largest[entity.root, default: 0] { largest[entity.root] = id.primaryKey }
+            result.inserted.insert(id)
+        }
+        try Self.throwErrors(errors)
+        if let violation { throw violation }
+        // 4. To-many lists.
+        for (key, list) in lists where !deleting.contains(key.object) {
+            let original = listOriginals[key] ?? []
+            guard list != original, let entity = layout.entities[key.object.entity], let r = entity.relationships[key.relationship] else { continue }
+            try writeList(key.object, r, entity, old: original, new: list)
+        }
+        // 5. Next keys.
+        var written: [String: Int64] = [:]
+        for root in Set(largest.keys).union(nextKeys.keys) {
+            let storedNext = try stored.storedNextKey(root: root)
+            let next = max(storedNext, nextKeys[root] ?? 1, (largest[root] ?? 0) + 1)
+            if next != storedNext {
+                var v: [UInt8] = []
+                v.appendU64LE(UInt64(bitPattern: next))
+                try stored.writableTree(StoreLayout.metaTree).put(StoreLayout.nextKeyKey(root: root), v)
+            }
+            written[root] = next
+        }
+        result.updated = updated.subtracting(result.inserted)
+        result.deleted = deleted
+        return (result, written)
+    }
+
+    /// Puts an index entry; for a unique index first checks that no other object holds the same
+    /// non-nil column values (U1).
+    private func addIndexEntry(_ key: [UInt8], _ index: IndexLayout, _ id: ObjectID, _ rec: Record) throws {
+        let tree = try stored.writableTree(index.definition.tree)
+        if index.definition.isUnique, !IndexKey.hasNilColumn(index, rec) {
+            let prefix = Array(key.dropLast(8))
+            var conflict: ObjectID?
+            try tree.scan(from: prefix, upTo: IndexKey.successor(prefix)) { k, _ in
+                let pk = Int64(bitPattern: readU64BE(k, at: k.count - 8))
+                guard pk != id.primaryKey else { return true }
+                if let other = try self.currentRecord(primaryKey: pk, recordTree: rec.entity.recordTree),
+                   Self.sameColumns(index, rec, other.1) {
+                    conflict = other.0
+                    return false
+                }
+                return true
+            }
+            if let conflict {
+                let d = index.definition
+                let values = d.properties.map { p in rec.value(of: p).map(Self.describe) ?? "nil" }.joined(separator: ", ")
+                throw CdError.constraintViolation(ValidationFailure(
+                    entity: rec.entity.name, objectID: id.description, key: d.properties.joined(separator: ","),
+                    message: "uniqueness constraint (\(d.properties.joined(separator: ", "))) of \(d.entity) violated: \(values) is also held by \(conflict)"))
+            }
+        }
+        try tree.put(key, [])
+    }
+
+    /// The object at `primaryKey` of a hierarchy, as this change set leaves it.
+    private func currentRecord(primaryKey: Int64, recordTree: String) throws -> (ObjectID, Record)? {
+        guard let t = try stored.tree(recordTree), let bytes = try t.get(RecordCodec.key(primaryKey)) else { return nil }
+        let rec = try stored.decode(bytes, tree: t, primaryKey: primaryKey)
+        let id = ObjectID(entity: rec.entity.name, primaryKey: primaryKey)
+        return (id, records[id] ?? rec)
+    }
+
+    static func sameColumns(_ index: IndexLayout, _ a: Record, _ b: Record) -> Bool {
+        for c in index.columns {
+            guard let pa = a.value(of: c.property), let pb = b.value(of: c.property), pa == pb else { return false }
+        }
+        return true
+    }
+
+    static func describe(_ v: PropertyValue) -> String {
+        switch v {
+        case let .attribute(x): return x.description
+        case let .toOne(x): return x?.description ?? "nil"
+        case let .toMany(x): return x.description
+        }
+    }
+
+    private func writeList(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, old: [ObjectID], new: [ObjectID]) throws {
+        let t = try stored.writableTree(entity.toManyTrees[r.name]!)
+        let source = RecordCodec.key(id.primaryKey)
+        if r.isOrdered {
+            for i in new.count..<max(new.count, old.count) { try t.delete(source + Self.position(i)) }
+            for (i, target) in new.enumerated() where i >= old.count || old[i] != target {
+                var v: [UInt8] = []
+                v.appendVarint(UInt64(layout.entities[target.entity]!.code))
+                v.appendVarint(UInt64(bitPattern: target.primaryKey))
+                try t.put(source + Self.position(i), v)
+            }
+        } else {
+            let oldSet = Set(old), newSet = Set(new)
+            for o in old where !newSet.contains(o) { try t.delete(source + RecordCodec.key(o.primaryKey)) }
+            for n in new where !oldSet.contains(n) {
+                var v: [UInt8] = []
+                v.appendVarint(UInt64(layout.entities[n.entity]!.code))
+                try t.put(source + RecordCodec.key(n.primaryKey), v)
+            }
+        }
+    }
+
+    static func position(_ i: Int) -> [UInt8] {
+        var p: [UInt8] = []
+        p.appendU32BE(UInt32(i))
+        return p
+    }
+}

@@ -1,0 +1,216 @@
+// Applying a change set: the working set of objects it touches, and inverse maintenance.
+//
+// Phases (ObjectStore.apply runs all four in one engine write transaction; a query with a
+// `pending` overlay runs 1–3 over a read transaction and reads the working set instead):
+//   1. stage      inserted objects get defaults + given attributes; updated objects are loaded
+//                 and get their new attributes.
+//   2. relate     given relationship values are set, inverses kept in step (ChangeApplier+Relationships).
+//   3. delete     delete rules: cascade, nullify, deny (collected), no action (ChangeApplier+Delete).
+//   4. validate and write (ChangeApplier+Write): attribute and count validation, uniqueness,
+//                 record, index and relationship tree updates, next keys.
+//
+// Invariants:
+//  A1. `records[id]` is the current state of every object loaded or changed; `originals[id]` the
+//      stored state it was loaded with (nil for a new object). Index maintenance diffs the two.
+//  A2. `lists[key]` is the current list of every to-many relationship read or changed, and
+//      `listOriginals[key]` the stored one; the write phase writes the difference.
+//  A3. Setting one side of a relationship with an inverse updates the other side in the same
+//      step, so after phase 2 both sides agree for every object in the working set.
+//  A4. Deleted objects are never in `records`' live view: `record(_:)` answers nil for them.
+//
+// Confinement: one applier per apply or query, used by one thread.
+
+import CdStore
+
+/// One to-many relationship of one object.
+struct RelationshipKey: Hashable {
+    let object: ObjectID
+    let relationship: String
+}
+
+final class ChangeApplier {
+    let layout: StoreLayout
+    let stored: StoredObjects
+    let changes: ChangeSet
+    /// True for a query overlay: no validation, deny does not fail, nothing is written.
+    let overlay: Bool
+
+    var records: [ObjectID: Record] = [:]
+    var originals: [ObjectID: Record?] = [:]
+    var lists: [RelationshipKey: [ObjectID]] = [:]
+    var listOriginals: [RelationshipKey: [ObjectID]] = [:]
+    /// Objects changed besides inserts (given updates, inverse and nullify changes).
+    var updated: Set<ObjectID> = []
+    /// Objects deleted (given and cascaded) that existed.
+    var deleted: Set<ObjectID> = []
+    /// Objects named for deletion or reached by cascade (A4), whether or not they existed.
+    var deleting: Set<ObjectID>
+    /// Deny rules that found related objects: (object, relationship, blockers).
+    var denials: [(ObjectID, RelationshipDescription, [ObjectID])] = []
+    /// Next keys stored before this change set, per root (inserted keys below them are checked).
+    var storedNextKeys: [String: Int64] = [:]
+
+    init(layout: StoreLayout, stored: StoredObjects, changes: ChangeSet, overlay: Bool) {
+        self.layout = layout
+        self.stored = stored
+        self.changes = changes
+        self.overlay = overlay
+        self.deleting = changes.deleted
+    }
+
+    // MARK: - Running
+
+    /// Phases 1–3.
+    func prepare() throws {
+        try stage()
+        try relate()
+        try applyDeletes()
+        #if DEBUG
+        checkInvariants()
+        #endif
+    }
+
+    #if DEBUG
+    /// Debug-only check of A3 over the loaded part of the working set: a to-one and the inverse
+    /// to-many (or to-one) it points at agree, in both directions.
+    func checkInvariants() {
+        for (id, rec) in records where !deleting.contains(id) {
+            for (i, r) in rec.entity.toOnes.enumerated() {
+                guard let t = rec.toOne[i], !deleting.contains(t),
+                      let inverse = layout.model.inverse(of: r.name, in: rec.entity.name) else { continue }
+                if inverse.isToMany, let l = lists[RelationshipKey(object: t, relationship: inverse.name)] {
+                    precondition(l.contains(id), "A3: \(id).\(r.name) = \(t) but \(t).\(inverse.name) lacks \(id)")
+                } else if !inverse.isToMany, let other = records[t], let slot = other.entity.toOneSlots[inverse.name] {
+                    precondition(other.toOne[slot] == id, "A3: \(id).\(r.name) = \(t) but \(t).\(inverse.name) = \(String(describing: other.toOne[slot]))")
+                }
+            }
+        }
+        for (key, list) in lists where !deleting.contains(key.object) {
+            guard let entity = layout.entities[key.object.entity],
+                  let inverse = layout.model.inverse(of: key.relationship, in: entity.name) else { continue }
+            for m in list where !deleting.contains(m) {
+                if !inverse.isToMany, let rec = records[m], let slot = rec.entity.toOneSlots[inverse.name] {
+                    precondition(rec.toOne[slot] == key.object, "A3: \(key.object).\(key.relationship) holds \(m) but \(m).\(inverse.name) = \(String(describing: rec.toOne[slot]))")
+                } else if inverse.isToMany, let l = lists[RelationshipKey(object: m, relationship: inverse.name)] {
+                    precondition(l.contains(key.object), "A3: \(key.object).\(key.relationship) holds \(m) but \(m).\(inverse.name) lacks it")
+                }
+            }
+        }
+    }
+    #endif
+
+    // MARK: - Phase 1
+
+    private func stage() throws {
+        for (id, values) in changes.inserted where !deleting.contains(id) {
+            let entity = try layout.entity(id.entity)
+            guard !entity.isAbstract else {
+                throw CdError.validation(ValidationFailure(entity: entity.name, objectID: id.description, key: "entity",
+                                                           message: "cannot insert an object of abstract entity \(entity.name)"))
+            }
+            guard id.primaryKey > 0 else {
+                throw CdError.validation(ValidationFailure(entity: entity.name, objectID: id.description, key: "primaryKey",
+                                                           message: "primary keys start at 1"))
+            }
+            try checkProperties(values, of: entity, id: id)
+            if !overlay, id.primaryKey < (try nextKey(entity.root)), try storedKeyTaken(id, entity) {
+                throw CdError.validation(ValidationFailure(entity: entity.name, objectID: id.description, key: "primaryKey",
+                                                           message: "an object with primary key \(id.primaryKey) already exists"))
+            }
+        }
+        for (id, values) in changes.updated where !deleting.contains(id) && changes.inserted[id] == nil {
+            let entity = try layout.entity(id.entity)
+            try checkProperties(values, of: entity, id: id)
+            guard var record = try record(id) else { throw missingObject(id, entity: entity.name, key: "self") }
+            var changed = false
+            for (key, value) in values {
+                guard let slot = entity.attributeSlots[key], case let .attribute(v) = value else { continue }
+                if record.values[slot] != v { record.values[slot] = v; changed = true }
+            }
+            if changed { records[id] = record; updated.insert(id) }
+        }
+    }
+
+    private func nextKey(_ root: String) throws -> Int64 {
+        if let n = storedNextKeys[root] { return n }
+        let n = try stored.storedNextKey(root: root)
+        storedNextKeys[root] = n
+        return n
+    }
+
+    /// Whether the record tree holds any object (of any entity of the hierarchy) at the key.
+    private func storedKeyTaken(_ id: ObjectID, _ entity: EntityLayout) throws -> Bool {
+        guard let t = try stored.tree(entity.recordTree) else { return false }
+        return try t.get(RecordCodec.key(id.primaryKey)) != nil
+    }
+
+    /// Unknown property names and values of the wrong kind (attribute vs relationship) → 1550.
+    private func checkProperties(_ values: [String: PropertyValue], of entity: EntityLayout, id: ObjectID) throws {
+        for (key, value) in values {
+            if entity.transients.contains(key) { continue }
+            let ok: Bool
+            switch value {
+            case .attribute: ok = entity.attributeSlots[key] != nil
+            case .toOne: ok = entity.toOneSlots[key] != nil
+            case .toMany: ok = entity.relationships[key]?.isToMany == true
+            }
+            guard ok else {
+                let what = entity.attributeSlots[key] != nil ? "an attribute" : entity.relationships[key].map { $0.isToMany ? "a to-many relationship" : "a to-one relationship" } ?? "not a property"
+                throw CdError.validation(ValidationFailure(entity: entity.name, objectID: id.description, key: key,
+                                                           message: "\(key) is \(what) of \(entity.name), not a value for \(value)"))
+            }
+        }
+    }
+
+    // MARK: - Working set access
+
+    /// The current state of `id` (A1, A4): working set, else a staged insert, else the store.
+    func record(_ id: ObjectID) throws -> Record? {
+        if deleting.contains(id) { return nil }
+        if let r = records[id] { return r }
+        if let values = changes.inserted[id] {
+            guard let entity = layout.entities[id.entity] else { return nil }
+            let r = Self.staged(entity, values)
+            records[id] = r
+            originals[id] = .some(nil)
+            return r
+        }
+        guard originals[id] == nil, let r = try stored.record(id) else { return nil }
+        records[id] = r
+        originals[id] = r
+        return r
+    }
+
+    /// A new object's record: defaults, then the given attribute values.
+    static func staged(_ entity: EntityLayout, _ values: [String: PropertyValue]) -> Record {
+        var r = Record(defaultsOf: entity)
+        for (key, value) in values {
+            if let slot = entity.attributeSlots[key], case let .attribute(v) = value { r.values[slot] = v }
+        }
+        return r
+    }
+
+    /// The current list of a to-many relationship (A2).
+    func list(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout) throws -> [ObjectID] {
+        let key = RelationshipKey(object: id, relationship: r.name)
+        if let l = lists[key] { return l }
+        let l = changes.inserted[id] != nil ? [] : try stored.related(id, r, treeName: entity.toManyTrees[r.name]!)
+        lists[key] = l
+        listOriginals[key] = l
+        return l
+    }
+
+    func setList(_ id: ObjectID, _ r: RelationshipDescription, _ l: [ObjectID]) {
+        lists[RelationshipKey(object: id, relationship: r.name)] = l
+        markUpdated(id)
+    }
+
+    func markUpdated(_ id: ObjectID) {
+        if changes.inserted[id] == nil { updated.insert(id) }
+    }
+
+    func missingObject(_ id: ObjectID, entity: String, key: String) -> CdError {
+        .validation(ValidationFailure(entity: entity, objectID: id.description, key: key,
+                                      message: "object \(id) does not exist"))
+    }
+}

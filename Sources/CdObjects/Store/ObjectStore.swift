@@ -1,0 +1,167 @@
+// The object store: an entity model bound to an engine store (docs/design/object-store-api.md).
+//
+// Concurrency: `ObjectStore` is shared by any number of threads. Snapshots are independent engine
+// read transactions; `apply` runs in the engine's one write transaction (its writer gate
+// serialises applies). `counterLock` guards `nextKeys`, the in-memory next primary key per
+// inheritance root.
+//
+// Invariants:
+//  S1. `nextKeys[root]` ≥ the stored next key of the root, and every key handed out by
+//      `newObjectIDs` is below `nextKeys[root]`: keys are never handed out twice, even across
+//      reopenings, because each apply stores max(stored, counter, largest inserted + 1).
+//  S2. The stored model's version hash equals `model.versionHash` (checked at open), so the
+//      layout computed from `model` reads every stored record (L1).
+
+import CdStore
+import Foundation
+
+/// An object store: entities, records, indexes and relationships on a Cadmium engine store.
+///
+/// ```swift
+/// let store = try ObjectStore.open(path: nil, model: model)          // in memory
+/// let ids = try store.newObjectIDs(entity: "Department", count: 1)
+/// try store.apply(ChangeSet(inserted: [ids[0]: ["name": .attribute(.string("R&D"))]]))
+/// let names = try store.read { try $0.values(of: ids[0]) }
+/// ```
+public final class ObjectStore: @unchecked Sendable {
+    /// The entity model the store was opened with.
+    public let model: ObjectModel
+    /// The engine store underneath.
+    public let engine: Store
+    let layout: StoreLayout
+    private let counterLock = NSLock()
+    private var nextKeys: [String: Int64]
+
+    private init(model: ObjectModel, engine: Store, layout: StoreLayout, nextKeys: [String: Int64]) {
+        self.model = model
+        self.engine = engine
+        self.layout = layout
+        self.nextKeys = nextKeys
+    }
+
+    /// Opens (creating when missing) the object store at `path`; `nil` is an in-memory store.
+    /// A new store records the model; an existing one must have the same stored shape, else
+    /// `CdError.incompatibleModel` naming the first difference.
+    ///
+    /// ```swift
+    /// let store = try ObjectStore.open(path: "/tmp/app.cdstore", model: model)
+    /// ```
+    public static func open(path: String?, model: ObjectModel, options: StoreOptions = StoreOptions()) throws -> ObjectStore {
+        var options = options
+        let enginePath: String
+        if let path {
+            enginePath = path
+        } else {
+            options.fileSystem = InMemoryFileSystem()
+            enginePath = "/memory.cdstore"
+        }
+        let engine: Store
+        do { engine = try Store.open(path: enginePath, options: options) } catch let e as StoreError { throw CdError.store(e) }
+        do {
+            let layout = StoreLayout(model: model)
+            let hash = model.versionHash
+            let storedMeta = try engine.read { tx -> (String, [UInt8]?)? in
+                guard let meta = try tx.tree(StoreLayout.metaTree), let h = try meta.get(StoreLayout.metaHashKey) else { return nil }
+                return (String(decoding: h, as: UTF8.self), try meta.get(StoreLayout.metaModelKey))
+            }
+            if let (storedHash, modelJSON) = storedMeta {
+                if storedHash != hash {
+                    let storedModel = modelJSON.flatMap { try? JSONDecoder().decode(ObjectModel.self, from: Data($0)) }
+                    throw CdError.incompatibleModel(storeVersionHash: storedHash, modelVersionHash: hash,
+                                                    difference: storedModel.flatMap { model.firstStoredShapeDifference(from: $0) })
+                }
+            } else if !engine.isReadOnly {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                let json = try encoder.encode(model)
+                try engine.write { tx in
+                    let meta = try tx.openOrCreateTree(StoreLayout.metaTree)
+                    var format: [UInt8] = []
+                    format.appendU64LE(UInt64(StoreLayout.formatVersion))
+                    try meta.put(StoreLayout.metaFormatKey, Array(format.prefix(4)))
+                    try meta.put(StoreLayout.metaModelKey, Array(json))
+                    try meta.put(StoreLayout.metaHashKey, Array(hash.utf8))
+                }
+            }
+            let nextKeys = try engine.read { tx in
+                let stored = StoredObjects(tx: tx, layout: layout)
+                return try Dictionary(uniqueKeysWithValues: layout.roots.map { ($0, try stored.storedNextKey(root: $0)) })
+            }
+            return ObjectStore(model: model, engine: engine, layout: layout, nextKeys: nextKeys)
+        } catch {
+            try? engine.close()
+            if let e = error as? StoreError { throw CdError.store(e) }
+            throw error
+        }
+    }
+
+    /// Checkpoints and closes the engine store.
+    public func close() throws {
+        do { try engine.close() } catch let e as StoreError { throw CdError.store(e) }
+    }
+
+    /// New permanent IDs for `count` objects of `entity` (a concrete, non-abstract entity).
+    /// Thread-safe; never hands out a key twice, even for objects that are never saved (S1).
+    ///
+    /// ```swift
+    /// let ids = try store.newObjectIDs(entity: "Employee", count: 100)
+    /// ```
+    public func newObjectIDs(entity: String, count: Int) throws -> [ObjectID] {
+        let e = try layout.entity(entity)
+        guard !e.isAbstract else {
+            throw CdError.validation(ValidationFailure(entity: entity, key: "entity", message: "\(entity) is abstract; objects need a concrete entity"))
+        }
+        precondition(count >= 0, "count must not be negative")
+        let first: Int64 = counterLock.withLock {
+            let first = nextKeys[e.root, default: 1]
+            nextKeys[e.root] = first + Int64(count)
+            return first
+        }
+        return (0..<Int64(count)).map { ObjectID(entity: entity, primaryKey: first + $0) }
+    }
+
+    /// Applies a change set in one engine write transaction: defaults, validation (1550–1680),
+    /// uniqueness (1551), relationship counts (1580/1590), delete rules (cascade, nullify,
+    /// deny → 1600 listing the blockers), inverses kept in step. On a throw nothing changed.
+    ///
+    /// ```swift
+    /// let applied = try store.apply(ChangeSet(deleted: [department]))
+    /// applied.deleted   // the department and, by cascade, its employees
+    /// ```
+    @discardableResult
+    public func apply(_ changes: ChangeSet) throws -> AppliedChanges {
+        do {
+            return try engine.write { tx in
+                let stored = StoredObjects(tx: tx, layout: layout)
+                let applier = ChangeApplier(layout: layout, stored: stored, changes: changes, overlay: false)
+                try applier.prepare()
+                try applier.throwIfInvalid()
+                let counters = counterLock.withLock { nextKeys }
+                let (applied, written) = try applier.write(nextKeys: counters)
+                try tx.commit()
+                counterLock.withLock {
+                    for (root, next) in written where next > nextKeys[root, default: 1] { nextKeys[root] = next }
+                }
+                return applied
+            }
+        } catch let e as StoreError {
+            throw CdError.store(e)
+        }
+    }
+
+    /// A snapshot of the last commit. End it with `end()` (or let it go).
+    public func beginRead() throws -> ObjectSnapshot {
+        do { return ObjectSnapshot(store: self, tx: try engine.beginRead()) } catch let e as StoreError { throw CdError.store(e) }
+    }
+
+    /// Runs `body` with a snapshot of the last commit and ends it.
+    ///
+    /// ```swift
+    /// let n = try store.read { try $0.count(FetchRequest(entity: "Employee")) }
+    /// ```
+    public func read<R>(_ body: (ObjectSnapshot) throws -> R) throws -> R {
+        let snapshot = try beginRead()
+        defer { snapshot.end() }
+        return try body(snapshot)
+    }
+}

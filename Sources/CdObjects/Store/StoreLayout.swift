@@ -1,0 +1,71 @@
+// The catalog of the object store: every entity's layout, every index tree, and the names of the
+// engine trees this layer owns. All tree names start with `cd.` so they cannot clash with trees
+// of other layers; docs/FORMAT-objects.md describes their keys and values byte by byte.
+//
+//   cd.meta                      format version, stored model (JSON), version hash, next keys
+//   cd.rec.<Root>                primary key (u64 BE) → record (one tree per inheritance root)
+//   cd.idx.<Entity>.<index>      column keys + primary key → empty
+//   cd.rel.<Entity>.<rel>        source key + target key (or position) → target
+
+/// Entity layouts and index definitions for one model (immutable, shared by all transactions).
+final class StoreLayout: Sendable {
+    /// The record format version written in `cd.meta` ("format") and at the head of each record.
+    static let formatVersion: UInt8 = 1
+    static let metaTree = "cd.meta"
+    static let metaFormatKey: [UInt8] = Array("format".utf8)
+    static let metaModelKey: [UInt8] = Array("model".utf8)
+    static let metaHashKey: [UInt8] = Array("hash".utf8)
+
+    static func recordTreeName(root: String) -> String { "cd.rec.\(root)" }
+    static func relationshipTreeName(entity: String, relationship: String) -> String { "cd.rel.\(entity).\(relationship)" }
+    static func indexTreeName(entity: String, name: String) -> String { "cd.idx.\(entity).\(name)" }
+    static func nextKeyKey(root: String) -> [UInt8] { Array("next.\(root)".utf8) }
+
+    let model: ObjectModel
+    let entities: [String: EntityLayout]
+    /// Layouts by code (L1).
+    let byCode: [EntityLayout]
+    /// Names of inheritance roots, sorted.
+    let roots: [String]
+    let indexDefinitions: [IndexDefinition]
+
+    init(model: ObjectModel) {
+        self.model = model
+        var definitions: [IndexDefinition] = []
+        for entity in model.entities {
+            for a in entity.attributes where a.isIndexed && !a.isTransient {
+                definitions.append(IndexDefinition(tree: Self.indexTreeName(entity: entity.name, name: "attr.\(a.name)"),
+                                                   entity: entity.name, kind: .attribute, properties: [a.name], ascending: [true]))
+            }
+            for f in entity.fetchIndexes where !f.elements.isEmpty {
+                definitions.append(IndexDefinition(tree: Self.indexTreeName(entity: entity.name, name: "fetch.\(f.name)"),
+                                                   entity: entity.name, kind: .fetchIndex,
+                                                   properties: f.elements.map(\.property), ascending: f.elements.map(\.isAscending)))
+            }
+            for c in entity.uniquenessConstraints where !c.isEmpty {
+                definitions.append(IndexDefinition(tree: Self.indexTreeName(entity: entity.name, name: "unique.\(c.joined(separator: "+"))"),
+                                                   entity: entity.name, kind: .unique,
+                                                   properties: c, ascending: c.map { _ in true }))
+            }
+        }
+        indexDefinitions = definitions
+        let names = model.entityNames.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let layouts = names.enumerated().map { EntityLayout(name: $1, code: $0, model: model, definitions: definitions) }
+        byCode = layouts
+        entities = Dictionary(uniqueKeysWithValues: layouts.map { ($0.name, $0) })
+        roots = Array(Set(layouts.map(\.root))).sorted()
+    }
+
+    /// The layout of `name`, or a 1550 error naming the unknown entity.
+    func entity(_ name: String) throws -> EntityLayout {
+        guard let e = entities[name] else {
+            throw CdError.validation(ValidationFailure(entity: name, key: "entity", message: "the model has no entity named \(name)"))
+        }
+        return e
+    }
+
+    /// Whether an object of `entity` may be the target of a relationship to `destination`.
+    func isKind(_ entity: String, of destination: String) -> Bool {
+        entities[destination]?.kinds.contains(entity) ?? false
+    }
+}

@@ -1,0 +1,100 @@
+// Reading stored objects from an engine transaction: records by primary key and to-many lists
+// from relationship trees. Shared by the change applier, snapshots, queries and the verifier.
+//
+// Relationship tree keys (docs/FORMAT-objects.md §Relationships):
+//   unordered  source pk (u64 BE) ‖ target pk (u64 BE)   → varint target entity code
+//   ordered    source pk (u64 BE) ‖ position (u32 BE)    → varint target entity code ‖ varint target pk
+
+import CdStore
+
+/// Stored-object reads within one transaction. Trees are looked up once and reused.
+final class StoredObjects {
+    let tx: Transaction
+    let layout: StoreLayout
+    private var treeCache: [String: Tree?] = [:]
+
+    init(tx: Transaction, layout: StoreLayout) {
+        self.tx = tx
+        self.layout = layout
+    }
+
+    /// The tree named `name`, nil when it was never created (nothing stored in it yet).
+    func tree(_ name: String) throws -> Tree? {
+        if let t = treeCache[name] { return t }
+        let t = try tx.tree(name)
+        treeCache[name] = t
+        return t
+    }
+
+    /// The writable tree named `name`, created when missing.
+    func writableTree(_ name: String) throws -> Tree {
+        if let t = treeCache[name] ?? nil { return t }
+        guard let w = tx as? WriteTransaction else { throw CdError.store(.readOnly(path: tx.store.path)) }
+        let t = try w.openOrCreateTree(name)
+        treeCache[name] = t
+        return t
+    }
+
+    /// The stored record of `id`, or nil when there is none (or the key holds another entity).
+    func record(_ id: ObjectID) throws -> Record? {
+        guard let entity = layout.entities[id.entity], let t = try tree(entity.recordTree),
+              let bytes = try t.get(RecordCodec.key(id.primaryKey)) else { return nil }
+        let record = try decode(bytes, tree: t, primaryKey: id.primaryKey)
+        return record.entity === entity ? record : nil
+    }
+
+    func decode(_ bytes: [UInt8], tree: Tree, primaryKey: Int64) throws -> Record {
+        do {
+            return try RecordCodec.decode(bytes, layout: layout)
+        } catch let error as RecordDecodingError {
+            throw corruption(tree, "record \(primaryKey): \(error.message)")
+        }
+    }
+
+    /// A corruption error located at the tree's root page, naming the tree.
+    func corruption(_ tree: Tree, _ detail: String) -> CdError {
+        .store(.corruption(path: tx.store.path, location: .page(tree.root), detail: "tree \(tree.name): \(detail)"))
+    }
+
+    /// The targets of a stored to-many relationship, in order for an ordered one, else by key.
+    func related(_ id: ObjectID, _ relationship: RelationshipDescription, treeName: String) throws -> [ObjectID] {
+        guard let t = try tree(treeName) else { return [] }
+        let lower = RecordCodec.key(id.primaryKey)
+        var result: [ObjectID] = []
+        try t.scan(from: lower, upTo: IndexKey.successor(lower)) { key, value in
+            result.append(try self.decodeRelationshipEntry(key: key, value: value, ordered: relationship.isOrdered, tree: t))
+            return true
+        }
+        return result
+    }
+
+    /// The number of stored targets of a to-many relationship.
+    func relatedCount(_ id: ObjectID, treeName: String) throws -> Int {
+        guard let t = try tree(treeName) else { return 0 }
+        let lower = RecordCodec.key(id.primaryKey)
+        var n = 0
+        try t.scan(from: lower, upTo: IndexKey.successor(lower)) { _, _ in n += 1; return true }
+        return n
+    }
+
+    func decodeRelationshipEntry(key: [UInt8], value: [UInt8], ordered: Bool, tree: Tree) throws -> ObjectID {
+        var r = RecordReader(value)
+        do {
+            guard key.count == (ordered ? 12 : 16) else { throw RecordDecodingError("key of \(key.count) bytes") }
+            let code = try r.varint()
+            guard code < UInt64(layout.byCode.count) else { throw RecordDecodingError("unknown entity code \(code)") }
+            let pk = ordered ? Int64(bitPattern: try r.varint()) : Int64(bitPattern: readU64BE(key, at: 8))
+            guard r.isAtEnd else { throw RecordDecodingError("trailing bytes") }
+            return ObjectID(entity: layout.byCode[Int(code)].name, primaryKey: pk)
+        } catch let error as RecordDecodingError {
+            throw corruption(tree, "relationship entry \(key): \(error.message)")
+        }
+    }
+
+    /// The stored next primary key of a root (1 when none was stored).
+    func storedNextKey(root: String) throws -> Int64 {
+        guard let t = try tree(StoreLayout.metaTree), let v = try t.get(StoreLayout.nextKeyKey(root: root)), v.count == 8 else { return 1 }
+        var r = RecordReader(v)
+        return Int64(bitPattern: try r.u64LE())
+    }
+}

@@ -1,0 +1,20 @@
+/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, so that a power-loss seed — or
+/// any randomized test's seed — reproduces the same choices on every platform and run.
+///
+/// ```swift
+/// var rng = SplitMix64(seed: 42)
+/// let n = Int.random(in: 0..<10, using: &rng)   // the same on every run
+/// ```
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

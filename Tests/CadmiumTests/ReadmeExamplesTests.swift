@@ -1,0 +1,158 @@
+// The README's examples, kept verbatim so that they keep compiling in Swift 6 language mode,
+// and checks that the model they declare is the one a Core Data model file of the same shape
+// gives.
+
+import Foundation
+import Testing
+import Cadmium
+
+// MARK: - README: declaring entities (verbatim)
+
+final class Department: CdManagedObject {
+    @Attribute var name: String
+    @Relationship(inverse: "department", deleteRule: .cascade) var employees: Set<Employee>
+}
+
+final class Employee: CdManagedObject {
+    @Attribute var name: String
+    @Attribute var salary: Int64 = 0                  // inline value = the model's default
+    @Attribute var hired: Date?                       // Optional = optional attribute
+    @Attribute(.indexed) var email: String?
+    @Relationship(inverse: "employees") var department: Department?
+}
+
+/// README: opening a store (verbatim apart from where `modelURL` and `storeURL` come from).
+func readmeOpenStore(modelURL: URL, storeURL: URL?) throws {
+    // The model declared in Swift, from the classes…
+    let model = try CdModel(classes: [Department.self, Employee.self])
+    // …or read from a Core Data model file (.xcdatamodel or .xcdatamodeld), bound to classes by name.
+    let model2 = try CdModel(contentsOf: modelURL, classes: [Department.self, Employee.self])
+
+    try Cd.initWithStore(model: model, storeURL: storeURL, serialTX: false)   // storeURL nil: in memory
+    _ = model2
+}
+
+/// README: writes happen in transactions (verbatim).
+func readmeWrite() throws {
+    // Writes happen in transactions (here on a background queue); the commit is implicit.
+    try Cd.transactAndWait {
+        let rnd = try Cd.create(Department.self)
+        rnd.name = "R&D"
+        let ann = try Cd.create(Employee.self)
+        ann.name = "Ann"
+        ann.department = rnd
+    }
+}
+
+/// README: reads (verbatim); call on the main thread.
+func readmeRead() throws -> [Employee] {
+    // Reads: on the main thread (the read-only main context), in a transaction, or in Cd.read { }.
+    let engineers = try Cd.objects(Employee.self).filter("department.name == %@", "R&D").sorted("name").fetch()
+    return engineers
+}
+
+/// The same model as a Core Data model file.
+let companyModelContents = """
+<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic">
+    <entity name="Department" representedClassName="MyApp.Department" syncable="YES">
+        <attribute name="name" attributeType="String"/>
+        <relationship name="employees" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Employee" inverseName="department" inverseEntity="Employee"/>
+    </entity>
+    <entity name="Employee" representedClassName="MyApp.Employee" syncable="YES">
+        <attribute name="name" attributeType="String"/>
+        <attribute name="salary" attributeType="Integer 64" defaultValueString="0"/>
+        <attribute name="hired" optional="YES" attributeType="Date"/>
+        <attribute name="email" optional="YES" attributeType="String" indexed="YES"/>
+        <relationship name="department" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Department" inverseName="employees" inverseEntity="Department"/>
+    </entity>
+</model>
+"""
+
+extension CadmiumSuites {
+    @Suite struct ReadmeExamples {
+        static func writeModelFile() throws -> URL {
+            let folder = FileManager.default.temporaryDirectory
+                .appendingPathComponent("cadmium-readme-\(UUID().uuidString)/Company.xcdatamodel")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try companyModelContents.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+            return folder
+        }
+
+        @Test func readmeExampleRuns() throws {
+            let modelURL = try Self.writeModelFile()
+            defer { try? FileManager.default.removeItem(at: modelURL.deletingLastPathComponent()) }
+            try readmeOpenStore(modelURL: modelURL, storeURL: nil)
+            try background {
+                try Cd.transactAndWait {
+                    let d = try Cd.create(Department.self)
+                    d.name = "R&D"
+                    let e = try Cd.create(Employee.self)
+                    e.name = "Ann"
+                    e.email = "ann@example.com"
+                    e.department = d
+                    #expect(e.salary == 0, "the inline value is the default")
+                    #expect(e.hired == nil)
+                }
+            }
+            let ann = try background { try Cd.read { try Cd.objects(Employee.self).filter("email == %@", "ann@example.com").fetchOne()?.name } }
+            #expect(ann == "Ann")
+        }
+
+        @Test func readmeWriteAndRead() throws {
+            let modelURL = try Self.writeModelFile()
+            defer { try? FileManager.default.removeItem(at: modelURL.deletingLastPathComponent()) }
+            try readmeOpenStore(modelURL: modelURL, storeURL: nil)
+            try background { try readmeWrite() }
+            let names = try DispatchQueue.main.sync { try readmeRead().map(\.name) }
+            #expect(names == ["Ann"])
+        }
+
+        @Test func swiftModelMatchesTheModelFile() throws {
+            let modelURL = try Self.writeModelFile()
+            defer { try? FileManager.default.removeItem(at: modelURL.deletingLastPathComponent()) }
+            let fromSwift = try CdModel(classes: [Department.self, Employee.self]).objectModel
+            let fromFile = try CdModel(contentsOf: modelURL, classes: [Department.self, Employee.self]).objectModel
+            #expect(fromSwift.firstStoredShapeDifference(from: fromFile) == nil)
+            #expect(fromSwift.versionHash == fromFile.versionHash)
+
+            let employee = try #require(fromSwift.entity(named: "Employee"))
+            let salary = try #require(employee.attribute(named: "salary"))
+            #expect(salary.type == .integer64 && !salary.isOptional && salary.defaultValue == .integer(0))
+            #expect(employee.attribute(named: "hired")?.isOptional == true)
+            #expect(employee.attribute(named: "email")?.isIndexed == true)
+            #expect(employee.attribute(named: "name")?.isOptional == false)
+            let employees = try #require(fromSwift.entity(named: "Department")?.relationship(named: "employees"))
+            #expect(employees.isToMany && !employees.isOrdered && employees.deleteRule == .cascade)
+            #expect(employees.destination == "Employee" && employees.inverse == "department")
+        }
+
+        @Test func testItemModelMatchesTheCadmiumFixture() throws {
+            guard let fromFile = try ModelSource.file.model() else { return }
+            let fromSwift = try CdModel(classes: [TestItem.self])
+            #expect(fromSwift.objectModel.firstStoredShapeDifference(from: fromFile.objectModel) == nil)
+            #expect(fromSwift.objectModel.entity(named: "TestItem")?.attributes == fromFile.objectModel.entity(named: "TestItem")?.attributes)
+        }
+
+        @Test func attributeOptionsBecomeModelRules() throws {
+            let model = try CdModel(classes: [Project.self, Chore.self, Owner.self, Pet.self, Tagged.self]).objectModel
+            let priority = try #require(model.attribute("priority", of: "Chore"))
+            #expect(priority.validation.minValue == .integer(0) && priority.validation.maxValue == .integer(10))
+            #expect(model.relationship("chores", of: "Project")?.isOrdered == true)
+            #expect(model.relationship("pets", of: "Owner")?.deleteRule == .deny)
+            let tagged = try #require(model.entity(named: "Label"))
+            #expect(tagged.uniquenessConstraints == [["code"]])
+            #expect(tagged.attribute(named: "scratch")?.isTransient == true)
+            #expect(tagged.attribute(named: "code")?.validation.minLength == 2)
+            #expect(tagged.attribute(named: "ratio")?.validation.maxValue == .double(1))
+        }
+    }
+}
+
+/// Unique, transient, length and floating-point range options; an overridden entity name.
+final class Tagged: CdManagedObject {
+    override class var entityName: String { "Label" }
+    @Attribute(.unique, .length(2...8)) var code: String
+    @Attribute(.transient) var scratch: String?
+    @Attribute(.range(0.0...1.0)) var ratio: Double = 0.5
+}

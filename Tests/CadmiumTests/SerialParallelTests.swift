@@ -1,0 +1,203 @@
+// CADMIUM.md §3, concurrency and serial mode (tests 17–25). Each round starts many transactions
+// at once; each reads item A's id, sleeps a little, and writes id + 1, recording the id it read.
+// A duplicate in the recorded ids means two transactions read the same committed value: they
+// overlapped (a lost update). Serial transactions never produce one; parallel ones do. Unlike
+// Cadmium's test 17, duplicates are counted for real.
+
+import Foundation
+import Testing
+@testable import Cadmium
+
+extension CadmiumSuites {
+    @Suite struct SerialAndParallel {
+        static let rounds = 25
+        /// Cadmium sleeps up to 10 µs; the tests that expect overlapping (parallel)
+        /// transactions sleep up to 200 µs so that overlaps are certain on a loaded 2-core machine.
+        static let overlapSleep: UInt32 = 200
+
+        /// One increment of A: fetch, sleep, read, sleep, record, write.
+        static func increment(_ seen: LockedBox<[Int64]>, maxMicroseconds: UInt32) throws {
+            guard let a = try Cd.objects(TestItem.self).filter("name = %@", "A").fetchOne() else {
+                Issue.record("item A not found")
+                return
+            }
+            usleep(UInt32.random(in: 0...maxMicroseconds))
+            let id = a.id
+            usleep(UInt32.random(in: 0...maxMicroseconds))
+            seen.update { $0.append(id) }
+            a.id = id + 1
+        }
+
+        /// Cadmium's `helperRunParallelInc`: `simul` concurrent `transactAndWait` per round.
+        static func parallelInc(serial: Bool?, on queue: DispatchQueue? = nil, simul: Int = 40,
+                                maxMicroseconds: UInt32 = 10) -> [Int64] {
+            let seen = LockedBox<[Int64]>([])
+            let concurrent = DispatchQueue(label: "test.parallel", attributes: .concurrent)
+            for _ in 0..<rounds {
+                let group = DispatchGroup()
+                for _ in 0..<simul {
+                    concurrent.async(group: group) {
+                        do {
+                            try Cd.transactAndWait(serial: serial, on: queue) {
+                                try increment(seen, maxMicroseconds: maxMicroseconds)
+                            }
+                        } catch {
+                            Issue.record("transaction failed: \(error)")
+                        }
+                    }
+                }
+                group.wait()
+            }
+            return seen.get()
+        }
+
+        /// Cadmium's `helperRunParallelIncNormalTransact`: `simul` asynchronous `transact` per
+        /// round; the group is left from the completion (dispatched to a serial queue).
+        static func parallelIncTransact(serial: Bool?, on queue: DispatchQueue? = nil, simul: Int = 40,
+                                        maxMicroseconds: UInt32 = 10) -> [Int64] {
+            let seen = LockedBox<[Int64]>([])
+            let leaveQueue = DispatchQueue(label: "test.leave")
+            for _ in 0..<rounds {
+                let group = DispatchGroup()
+                for _ in 0..<simul {
+                    group.enter()
+                    Cd.transact(serial: serial, on: queue, operation: {
+                        try increment(seen, maxMicroseconds: maxMicroseconds)
+                    }, completion: { error in
+                        if let error { Issue.record("transaction failed: \(error)") }
+                        leaveQueue.async { group.leave() }
+                    })
+                }
+                group.wait()
+            }
+            return seen.get()
+        }
+
+        /// Runs `body` on a thread of its own and awaits it, so that no thread of the shared pool
+        /// is blocked while the transactions under test compete for it (on a 2-core Linux box the
+        /// pool is 2 threads wide; a blocked waiter would leave one, serialising "parallel" work).
+        static func onThread<R: Sendable>(_ body: @escaping @Sendable () -> R) async -> R {
+            await withCheckedContinuation { continuation in
+                let thread = Thread { continuation.resume(returning: body()) }
+                thread.name = "test.parallel.driver"
+                thread.start()
+            }
+        }
+
+        static func duplicates(_ ids: [Int64]) -> Int { ids.count - Set(ids).count }
+
+        /// Serial: every transaction read the previous one's increment, so the ids read are
+        /// exactly 1, 2, …, n and A ends at n + 1.
+        static func expectSerial(_ ids: [Int64], count: Int) throws {
+            #expect(ids.count == count)
+            #expect(duplicates(ids) == 0)
+            #expect(ids.sorted() == (1...Int64(count)).map { $0 })
+            let final = try background { try Cd.transactAndWait { try Cd.objects(TestItem.self).filter("name = %@", "A").fetchOne()?.id } }
+            #expect(final == Int64(count) + 1)
+        }
+
+        @Test func parallelNoCrash() async throws {               // 17
+            try initCd(serialTX: false)
+            let ids = await Self.onThread { Self.parallelInc(serial: nil, maxMicroseconds: Self.overlapSleep) }
+            #expect(ids.count == 1000)
+            #expect(Self.duplicates(ids) > 0, "parallel transactions overlap")
+        }
+
+        @Test func parallelSerialNoCrash() async throws {         // 18
+            try initCd(serialTX: true)
+            try Self.expectSerial(await Self.onThread { Self.parallelInc(serial: nil) }, count: 1000)
+        }
+
+        @Test func parallelSerialNoCrash2() async throws {        // 19
+            try initCd(serialTX: false)
+            try Self.expectSerial(await Self.onThread { Self.parallelInc(serial: true) }, count: 1000)
+        }
+
+        @Test func parallelSerialNoCrash3() async throws {        // 20
+            try initCd(serialTX: true)
+            let ids = await Self.onThread { Self.parallelInc(serial: false, maxMicroseconds: Self.overlapSleep) }
+            #expect(ids.count == 1000)
+            #expect(Self.duplicates(ids) > 0, "serial: false overrides the default")
+        }
+
+        @Test func parallelSerialNoCrash4() async throws {        // 21
+            try initCd(serialTX: false)
+            try Self.expectSerial(await Self.onThread { Self.parallelIncTransact(serial: true) }, count: 1000)
+        }
+
+        @Test func parallelSerialNoCrash5() async throws {        // 22
+            try initCd(serialTX: false)
+            let ids = await Self.onThread { Self.parallelIncTransact(serial: nil, maxMicroseconds: Self.overlapSleep) }
+            #expect(ids.count == 1000)
+            #expect(Self.duplicates(ids) > 0)
+        }
+
+        @Test func parallelSerialNoCrashUsingQueuesSer() async throws {   // 23
+            try initCd(serialTX: false)
+            let queue = DispatchQueue(label: "test.custom.serial")
+            try Self.expectSerial(await Self.onThread { Self.parallelIncTransact(serial: nil, on: queue) }, count: 1000)
+        }
+
+        @Test func parallelSerialNoCrashUsingQueuesPar() async throws {   // 24
+            try initCd(serialTX: false)
+            let queue = DispatchQueue(label: "test.custom.concurrent", attributes: .concurrent)
+            let ids = await Self.onThread { Self.parallelIncTransact(serial: nil, on: queue, simul: 16, maxMicroseconds: Self.overlapSleep) }
+            #expect(ids.count == 400)
+            #expect(Self.duplicates(ids) > 0, "a concurrent queue serialises nothing")
+        }
+
+        @Test func serialRuleTable() {
+            Cd.defaultSerialTransactions = false
+            let queue = DispatchQueue(label: "q")
+            #expect(!Cd.useSerial(nil, nil))
+            #expect(Cd.useSerial(true, nil))
+            #expect(Cd.useSerial(nil, queue))
+            #expect(!Cd.useSerial(false, queue))
+            Cd.defaultSerialTransactions = true
+            #expect(Cd.useSerial(nil, nil))
+            #expect(!Cd.useSerial(false, nil))
+            Cd.defaultSerialTransactions = false
+        }
+
+        @Test func transactionInTransactionDoesntHang() throws {   // 25
+            try initCd(serialTX: true)
+            let done = DispatchSemaphore(value: 0)
+            let increments = LockedBox(0)
+            func bump() throws {
+                let a = try Cd.objects(TestItem.self).filter("name = %@", "A").fetchOne()!
+                a.id += 1
+                increments.update { $0 += 1 }
+            }
+            Cd.transact(serial: true, operation: {
+                try bump()
+                try Cd.transactAndWait(serial: true) {
+                    try bump()
+                    try Cd.transactAndWait(serial: true) { try bump() }
+                }
+            }, completion: { error in
+                #expect(error == nil)
+                done.signal()
+            })
+            #expect(done.wait(timeout: .now() + 10) == .success, "nested serial transactions deadlocked")
+            #expect(increments.get() == 3)
+        }
+
+        @Test func nestedTransactionHasItsOwnContext() throws {
+            try initCd()
+            try background {
+                try Cd.transactAndWait {
+                    let outer = try Cd.transactionContext()
+                    let item = try Cd.create(TestItem.self)
+                    item.name = "outer"
+                    try Cd.transactAndWait { () throws in
+                        #expect(try Cd.transactionContext() !== outer)
+                        // The nested transaction does not see the outer one's uncommitted insert.
+                        #expect(try Cd.objects(TestItem.self).filter("name = %@", "outer").count() == 0)
+                    }
+                    #expect(try Cd.transactionContext() === outer, "the outer context is restored")
+                    #expect(try Cd.objects(TestItem.self).filter("name = %@", "outer").count() == 1)
+                }
+            }
+        }
+    }
+}

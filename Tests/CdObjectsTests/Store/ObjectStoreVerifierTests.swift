@@ -1,0 +1,112 @@
+import CdStore
+import Foundation
+import Testing
+@testable import CdObjects
+
+@Suite("ObjectStoreVerifier")
+struct ObjectStoreVerifierTests {
+    /// A consistent company store plus the IDs in it.
+    static func populated() throws -> (ObjectStore, department: ObjectID, employee: ObjectID, project: ObjectID) {
+        let store = try companyStore()
+        let d = try store.insert("Department", ["name": str("D")])
+        let e = try store.insert("Employee", ["badge": str("B"), "name": str("Eve"), "department": .toOne(d)])
+        let p = try store.insert("Project", ["title": str("P"), "members": .toMany([e])])
+        #expect(try store.verify() == [])
+        return (store, d, e, p)
+    }
+
+    /// Changes engine trees directly, under the object layer.
+    static func tamper(_ store: ObjectStore, _ body: (WriteTransaction, StoredObjects) throws -> Void) throws {
+        try store.engine.write { tx in try body(tx, StoredObjects(tx: tx, layout: store.layout)) }
+    }
+
+    @Test func aMissingIndexEntryIsReported() throws {
+        let (store, _, e, _) = try Self.populated()
+        try Self.tamper(store) { tx, stored in
+            let rec = try #require(try stored.record(e))
+            let index = try #require(rec.entity.indexes.first { $0.definition.properties == ["name"] })
+            #expect(try tx.tree(index.definition.tree)!.delete(IndexKey.key(index, rec, primaryKey: e.primaryKey)))
+        }
+        let problems = try store.verify()
+        #expect(problems.count == 1)
+        #expect(problems.first?.tree == "cd.idx.Employee.attr.name")
+        #expect(problems.first?.message.contains("has no entry") == true)
+    }
+
+    @Test func anIndexEntryWithoutARecordIsReported() throws {
+        let (store, _, _, _) = try Self.populated()
+        try Self.tamper(store) { tx, _ in
+            var key: [UInt8] = []
+            IndexKey.appendColumn(.string("Ghost"), type: .string, to: &key)
+            key.appendU64BE(99)
+            try tx.tree("cd.idx.Employee.attr.name")!.put(key, [])
+        }
+        let problems = try store.verify()
+        #expect(problems.map(\.message) == ["index entry for primary key 99 matches no record"])
+    }
+
+    @Test func aBrokenInverseAndARecordThatDoesNotDecodeAreReported() throws {
+        let (store, d, e, p) = try Self.populated()
+        try Self.tamper(store) { tx, stored in
+            // Drop the department's side of the relationship only.
+            let tree = try #require(try tx.tree("cd.rel.Department.employees"))
+            #expect(try tree.delete(RecordCodec.key(d.primaryKey) + RecordCodec.key(e.primaryKey)))
+            // A project record with a truncated field.
+            try tx.tree("cd.rec.Project")!.put(RecordCodec.key(p.primaryKey), [1, 4, 1, 0, 4, 9])
+            _ = stored
+        }
+        let problems = try store.verify()
+        #expect(problems.contains { $0.objectID == e && $0.message.contains("employees does not hold") }, "\(problems)")
+        #expect(problems.contains { $0.tree == "cd.rec.Project" && $0.message.contains("does not decode") }, "\(problems)")
+    }
+
+    @Test func aDuplicateUniqueValueAndAMissingRequiredAttributeAreReported() throws {
+        let (store, _, e, _) = try Self.populated()
+        let f = try store.insert("Employee", ["badge": str("F")])
+        try Self.tamper(store) { tx, stored in
+            // Rewrite f with e's badge, keeping its index entries in step: only uniqueness is broken.
+            var rec = try #require(try stored.record(f))
+            let old = rec
+            rec.values[rec.entity.attributeSlots["badge"]!] = .string("B")
+            for index in rec.entity.indexes {
+                let t = try #require(try tx.tree(index.definition.tree))
+                try t.delete(IndexKey.key(index, old, primaryKey: f.primaryKey))
+                try t.put(IndexKey.key(index, rec, primaryKey: f.primaryKey), [])
+            }
+            try tx.tree("cd.rec.Employee")!.put(RecordCodec.key(f.primaryKey), RecordCodec.encode(rec, layout: store.layout))
+        }
+        let problems = try store.verify()
+        #expect(problems.count == 1)
+        #expect(problems.first?.message.contains("uniqueness constraint (badge) also held by") == true, "\(problems)")
+        try Self.tamper(store) { tx, stored in
+            var rec = try #require(try stored.record(e))
+            rec.values[rec.entity.attributeSlots["badge"]!] = .null
+            try tx.tree("cd.rec.Employee")!.put(RecordCodec.key(e.primaryKey), RecordCodec.encode(rec, layout: store.layout))
+        }
+        #expect(try store.verify().contains { $0.objectID == e && $0.message == "required attribute badge is nil" })
+    }
+
+    @Test func aCorruptRecordFailsReadsAndQueriesWithAStoreError() throws {
+        let (store, _, _, p) = try Self.populated()
+        let code = UInt8(store.layout.entities["Project"]!.code)
+        // A Project record whose one field (slot 0, a UUID tag) has no payload.
+        try Self.tamper(store) { tx, _ in try tx.tree("cd.rec.Project")!.put(RecordCodec.key(p.primaryKey), [1, code, 1, 0, 9]) }
+        #expect(errorCode { _ = try store.values(p) } == 134060)
+        var request = FetchRequest(entity: "Project")
+        request.predicate = try CdPredicate(format: "title == 'P'")
+        #expect(errorCode { _ = try store.fetch(request) } == 134060)
+        #expect(errorCode { _ = try store.read { try $0.count(request) } } == 134060)
+        // An unknown record format version, read by a count that only looks at entity codes.
+        try Self.tamper(store) { tx, _ in try tx.tree("cd.rec.Project")!.put(RecordCodec.key(p.primaryKey), [7]) }
+        #expect(try store.read { try $0.count(FetchRequest(entity: "Employee")) } == 1, "other hierarchies are unaffected")
+        #expect(errorCode { _ = try store.fetch(FetchRequest(entity: "Project")) } == 134060)
+        #expect(errorCode { try store.apply(ChangeSet(updated: [p: ["title": str("Q")]])) } == 134060)
+    }
+
+    @Test func aStoreWithoutTheObjectLayerIsReported() throws {
+        let engine = try Store.open(path: "/x", options: StoreOptions(fileSystem: InMemoryFileSystem()))
+        let problems = try engine.read { try ObjectStoreVerifier().verify($0) }
+        #expect(problems.map(\.message) == ["the meta tree is missing: not an object store"])
+        try engine.close()
+    }
+}
