@@ -23,6 +23,7 @@ let package = Package(
             dependencies: [
                 "CSQLite",
                 .product(name: "CdStore", package: "Cadmium"),
+                .product(name: "CdObjects", package: "Cadmium"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

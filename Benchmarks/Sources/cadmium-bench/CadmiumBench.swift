@@ -32,6 +32,10 @@ struct Run: ParsableCommand {
     var dataDirectory = ".build/bench-data"
     @Option(parsing: .upToNextOption, help: "Workloads to run (default: all).")
     var workloads: [Workload] = Workload.reported
+    @Flag(help: "Skip the engine-level workloads.")
+    var skipEngine = false
+    @Option(parsing: .upToNextOption, help: "Object-level workloads to run (default: all; `none` to skip the object level).")
+    var objectWorkloads: [String] = ObjectWorkload.reported.map(\.rawValue)
     @Option(parsing: .upToNextOption, help: "Systems to run (default: all).")
     var systems: [SystemID] = SystemID.allCases
     @Option(help: "Directory of this package, for its Package.resolved (GRDB's version).")
@@ -42,10 +46,16 @@ struct Run: ParsableCommand {
         let reps = repetitions ?? (quick ? 1 : 3)
         let orchestrator = Orchestrator(scale: scale, repetitions: reps, systems: systems,
                                         workloads: workloads, dataDirectory: dataDirectory)
+        let engine = skipEngine ? [] : try orchestrator.run()
+        let objectKinds = objectWorkloads.compactMap(ObjectWorkload.init(rawValue:))
+        let objectScale = quick ? ObjectScale.quick : ObjectScale.full
+        let objects = objectKinds.isEmpty ? nil
+            : try orchestrator.runObjects(scale: objectScale, systems: ObjectSystemID.allCases, workloads: objectKinds)
         let results = SuiteResults(date: ISO8601DateFormatter().string(from: Date()), mode: quick ? "quick" : "full",
                                    scale: scale, repetitions: reps,
                                    machine: MachineInfo.current(packageDirectory: packageDirectory),
-                                   workloads: try orchestrator.run())
+                                   workloads: engine, objectScale: objects == nil ? nil : objectScale,
+                                   objectWorkloads: objects)
         let tables = ResultTables(results: results)
         print("\nThroughput (median of \(reps); ratio > 1× means Cadmium is faster)\n")
         print(tables.throughput().text())
@@ -53,6 +63,10 @@ struct Run: ParsableCommand {
         print(tables.fileSize().text())
         print("\nPeak memory per run (VmHWM)\n")
         print(tables.peakMemory().text())
+        if let objectTable = tables.objectThroughput() {
+            print("\nObject level (median of \(reps); ratio > 1× means Cadmium is faster)\n")
+            print(objectTable.text())
+        }
         if let json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -88,19 +102,31 @@ struct RunOne: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run-one", abstract: "Runs one workload on one system and prints its result as JSON (used by `run`).")
 
-    @Option var system: SystemID
-    @Option var workload: Workload
+    @Option var system: SystemID?
+    @Option var workload: Workload?
     @Option var keys = Scale.full.keys
     @Option var gets = Scale.full.gets
     @Option var rangeScans = Scale.full.rangeScans
     @Option var commits = Scale.full.commits
     @Option var dir = ".build/bench-data"
+    @Option var objectSystem: ObjectSystemID?
+    @Option var objectWorkload: ObjectWorkload?
+    @Option var objects = ObjectScale.full.objects
+    @Option var scans = ObjectScale.full.scans
 
     func run() throws {
-        let scale = Scale(keys: keys, gets: gets, rangeScans: rangeScans, commits: commits)
-        let result = try runOne(system: system, workload: workload, scale: scale, dir: dir)
+        let result: RunResult
+        if let objectSystem, let objectWorkload {
+            let scale = ObjectScale(objects: objects, commits: commits, fetches: gets, ranges: rangeScans, scans: scans)
+            result = try runObjectWorkload(system: objectSystem, workload: objectWorkload, scale: scale, dir: dir)
+        } else {
+            let scale = Scale(keys: keys, gets: gets, rangeScans: rangeScans, commits: commits)
+            result = try runOne(system: system ?? .cadmium, workload: workload ?? .loadSequential, scale: scale, dir: dir)
+        }
         print(String(decoding: try JSONEncoder().encode(result), as: UTF8.self))
     }
 }
 
 extension SystemID: ExpressibleByArgument {}
+extension ObjectSystemID: ExpressibleByArgument {}
+extension ObjectWorkload: ExpressibleByArgument {}

@@ -12,14 +12,15 @@ final class SQLiteEngine: EngineSystem {
 
     let db: OpaquePointer
     let path: String
-    let schema: Schema
+    let schema: Schema?
     private var statements: [String: OpaquePointer] = [:]
 
     convenience init(path: String, durable: Bool, cacheBytes: Int) throws {
         try self.init(path: path, durable: durable, cacheBytes: cacheBytes, schema: .blobKeyWithoutRowid)
     }
 
-    init(path: String, durable: Bool, cacheBytes: Int, schema: Schema) throws {
+    /// `schema` nil: no key/value table (the object-level peer creates its own).
+    init(path: String, durable: Bool, cacheBytes: Int, schema: Schema?) throws {
         self.path = path
         self.schema = schema
         var handle: OpaquePointer?
@@ -34,6 +35,7 @@ final class SQLiteEngine: EngineSystem {
         switch schema {
         case .blobKeyWithoutRowid: try exec("CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID")
         case .integerKey: try exec("CREATE TABLE IF NOT EXISTS kv(k INTEGER PRIMARY KEY, v BLOB)")
+        case nil: break
         }
     }
 
@@ -63,7 +65,7 @@ final class SQLiteEngine: EngineSystem {
         switch schema {
         case .integerKey:
             sqlite3_bind_int64(stmt, index, Int64(i))
-        case .blobKeyWithoutRowid:
+        case .blobKeyWithoutRowid, nil:
             withUnsafeBytes(of: UInt64(i).bigEndian) {
                 _ = sqlite3_bind_blob(stmt, index, $0.baseAddress, 8, cadmium_sqlite_transient())
             }

@@ -48,23 +48,29 @@ struct Orchestrator {
     }
 
     private func child(_ system: SystemID, _ workload: Workload) throws -> RunResult {
+        try childProcess(["run-one", "--system", system.rawValue, "--workload", workload.rawValue,
+                          "--keys", "\(scale.keys)", "--gets", "\(scale.gets)", "--range-scans", "\(scale.rangeScans)",
+                          "--commits", "\(scale.commits)", "--dir", dataDirectory],
+                         what: "\(system.rawValue) \(workload.rawValue)")
+    }
+
+    /// Runs this executable with `arguments` and decodes the result line it prints.
+    func childProcess(_ arguments: [String], what: String) throws -> RunResult {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        p.arguments = ["run-one", "--system", system.rawValue, "--workload", workload.rawValue,
-                       "--keys", "\(scale.keys)", "--gets", "\(scale.gets)", "--range-scans", "\(scale.rangeScans)",
-                       "--commits", "\(scale.commits)", "--dir", dataDirectory]
+        p.arguments = arguments
         let out = Pipe()
         p.standardOutput = out
         try p.run()
         let bytes = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else {
-            throw BenchError.child("\(system.rawValue) \(workload.rawValue) exited with status \(p.terminationStatus)")
+            throw BenchError.child("\(what) exited with status \(p.terminationStatus)")
         }
         do {
             return try JSONDecoder().decode(RunResult.self, from: bytes)
         } catch {
-            throw BenchError.child("\(system.rawValue) \(workload.rawValue) printed no result: \(String(decoding: bytes, as: UTF8.self))")
+            throw BenchError.child("\(what) printed no result: \(String(decoding: bytes, as: UTF8.self))")
         }
     }
 }

@@ -49,4 +49,6 @@ struct SuiteResults: Codable, Sendable {
     var repetitions: Int
     var machine: MachineInfo
     var workloads: [WorkloadResult]
+    var objectScale: ObjectScale?
+    var objectWorkloads: [ObjectWorkloadResult]?
 }

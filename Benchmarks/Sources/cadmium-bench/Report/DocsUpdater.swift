@@ -32,7 +32,22 @@ enum DocsUpdater {
 
         \(tables.peakMemory().markdown())
 
+        \(objectSection(r, tables))
+
         \(end)
+        """
+    }
+
+    static func objectSection(_ r: SuiteResults, _ tables: ResultTables) -> String {
+        guard let table = tables.objectThroughput(), let s = r.objectScale else {
+            return "#### Object level\n\nNot measured in this run."
+        }
+        return """
+        #### Object level: Cadmium's ObjectStore vs GRDB Codable records vs SQLite C
+
+        \(s.objects) employees in 100 departments; \(s.commits) durable commits; \(s.fetches) fetches; \(s.ranges) range queries of ~1%; \(s.scans) CONTAINS scans. Ratio > 1× means Cadmium is faster (for the size and memory rows, < 1× means smaller).
+
+        \(table.markdown())
         """
     }
 
