@@ -78,7 +78,7 @@ public final class Store: @unchecked Sendable {
     var checkpointCount = 0
 
     // Writer-only (writerGate).
-    let encoder: PageImageEncoder
+    let compressor: PageCompressor
 
     init(path: String, options: StoreOptions, file: any StoreFile, wal: (any StoreFile)?, header: FileHeader,
          activeSlot: Int, map: [MapEntry], chunks: [ChunkLocation], freeSpace: FreeSpace, scan: WALScanResult?) {
@@ -100,7 +100,7 @@ public final class Store: @unchecked Sendable {
         self.walChainCRC = scan?.validEndCRC ?? 0
         self.walSalt = scan?.header?.salt ?? 0
         self.recoveredWAL = scan
-        self.encoder = PageImageEncoder(level: options.compressionLevel, pageSize: Int(header.pageSize))
+        self.compressor = PageCompressor(level: options.compressionLevel, pageSize: Int(header.pageSize))
     }
 
     // MARK: - State checks

@@ -201,8 +201,8 @@ public final class WriteTransaction: Transaction, PageSink {
         var frames: [WALFrameRecord] = []
         frames.reserveCapacity(dirty.count + freed.count)
         let pages = dirty.keys.sorted()
-        let images = store.encoder.encode(pages.map { ($0, dirty[$0]!) }, commit: sequence)
-        for (number, image) in zip(pages, images) {
+        for number in pages {
+            let image = PageImage.encode(page: dirty[number]!, number: number, commit: sequence, compressor: store.compressor)
             let payloadOffset = start + UInt64(out.count + WALLayout.frameHeaderSize)
             let imageCRC = image.withUnsafeBytes { PageImage.header(of: $0).crc }
             crc = WALLayout.appendFrame(kind: .page, page: number, commit: sequence, salt: store.walSalt,
