@@ -33,6 +33,13 @@ struct SVGChart {
                 return (p, Double(theirs) / Double(mine), "\(humanBytes(mine * 1024)) vs \(humanBytes(theirs * 1024))")
             }))
         }
+        for w in results.objectWorkloads ?? [] {
+            guard let mine = w.result(.cadmium) else { continue }
+            rows.append(Row(label: "objects: " + w.title, bars: [(ObjectSystemID.grdb, SystemID.sqlite), (.sqlite, .sqliteRowid)].compactMap { p, colour in
+                guard let r = w.result(p) else { return nil }
+                return (colour, mine.throughput / r.throughput, "\(humanRate(mine.throughput)) vs \(humanRate(r.throughput)) \(w.unit)")
+            }))
+        }
         return rows
     }
 
@@ -45,7 +52,7 @@ struct SVGChart {
         let rowHeight = Double(peers.count) * (barHeight + gap) + rowGap
         let height = top + Double(rows.count) * rowHeight + 40
         let width = labelWidth + plotWidth + detailWidth
-        let maxLog = 3.0  // 1/8× … 8×
+        let maxLog = 6.0  // 1/64× … 64×
         func x(_ advantage: Double) -> Double {
             let l = max(-maxLog, min(maxLog, log2(max(advantage, 1e-9))))
             return labelWidth + plotWidth / 2 + l / maxLog * plotWidth / 2
@@ -57,7 +64,7 @@ struct SVGChart {
         <text x="10" y="38" fill="#555">\(results.mode) run, \(results.date), \(results.scale.keys) keys, median of \(results.repetitions); speed = ours ÷ peer, size and memory = peer ÷ ours</text>
 
         """
-        for tick in [-3, -2, -1, 0, 1, 2, 3] {
+        for tick in -6...6 {
             let tx = x(pow(2, Double(tick)))
             let label = tick >= 0 ? "\(1 << tick)×" : "1/\(1 << -tick)×"
             s += "<line x1=\"\(tx)\" y1=\"\(top - 6)\" x2=\"\(tx)\" y2=\"\(height - 34)\" stroke=\"\(tick == 0 ? "#000" : "#ddd")\"/>\n"
@@ -75,11 +82,13 @@ struct SVGChart {
                 s += "<text x=\"\(labelWidth + plotWidth + 10)\" y=\"\(y + barHeight - 3)\" font-size=\"11\" fill=\"#555\">\(escape(bar.detail))</text>\n"
             }
         }
-        var lx = labelWidth
+        var lx = 10.0
+        let objectTitles: [SystemID: String] = [.sqlite: "GRDB", .sqliteRowid: "SQLite C"]
         for p in peers {
+            let title = p.title + (results.objectWorkloads == nil ? "" : " (objects: \(objectTitles[p] ?? ""))")
             s += "<rect x=\"\(lx)\" y=\"\(height - 14)\" width=\"12\" height=\"10\" fill=\"\(colors[p] ?? "#999")\"/>"
-            s += "<text x=\"\(lx + 16)\" y=\"\(height - 5)\" font-size=\"11\">vs \(escape(p.title))</text>\n"
-            lx += 200
+            s += "<text x=\"\(lx + 16)\" y=\"\(height - 5)\" font-size=\"11\">vs \(escape(title))</text>\n"
+            lx += 330
         }
         return s + "</svg>\n"
     }
