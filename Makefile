@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_TEST_FLAGS ?=
 
-.PHONY: all build deps test demo clean crash-test fuzz fuzz-deps test-asan test-tsan
+.PHONY: all build deps test demo clean crash-test fuzz fuzz-deps test-asan test-tsan bench bench-quick bench-deps
 
 all: build
 
@@ -81,3 +81,25 @@ demo: deps
 
 clean:
 	rm -rf .build .build-asan .build-tsan .build-fuzz demo-store demo-store-wal demo-company.cdstore demo-company.cdstore-wal
+
+# Benchmarks: a package of their own under Benchmarks/ (it pulls GRDB, which the main package
+# never builds). SQLite's headers come from Debian's libsqlite3-dev.
+BENCH_DIR := Benchmarks
+
+bench-deps: deps
+	@if ! pkg-config --exists sqlite3 2>/dev/null; then \
+		echo "installing libsqlite3-dev"; \
+		(apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev pkg-config; \
+	fi
+
+# Full run (minutes): 3 repetitions of every workload, results in docs/benchmarks/results.json,
+# and the chart and table in docs/BENCHMARKS.md regenerated from them.
+bench: bench-deps
+	cd $(BENCH_DIR) && $(SWIFT) build -c release --product cadmium-bench
+	cd $(BENCH_DIR) && .build/release/cadmium-bench run --json ../docs/benchmarks/results.json --docs ../docs
+
+# Quick run (seconds of measuring): small sizes, one repetition, no docs changes. Keeps the
+# harness from rotting in CI.
+bench-quick: bench-deps
+	cd $(BENCH_DIR) && $(SWIFT) build -c release --product cadmium-bench
+	cd $(BENCH_DIR) && .build/release/cadmium-bench run --quick

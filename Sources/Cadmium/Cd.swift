@@ -24,6 +24,7 @@ public enum Cd {
         var stack: CdStack?
         var defaultSerialTransactions = false
         var misuseHandler: @Sendable (CdMisuse) -> Void = Cd.defaultMisuseHandler
+        var documentsDirectoryOverride: URL?
     }
     static let globals = LockedValue(Globals())
 

@@ -51,6 +51,23 @@ func readmeRead() throws -> [Employee] {
     return engineers
 }
 
+/// README: the bundle initialiser (verbatim); `Bundle.main` must hold `Company.xcdatamodeld`.
+func readmeBundleInit() throws {
+    // The model found by name in the main bundle, the store in the user's Documents directory.
+    try Cd.initWithSQLStore(momdInbundleID: nil, momdName: "Company.momd", sqliteFilename: "company.store",
+                            classes: [Department.self, Employee.self])
+}
+
+/// README: the fetched results controller (verbatim); call on the main thread.
+func readmeResultsController() throws -> CdFetchedResultsController<Employee> {
+    // Employees in sections by department, kept up to date on the main queue after each commit.
+    let staff = Cd.newFetchedResultsController(Cd.objects(Employee.self).sorted("department.name").sorted("name"),
+                                               sectionNameKeyPath: "department.name", cacheName: nil)
+    staff.onChange = { changes in print(changes.objects.map { "\($0.type) \($0.object.name)" }) }
+    try staff.performFetch()
+    return staff
+}
+
 /// The same model as a Core Data model file.
 let companyModelContents = """
 <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
@@ -106,6 +123,33 @@ extension CadmiumSuites {
             try background { try readmeWrite() }
             let names = try DispatchQueue.main.sync { try readmeRead().map(\.name) }
             #expect(names == ["Ann"])
+        }
+
+        @Test func readmeBundleInitLooksInTheMainBundle() throws {
+            // The test runner's main bundle has no Company model: the README's call says so.
+            #expect(throws: CdInitFailure.invalidManagedObjectModel) { try readmeBundleInit() }
+        }
+
+        @MainActor @Test func readmeResultsControllerSectionsByDepartment() throws {
+            let modelURL = try Self.writeModelFile()
+            defer { try? FileManager.default.removeItem(at: modelURL.deletingLastPathComponent()) }
+            try readmeOpenStore(modelURL: modelURL, storeURL: nil)
+            try background {
+                try Cd.transactAndWait {
+                    for (department, people) in [("Sales", ["Cy", "Bo"]), ("R&D", ["Ann"])] {
+                        let d = try Cd.create(Department.self)
+                        d.name = department
+                        for name in people {
+                            let e = try Cd.create(Employee.self)
+                            e.name = name
+                            e.department = d
+                        }
+                    }
+                }
+            }
+            let staff = try readmeResultsController()
+            #expect(staff.sections?.map(\.name) == ["R&D", "Sales"])
+            #expect(staff.sections?.map { $0.objects.map(\.name) } == [["Ann"], ["Bo", "Cy"]])
         }
 
         @Test func swiftModelMatchesTheModelFile() throws {

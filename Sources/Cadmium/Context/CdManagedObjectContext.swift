@@ -48,6 +48,12 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     private var generation = 0
     /// Main context: objects with an update handler.
     private var watched: [ObjectID: WeakObject] = [:]
+    /// Main context: values of prefetched objects, for when the object is next needed (the
+    /// main context holds its objects weakly, so a prefetched target nobody holds is gone by
+    /// then). Used once; cleared at every merge.
+    private var prefetchedRows: [ObjectID: [String: PropertyValue]] = [:]
+    /// Main context: fetched results controllers, told after each merge.
+    private var mergeObservers: [WeakMergeObserver] = []
 
     /// The pinned snapshot of a `.snapshot` context.
     let pinned: (any SnapshotBackend)?
@@ -81,9 +87,14 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         lock.withLock {
             if let object = registry[id]?.object { return object }
             let object = stack.model.newInstance(entity: id.entity)
+            let row = prefetchedRows.removeValue(forKey: id)
             object.withState { state in
                 state.context = self
                 state.objectID = id
+                if let row {
+                    state.values = row
+                    state.loaded = true
+                }
             }
             registerLocked(object, id)
             return object
@@ -187,15 +198,38 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// The objects of `ids`, with values from `snapshot`. Objects with changes in this context
     /// keep them; the main context refreshes the others, so a main-thread fetch sees the last
     /// commit even before the merge.
-    func materialize(_ ids: [ObjectID], from snapshot: any SnapshotBackend) throws -> [CdManagedObject] {
-        try ids.compactMap { id in
+    ///
+    /// - Parameters:
+    ///   - keys: `onlyProperties` of an object query: only these values are kept, the objects
+    ///     stay faults for the others.
+    ///   - batchSize: above 0, the objects to refresh are left as faults in batches of this
+    ///     size; reading one loads its batch from one snapshot (`FaultBatch`).
+    func materialize(_ ids: [ObjectID], from snapshot: any SnapshotBackend, keys: Set<String>? = nil,
+                     batchSize: Int = 0) throws -> [CdManagedObject] {
+        var faults: [CdManagedObject] = []
+        let objects = try ids.compactMap { id -> CdManagedObject? in
             let known = registered(id)
             guard let object = known ?? self.object(for: id) else { return nil }
             if known == nil || kind == .main || !object.withState({ $0.loaded }) {
-                object.refresh(with: try snapshot.values(of: id))
+                if batchSize > 0 {
+                    object.refresh(with: nil)
+                    if !object.withState({ $0.loaded || $0.isInserted || !$0.changedKeys.isEmpty }) { faults.append(object) }
+                } else if let keys {
+                    object.refreshPartially(with: try snapshot.values(of: id), keys: keys)
+                } else {
+                    object.refresh(with: try snapshot.values(of: id))
+                }
             }
             return object
         }
+        if batchSize > 0 {
+            for start in stride(from: 0, to: faults.count, by: batchSize) {
+                let members = Array(faults[start..<min(start + batchSize, faults.count)])
+                let batch = FaultBatch(context: self, objects: members, keys: keys)
+                for member in members { member.withState { $0.batch = batch } }
+            }
+        }
+        return objects
     }
 
     // MARK: - Changes
@@ -243,6 +277,8 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                     if applied.updated.contains(id) || applied.inserted.contains(id) {
                         state.values = state.values.filter { if case .attribute = $0.value { true } else { false } }
                         state.loaded = false
+                        state.partialKeys = []
+                        state.batch = nil
                     }
                 }
             }
@@ -275,11 +311,11 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         precondition(kind == .main)
         let state = ThreadState.current
         state.insideMainMerge = true
-        defer { state.insideMainMerge = false }
         for id in applied.updated.union(applied.deleted) {
             guard let object = registered(id) else { continue }
-            object.refresh(with: nil)
-            if applied.deleted.contains(id) { object.withState { $0.isDeleted = true } }
+            // A deleted object keeps its last values, so a `.deleted` handler or a fetched
+            // results controller's delete can still tell which object it was.
+            if applied.deleted.contains(id) { object.withState { $0.isDeleted = true } } else { object.refresh(with: nil) }
         }
         let handlers = lock.withLock { watched.compactMapValues { $0.object } }
         func send(_ ids: some Sequence<ObjectID>, _ event: CdManagedObjectUpdateEvent) {
@@ -293,8 +329,34 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         send(applied.updated.intersection(direct), .updated)
         send(applied.deleted, .deleted)
         lock.withLock {
+            prefetchedRows = [:]
             for id in applied.deleted { watched[id] = nil }
             registry = registry.filter { $0.value.object != nil }
+        }
+        state.insideMainMerge = false
+        // After the merge proper, so controllers see refaulted objects and their delegates are
+        // held to the main context's read-only rule (J1).
+        let observers = lock.withLock { () -> [any MainMergeObserver] in
+            mergeObservers = mergeObservers.filter { $0.observer != nil }
+            return mergeObservers.compactMap(\.observer)
+        }
+        for observer in observers { observer.mainContextDidMerge(applied) }
+    }
+
+    /// Main context: keeps the values of prefetched `objects` until the next merge.
+    func keepPrefetched(_ objects: [CdManagedObject]) {
+        guard kind == .main else { return }
+        let rows = objects.compactMap { object in
+            object.withState { state in state.loaded ? state.objectID.map { ($0, state.values) } : nil }
+        }
+        lock.withLock { for (id, values) in rows { prefetchedRows[id] = values } }
+    }
+
+    /// Main context: tells `observer` (held weakly) after each merge.
+    func observeMerges(_ observer: any MainMergeObserver) {
+        lock.withLock {
+            mergeObservers = mergeObservers.filter { $0.observer != nil && $0.observer !== observer }
+            mergeObservers.append(WeakMergeObserver(observer: observer))
         }
     }
 
@@ -304,6 +366,11 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         let box = Unchecked(handler)
         DispatchQueue.main.async { box.value(.refreshed) }
     }
+}
+
+/// A weak reference to a merge observer.
+struct WeakMergeObserver {
+    weak var observer: (any MainMergeObserver)?
 }
 
 /// A weak reference to an object, for the main context's registry.

@@ -64,7 +64,7 @@ extension CdManagedObject {
     /// The value of attribute `key` (`.null` when unset).
     func readAttribute(_ key: String) -> CdValue {
         checkRead(key)
-        loadIfNeeded()
+        loadIfNeeded(key)
         if case let .attribute(value)? = withState({ $0.values[key] }) { return value }
         return .null
     }
@@ -85,7 +85,7 @@ extension CdManagedObject {
     /// The related objects of `key`, in this object's context.
     func readRelationship(_ key: String) -> [CdManagedObject] {
         checkRead(key)
-        loadIfNeeded()
+        loadIfNeeded(key)
         let (context, id, value) = withState { ($0.context, $0.objectID, $0.values[key]) }
         guard let context else { return withState { $0.transientRelated[key] ?? [] } }
         let ids: [ObjectID]
@@ -149,7 +149,7 @@ extension CdManagedObject {
 
     /// The target IDs of `key`, loading them if needed.
     func rawTargets(_ key: String) -> [ObjectID] {
-        loadIfNeeded()
+        loadIfNeeded(key)
         let (context, id, value) = withState { ($0.context, $0.objectID, $0.values[key]) }
         switch value {
         case let .toOne(target)?: return target.map { [$0] } ?? []
@@ -188,26 +188,56 @@ extension CdManagedObject {
 
     // MARK: - Loading
 
-    /// Loads attribute and to-one values of a fault from a fresh snapshot of the store.
-    func loadIfNeeded() {
-        let (loaded, context, id) = withState { ($0.loaded, $0.context, $0.objectID) }
+    /// Loads attribute and to-one values of a fault from a fresh snapshot of the store (or, for
+    /// an object fetched with `batchSize`, its whole batch from one snapshot). Reading `key`
+    /// of an object fetched with `onlyProperties` that named it loads nothing.
+    func loadIfNeeded(_ key: String? = nil) {
+        let (loaded, context, id, partial, batch) = withState { ($0.loaded, $0.context, $0.objectID, $0.partialKeys, $0.batch) }
         guard !loaded, let context, let id else { return }
+        if let key, partial.contains(key) { return }
+        if let batch {
+            batch.load()
+            let done = withState { state in state.loaded || (key.map { state.partialKeys.contains($0) } ?? false) }
+            if done { return }
+        }
         let values = (try? context.loadValues(id)) ?? nil
         withState { state in
             guard !state.loaded else { return }
-            // Keep changes made before the load (a write to a fault).
+            // Keep changes made before the load (a write to a fault) and to-many targets
+            // already read or prefetched.
             var merged = values ?? [:]
+            for (key, value) in state.values where merged[key] == nil {
+                if case .toMany = value { merged[key] = value }
+            }
             for key in state.changedKeys { merged[key] = state.values[key] }
             state.values = merged
             state.loaded = true
+            state.partialKeys = []
+            state.batch = nil
         }
     }
 
-    /// Replaces the values with `values` read from a snapshot, unless the object has changes.
+    /// Replaces the values with `values` read from a snapshot (nil: makes the object a fault),
+    /// unless the object has changes.
     func refresh(with values: [String: PropertyValue]?) {
         withState { state in
             guard state.changedKeys.isEmpty, !state.isInserted else { return }
             if let values { state.values = values; state.loaded = true } else { state.values = [:]; state.loaded = false }
+            state.partialKeys = []
+            state.batch = nil
+        }
+    }
+
+    /// Keeps only `keys` of `values` (a fetch with `onlyProperties`): the object stays a fault
+    /// for every other key. Objects with changes are left alone.
+    func refreshPartially(with values: [String: PropertyValue]?, keys: Set<String>) {
+        withState { state in
+            guard state.changedKeys.isEmpty, !state.isInserted else { return }
+            let kept = (values ?? [:]).filter { keys.contains($0.key) }
+            state.values = kept
+            state.loaded = false
+            state.partialKeys = Set(kept.keys)
+            state.batch = nil
         }
     }
 }

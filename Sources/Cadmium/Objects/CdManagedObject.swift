@@ -49,6 +49,12 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
         var values: [String: PropertyValue] = [:]
         /// Attribute and to-one values have been loaded from the store (or set by create).
         var loaded = false
+        /// While not `loaded`: keys whose values are in `values` all the same (a fetch with
+        /// `onlyProperties`). Reading one of them does not fire the fault.
+        var partialKeys: Set<String> = []
+        /// While not `loaded`: the fetch's batch (`batchSize`) that loads this object and its
+        /// neighbours together when one of them is first read.
+        var batch: FaultBatch?
         /// Keys changed in the context since the last commit.
         var changedKeys: Set<String> = []
         var isInserted = false

@@ -119,15 +119,31 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
     @discardableResult
     public func offset(_ offset: Int) -> Self { request.offset = offset; return self }
 
-    /// Core Data's fetchBatchSize; a hint (results are materialised whole).
+    /// Core Data's fetchBatchSize: above 0, an object query returns its objects as faults in
+    /// batches of this size, and the first read of an object loads its whole batch from one
+    /// snapshot (the other batches stay unloaded). 0, the default, loads every result with
+    /// the fetch. Dictionary queries ignore it.
+    ///
+    /// ```swift
+    /// for item in try Cd.objects(Item.self).sorted("id").batchSize(100).fetch() {
+    ///     print(item.name)          // one snapshot read per 100 items
+    /// }
+    /// ```
     @discardableResult
-    public func batchSize(_ batchSize: Int) -> Self { fetchBatchSize = batchSize; return self }
+    public func batchSize(_ batchSize: Int) -> Self { fetchBatchSize = max(0, batchSize); return self }
 
     /// Drops duplicate dictionary rows (only for dictionary queries with properties listed).
     @discardableResult
     public func distinct(_ distinct: Bool = true) -> Self { request.distinct = distinct; return self }
 
-    /// Relationships to prefetch (replaces the list); a hint.
+    /// Relationship key paths whose targets an object query loads with its results, from the
+    /// same snapshot (replaces the list). A key path such as `department.employees` prefetches
+    /// each step. Dictionary queries ignore it.
+    ///
+    /// ```swift
+    /// let departments = try Cd.objects(Department.self).prefetch(["employees"]).fetch()
+    /// let names = departments.flatMap(\.employees).map(\.name)   // no further store reads
+    /// ```
     @discardableResult
     public func prefetch(_ relationships: [String]) -> Self { prefetched = relationships; return self }
 
@@ -141,7 +157,14 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
         return self
     }
 
-    /// Adds to the properties to fetch (a set: repeated names count once).
+    /// Adds to the properties to fetch (a set: repeated names count once). For a dictionary
+    /// query these are the columns of each row. For an object query (Core Data's
+    /// `propertiesToFetch`) the objects keep only these attribute and to-one values and stay
+    /// faults for the others, which load from the store when first read.
+    ///
+    /// ```swift
+    /// let names = try Cd.objects(Item.self).onlyProperties(["name"]).fetch().map(\.name)
+    /// ```
     @discardableResult
     public func onlyProperties(_ names: [String]) -> Self {
         for name in names where !properties.contains(name) { properties.append(name) }
@@ -215,7 +238,10 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
             }
         }
         let ids = try snapshot.fetchIDs(request, pending: pending(context))
-        return try context.materialize(ids, from: snapshot).compactMap { $0 as? T }
+        let objects = try context.materialize(ids, from: snapshot, keys: properties.isEmpty ? nil : Set(properties),
+                                              batchSize: fetchBatchSize)
+        if !prefetched.isEmpty { try context.prefetch(prefetched, for: objects, from: snapshot) }
+        return objects.compactMap { $0 as? T }
     }
 
     /// The first result; sets the request's limit to 1, as Cadmium does.

@@ -18,6 +18,7 @@ extension BTree {
     public func delete(_ key: [UInt8], in sink: PageSink) throws -> Bool {
         try BTree.checkPageSize(sink.pageSize)
         var path: [PathStep]? = []
+        path!.reserveCapacity(8)  // one allocation for any realistic depth, not regrowth per level
         let found = try descend(to: key, in: sink, path: &path)
         let (index, exists) = try found.lowerBound(key)
         guard exists else { return false }

@@ -24,6 +24,7 @@ extension BTree {
             throw StoreError.valueTooLarge(size: value.count, limit: BTree.maxValueSize)
         }
         var path: [PathStep]? = []
+        path!.reserveCapacity(8)  // one allocation for any realistic depth, not regrowth per level
         let found = try descend(to: key, in: sink, path: &path)
         var leaf = try BTreeNode(sink.writablePage(found.number), number: found.number, expectLeaf: true)
         let (index, exists) = try leaf.lowerBound(key)

@@ -75,7 +75,9 @@ enum PageImage {
         if let expectedCommit, h.commit != expectedCommit {
             return .failure("image was written by commit \(h.commit), expected commit \(expectedCommit)")
         }
-        let page = PageBuffer(zeroed: pageSize)
+        // Every byte is written below (the raw copy, or an inflate that must produce exactly one
+        // page, Z1) before the page is returned; on failure it is discarded. No zero fill first.
+        let page = PageBuffer(uninitialized: pageSize)
         switch PageCodecID(rawValue: h.codec) {
         case .raw:
             guard h.storedLength == pageSize else { return .failure("raw image of \(h.storedLength) bytes is not one page") }

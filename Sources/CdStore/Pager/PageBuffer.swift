@@ -19,6 +19,13 @@ public final class PageBuffer: @unchecked Sendable {
         base.initializeMemory(as: UInt8.self, repeating: 0, count: count)
     }
 
+    /// A page whose bytes are not initialized: only for a caller that writes all `count` bytes
+    /// before anyone reads one (page decoding, which discards the buffer when it cannot).
+    init(uninitialized count: Int) {
+        self.count = count
+        self.base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
+    }
+
     /// A copy of `other`.
     public init(copying other: PageBuffer) {
         self.count = other.count

@@ -14,6 +14,12 @@ final class PageCache: @unchecked Sendable {
     struct Key: Hashable {
         var page: UInt32
         var commit: UInt64
+
+        /// One hasher round for both fields (equality still compares both): every page lookup
+        /// hashes a key, and the synthesized two-field hash showed in read profiles.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(commit &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(page))
+        }
     }
 
     private struct Slot {
@@ -22,21 +28,17 @@ final class PageCache: @unchecked Sendable {
         var referenced: Bool
     }
 
-    private let lock = Lock()
-    private var slots: [Slot] = []
-    private var index: [Key: Int] = [:]
-    private var hand = 0
-    let capacity: Int
-    private(set) var hits = 0
-    private(set) var misses = 0
+    /// Everything the lock guards, in one struct: each call makes one dynamically checked access
+    /// to `state` and works on the struct inside it, instead of one check per field access
+    /// (the runtime's exclusivity checks were ~17% of a cached page read under callgrind).
+    private struct State {
+        var slots: [Slot] = []
+        var index: [Key: Int] = [:]
+        var hand = 0
+        var hits = 0
+        var misses = 0
 
-    init(budgetBytes: Int, pageSize: Int) {
-        capacity = max(16, budgetBytes / max(pageSize, 1))
-        index.reserveCapacity(min(capacity, 1 << 16))
-    }
-
-    func get(_ key: Key) -> PageBuffer? {
-        lock.withLock {
+        mutating func get(_ key: Key) -> PageBuffer? {
             if let i = index[key] {
                 slots[i].referenced = true
                 hits += 1
@@ -45,10 +47,8 @@ final class PageCache: @unchecked Sendable {
             misses += 1
             return nil
         }
-    }
 
-    func put(_ key: Key, _ buffer: PageBuffer) {
-        lock.withLock {
+        mutating func put(_ key: Key, _ buffer: PageBuffer, capacity: Int) {
             if let i = index[key] { slots[i].buffer = buffer; slots[i].referenced = true; return }
             if slots.count < capacity {
                 index[key] = slots.count
@@ -66,6 +66,23 @@ final class PageCache: @unchecked Sendable {
         }
     }
 
-    var count: Int { lock.withLock { slots.count } }
-    var statistics: (hits: Int, misses: Int, pages: Int) { lock.withLock { (hits, misses, slots.count) } }
+    private let lock = Lock()
+    private var state = State()
+    let capacity: Int
+
+    init(budgetBytes: Int, pageSize: Int) {
+        capacity = max(16, budgetBytes / max(pageSize, 1))
+        state.index.reserveCapacity(min(capacity, 1 << 16))
+    }
+
+    func get(_ key: Key) -> PageBuffer? {
+        lock.withLock { state.get(key) }
+    }
+
+    func put(_ key: Key, _ buffer: PageBuffer) {
+        lock.withLock { state.put(key, buffer, capacity: capacity) }
+    }
+
+    var count: Int { lock.withLock { state.slots.count } }
+    var statistics: (hits: Int, misses: Int, pages: Int) { lock.withLock { (state.hits, state.misses, state.slots.count) } }
 }

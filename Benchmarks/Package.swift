@@ -1,0 +1,33 @@
+// swift-tools-version: 6.0
+// Cadmium's benchmark suite: our engine and object layer side by side with SQLite's C API and
+// GRDB.swift, on the same data in the same run. A package of its own so that GRDB never enters
+// the main package's build or `make test`. Run it through `make bench` / `make bench-quick`.
+import PackageDescription
+
+let package = Package(
+    name: "CadmiumBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "Cadmium", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .executableTarget(
+            name: "cadmium-bench",
+            dependencies: [
+                "CSQLite",
+                .product(name: "CdStore", package: "Cadmium"),
+                .product(name: "CdObjects", package: "Cadmium"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

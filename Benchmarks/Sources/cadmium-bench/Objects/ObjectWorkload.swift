@@ -1,0 +1,148 @@
+import Foundation
+
+// The object-level workloads of issue 6 on the Employee entity: a name, an indexed integer
+// salary, a to-one department (100 departments), a hire date and a ~100-character notes string.
+
+enum ObjectWorkload: String, CaseIterable, Codable, Sendable {
+    /// Builds the read fixture; not reported.
+    case prepare = "obj-prepare"
+    case insert = "obj-insert"
+    case commitEach = "obj-commit"
+    case fetchByKey = "obj-fetch-key"
+    case fetchBySalary = "obj-fetch-salary"
+    case rangeQuery = "obj-range"
+    case containsScan = "obj-contains"
+    case update = "obj-update"
+    case delete = "obj-delete"
+    case openAndQuery = "obj-open"
+
+    static let reported: [ObjectWorkload] = allCases.filter { $0 != .prepare }
+
+    var title: String {
+        switch self {
+        case .prepare: "prepare object fixture"
+        case .insert: "1. bulk insert, 1 txn"
+        case .commitEach: "2. single-object durable txns"
+        case .fetchByKey: "3a. fetch by primary key"
+        case .fetchBySalary: "3b. fetch by indexed salary"
+        case .rangeQuery: "4. indexed range, ~1% each"
+        case .containsScan: "5. full scan, notes CONTAINS[c]"
+        case .update: "6a. update 10%, 1 txn"
+        case .delete: "6b. delete 10%, 1 txn"
+        case .openAndQuery: "7. cold open + first query"
+        }
+    }
+
+    var unit: String {
+        switch self {
+        case .commitEach: "commits/s"
+        case .rangeQuery, .containsScan: "rows/s"
+        case .openAndQuery: "opens/s"
+        case .fetchByKey, .fetchBySalary: "fetches/s"
+        default: "objects/s"
+        }
+    }
+
+    var readsFixture: Bool { [.fetchByKey, .fetchBySalary, .rangeQuery, .containsScan, .openAndQuery].contains(self) }
+    /// Works on its own copy of the fixture.
+    var changesFixture: Bool { self == .update || self == .delete }
+    var isDurable: Bool { self == .commitEach }
+}
+
+/// Sizes of the object suite.
+struct ObjectScale: Codable, Sendable {
+    var objects: Int
+    var commits: Int
+    var fetches: Int
+    var ranges: Int
+    var scans: Int
+
+    static let full = ObjectScale(objects: 200_000, commits: 2_000, fetches: 50_000, ranges: 20, scans: 3)
+    static let quick = ObjectScale(objects: 10_000, commits: 200, fetches: 5_000, ranges: 5, scans: 1)
+
+    func operations(_ w: ObjectWorkload, matched: Int) -> Int {
+        switch w {
+        case .prepare, .insert: objects
+        case .commitEach: commits
+        case .fetchByKey, .fetchBySalary: fetches
+        case .rangeQuery, .containsScan: matched
+        case .update, .delete: objects / 10
+        case .openAndQuery: 1
+        }
+    }
+}
+
+/// One employee, as every system stores it.
+struct EmployeeData {
+    static let departments = 100
+    /// 2020-01-01T00:00:00Z.
+    static let epoch = 1_577_836_800.0
+
+    let id: Int64
+    let name: String
+    let salary: Int64
+    let department: Int64
+    let hired: Date
+    let notes: String
+
+    /// Employee `i` (primary keys 1…N): deterministic, with realistic text.
+    static func make(_ i: Int, pool: [[UInt8]]) -> EmployeeData {
+        let text = String(decoding: pool[DataSet.poolIndex(i)], as: UTF8.self).split(separator: "|")
+        let salary = 30_000 + Int64((UInt64(i) &* 0x9E37_79B9_7F4A_7C15) >> 33) % 200_000
+        return EmployeeData(id: Int64(i + 1), name: String(text[0]), salary: salary,
+                            department: Int64(i % departments + 1),
+                            hired: Date(timeIntervalSince1970: epoch + Double(i % 2000) * 86_400),
+                            notes: String(text[2]))
+    }
+
+    /// Salaries are spread over 30,000..<230,000: a ~1% range is 2,000 wide.
+    static let salaryLow: Int64 = 30_000
+    static let salarySpan: Int64 = 200_000
+    /// The substring of the CONTAINS[c] scan (a word in some notes, in another case).
+    static let needle = "LISBON"
+}
+
+/// A system at the object level.
+protocol ObjectSystem {
+    init(path: String, durable: Bool) throws
+    /// Inserts departments 1…100 (when `withDepartments`) and `employees` in one transaction.
+    func insert(_ employees: [EmployeeData], withDepartments: Bool) throws
+    /// Inserts each employee in a durable transaction of its own.
+    func insertEach(_ employees: [EmployeeData]) throws
+    /// Fetches each employee by primary key, reading every attribute.
+    func fetch(keys: [Int64]) throws -> UInt64
+    /// Fetches the employees with each salary (indexed equality), reading every attribute.
+    func fetch(salaries: [Int64]) throws -> (rows: Int, checksum: UInt64)
+    /// Fetches the employees with lower ≤ salary < upper for each range (the index).
+    func fetch(ranges: [(Int64, Int64)]) throws -> (rows: Int, checksum: UInt64)
+    /// Counts the employees whose notes contain `needle`, ignoring case (no index helps).
+    func countNotesContaining(_ needle: String) throws -> Int
+    /// Adds 1 to the salary of each employee of `keys`, in one transaction.
+    func raiseSalary(keys: [Int64]) throws
+    /// Deletes each employee of `keys`, in one transaction.
+    func delete(keys: [Int64]) throws
+    func checkpointAndClose() throws -> Int
+    func close() throws
+}
+
+enum ObjectSystemID: String, CaseIterable, Codable, Sendable {
+    case cadmium = "cadmium-objects"
+    case grdb
+    case sqlite = "sqlite-c"
+
+    var title: String {
+        switch self {
+        case .cadmium: "Cadmium ObjectStore"
+        case .grdb: "GRDB Codable records"
+        case .sqlite: "SQLite C"
+        }
+    }
+
+    func open(path: String, durable: Bool) throws -> any ObjectSystem {
+        switch self {
+        case .cadmium: try CadmiumObjects(path: path, durable: durable)
+        case .grdb: try GRDBObjects(path: path, durable: durable)
+        case .sqlite: try SQLiteObjects(path: path, durable: durable)
+        }
+    }
+}

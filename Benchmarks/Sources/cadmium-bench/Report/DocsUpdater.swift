@@ -1,0 +1,62 @@
+import Foundation
+
+// Rewrites the generated section of docs/BENCHMARKS.md: everything between the two markers is
+// replaced by the tables and the machine description of a results file; the prose around them
+// is left alone.
+
+enum DocsUpdater {
+    static let begin = "<!-- BEGIN GENERATED RESULTS: `make bench` rewrites this section; do not edit by hand -->"
+    static let end = "<!-- END GENERATED RESULTS -->"
+
+    static func generatedSection(_ r: SuiteResults) -> String {
+        let tables = ResultTables(results: r)
+        let m = r.machine
+        return """
+        \(begin)
+
+        Run of \(r.date), \(r.mode) mode: \(r.scale.keys) keys, \(r.scale.gets) gets, \(r.scale.rangeScans) range scans of \(r.scale.rangeLength) rows, \(r.scale.commits) commits; each cell is the median of \(r.repetitions) runs, each run in a fresh child process.
+
+        **Machine:** \(m.cores) cores (`nproc`), \(m.cpu), \(fixed(m.memoryGiB, 1)) GiB RAM, kernel \(m.kernel), \(m.fileSystem) file system; \(m.swift); SQLite \(m.sqlite); GRDB \(m.grdb). The machine was \(m.shared).
+
+        ![Cadmium's advantage over each peer](benchmarks/chart.svg)
+
+        #### Throughput (higher is better; ratio > 1× means Cadmium is faster)
+
+        \(tables.throughput().markdown())
+
+        #### File size after a checkpoint (lower is better; ratio < 1× means Cadmium is smaller)
+
+        \(tables.fileSize().markdown())
+
+        #### Peak resident memory of each run (VmHWM of the child process, including the ~same runtime baseline for all)
+
+        \(tables.peakMemory().markdown())
+
+        \(objectSection(r, tables))
+
+        \(end)
+        """
+    }
+
+    static func objectSection(_ r: SuiteResults, _ tables: ResultTables) -> String {
+        guard let table = tables.objectThroughput(), let s = r.objectScale else {
+            return "#### Object level\n\nNot measured in this run."
+        }
+        return """
+        #### Object level: Cadmium's ObjectStore vs GRDB Codable records vs SQLite C
+
+        \(s.objects) employees in 100 departments; \(s.commits) durable commits; \(s.fetches) fetches; \(s.ranges) range queries of ~1%; \(s.scans) CONTAINS scans. Ratio > 1× means Cadmium is faster (for the size and memory rows, < 1× means smaller).
+
+        \(table.markdown())
+        """
+    }
+
+    static func update(markdownPath: String, with r: SuiteResults) throws {
+        let text = try String(contentsOfFile: markdownPath, encoding: .utf8)
+        guard let b = text.range(of: begin), let e = text.range(of: end), b.lowerBound < e.lowerBound else {
+            throw BenchError.child("\(markdownPath) lacks the generated-section markers")
+        }
+        let updated = text.replacingCharacters(in: b.lowerBound..<e.upperBound, with: generatedSection(r))
+        try updated.write(toFile: markdownPath, atomically: true, encoding: .utf8)
+    }
+}
