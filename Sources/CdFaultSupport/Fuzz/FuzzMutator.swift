@@ -4,20 +4,11 @@
 // duplicating and inserting runs, and splicing two seeds — several mutations per input, and
 // feeds each result to the target. Same seed, same inputs.
 
+import CdStore
 import Foundation
 
-/// SplitMix64, so a run reproduces from its seed.
-public struct FuzzRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The fuzzer's generator: the engine's SplitMix64, so a run reproduces from its seed.
+public typealias FuzzRandom = SplitMix64
 
 public enum FuzzMutator {
     static let interesting: [UInt64] = [0, 1, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF, 4096, 8192, 65536]
