@@ -123,8 +123,10 @@ struct WALCheck: VerificationPass {
             let isScanStop = index - framesBefore == scan.tailFrames
             if isScanStop {
                 stopFrame = (index, offset)
-                if kind == WALLayout.FrameKind.commit.rawValue || (length == UInt32(WALLayout.commitPayloadSize) && page == 0) {
-                    commitFollows = true   // the damaged frame is itself a commit record
+                if (kind == WALLayout.FrameKind.commit.rawValue || (length == UInt32(WALLayout.commitPayloadSize) && page == 0)) && inFile {
+                    // The damaged frame is itself a whole commit record. One cut short by the end
+                    // of the file is the torn record of a commit that never completed: a tail.
+                    commitFollows = true
                     break
                 }
                 let plausible = (length == 0 || length == UInt32(WALLayout.commitPayloadSize)

@@ -1,3 +1,4 @@
+import CdStore
 import Foundation
 import Testing
 @testable import CdObjects
@@ -112,18 +113,8 @@ func testSeed(_ name: String) -> UInt64 {
     return seed
 }
 
-/// SplitMix64: a small seeded generator.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The tests' seeded generator: the engine's SplitMix64.
+typealias SeededGenerator = SplitMix64
 
 /// `SortDescriptor` is also Foundation's type; tests that import Foundation name ours this way.
 typealias Sort = CdObjects.SortDescriptor
