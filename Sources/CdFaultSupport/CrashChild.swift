@@ -19,23 +19,10 @@ public struct CrashChildRun: Sendable {
 }
 
 public enum CrashChild {
-    /// The child's executable: `CADMIUM_CRASH_CHILD`, else next to the running test binary
-    /// (SwiftPM puts every product of a build in one directory, and the test targets depend on
-    /// the child, so `swift test` builds it).
+    /// The child's executable: `CADMIUM_CRASH_CHILD`, else next to the running test binary (the
+    /// test targets depend on the child, so `swift test` builds it).
     public static func executable() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["CADMIUM_CRASH_CHILD"] { return URL(fileURLWithPath: path) }
-        let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let candidates = [running.deletingLastPathComponent(), Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-        for directory in candidates {
-            let url = directory.appendingPathComponent("cadmium-crash-child")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        throw NotFound(searched: candidates.map(\.path))
-    }
-
-    public struct NotFound: Error, CustomStringConvertible {
-        public var searched: [String]
-        public var description: String { "cadmium-crash-child not found in \(searched); build it (`swift build --product cadmium-crash-child`) or set CADMIUM_CRASH_CHILD" }
+        try BuiltExecutable.locate("cadmium-crash-child", override: "CADMIUM_CRASH_CHILD")
     }
 
     /// Starts the child with `arguments` and kills it: a quarter of the time 0–25 ms after the
@@ -90,16 +77,7 @@ public enum CrashChild {
 
     /// Runs the child to completion (`--check` mode) and returns its exit status and output.
     public static func runToEnd(_ child: URL, arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = child
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+        let output = try BuiltExecutable.run(child, arguments: arguments)
+        return (output.status, output.stdout, output.stderr)
     }
 }

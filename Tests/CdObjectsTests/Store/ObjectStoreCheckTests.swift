@@ -1,3 +1,4 @@
+import CdFaultSupport
 import CdStore
 import Foundation
 import Testing
@@ -71,20 +72,9 @@ import Testing
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = try Self.writeStore(in: dir, tamper: true)
-        let packageBuild = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug/cdstore-verify")
-        let bundleDir = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("cdstore-verify")
-        let binary = try #require([bundleDir, packageBuild].first { FileManager.default.isExecutableFile(atPath: $0.path) })
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--no-progress", path]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 4, "\(text)")
+        let output = try BuiltExecutable.run(try BuiltExecutable.locate("cdstore-verify"), arguments: ["--no-progress", path])
+        let text = output.stdout
+        #expect(output.status == 4, "\(text)")
         #expect(text.contains("cd.idx.Employee.attr.name"))
     }
 }

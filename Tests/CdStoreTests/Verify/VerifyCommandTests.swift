@@ -2,35 +2,15 @@
 // `swift test` builds every target, so the binary sits next to the test bundle.
 
 import Foundation
+import CdFaultSupport
 import Testing
 @testable import CdStore
 
 @Suite struct VerifyCommandTests {
-    struct Run { var status: Int32; var stdout: String; var stderr: String }
-
-    static func binary() throws -> URL {
-        let bundleDir = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let packageBuild = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug")
-        let candidates = [bundleDir, packageBuild].map { $0.appendingPathComponent("cdstore-verify") }
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
-                            "cdstore-verify not built; looked at \(candidates.map(\.path))")
-    }
-
-    static func run(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit, "cdstore-verify died of a signal")
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                   stderr: String(decoding: stderr, as: UTF8.self))
+    static func run(_ arguments: [String]) throws -> BuiltExecutable.Output {
+        let output = try BuiltExecutable.run(try BuiltExecutable.locate("cdstore-verify"), arguments: arguments)
+        #expect(!output.diedOfSignal, "cdstore-verify died of a signal")
+        return output
     }
 
     /// Writes `files` into a fresh directory; returns the store's path.
