@@ -39,33 +39,20 @@ enum StoreFuzzTargets {
         do {
             let store = try Store.open(path: path, options: options)
             defer { try? store.close() }
-            try readAll(store)
+            try readEveryTree(of: store)
             if !readOnly {
                 try store.write { try $0.openOrCreateTree("fuzz").put([1], [2]) }
                 try store.close()
                 options.readOnly = true
                 let again = try Store.open(path: path, options: options)
                 defer { try? again.close() }
-                try readAll(again)
+                try readEveryTree(of: again)
             }
             return nil
         } catch is StoreError {
             return nil
         } catch {
             return "\(readOnly ? "read-only" : "read-write") open threw a non-StoreError: \(type(of: error)) \(error)"
-        }
-    }
-
-    static func readAll(_ store: Store) throws {
-        try store.read { tx in
-            for name in try tx.treeNames() {
-                guard let t = try tx.tree(name) else { continue }
-                let c = t.cursor()
-                var more = try c.first()
-                while more { _ = try c.value(); more = try c.next() }
-                more = try c.last()
-                while more { more = try c.previous() }
-            }
         }
     }
 

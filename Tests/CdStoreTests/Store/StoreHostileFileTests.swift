@@ -1,3 +1,4 @@
+import CdFaultSupport
 import Foundation
 import Testing
 @testable import CdStore
@@ -21,16 +22,7 @@ import Testing
         do {
             let store = try Store.open(path: "/s", options: o)
             defer { try? store.close() }
-            try store.read { tx in
-                for name in try tx.treeNames() {
-                    guard let t = try tx.tree(name) else { continue }
-                    let c = t.cursor()
-                    var more = try c.first()
-                    while more { _ = try c.value(); more = try c.next() }
-                    more = try c.last()
-                    while more { more = try c.previous() }
-                }
-            }
+            try readEveryTree(of: store)
             if !readOnly { try store.write { try $0.openOrCreateTree("x").put([1], [1]) } }
             return nil
         } catch {
