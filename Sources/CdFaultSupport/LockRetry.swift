@@ -3,9 +3,10 @@
 // The engine locks a store with `flock`, which belongs to the open file description. When any
 // thread of a process spawns a child (`posix_spawn`, as `Foundation.Process` does), the child
 // gets a copy of every open descriptor until its `exec` closes the `O_CLOEXEC` ones — so for that
-// instant it keeps alive the lock of a store another thread has just closed. The crash campaign
-// spawns processes from several tests at once, so its opens wait for such a hold to pass instead
-// of failing on it; a lock that is still held after `seconds` is a real failure.
+// instant it keeps alive the lock of a store another thread has just closed. The engine's opens
+// wait `StoreOptions.lockWaitSeconds` (0.25 s) for such a hold to pass; the crash campaign spawns
+// processes from several tests at once on a loaded machine, so its opens allow a wider margin on
+// top; a lock that is still held after `seconds` is a real failure.
 
 #if canImport(Glibc)
 import Glibc

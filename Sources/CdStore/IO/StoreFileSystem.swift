@@ -78,3 +78,29 @@ extension StoreFile {
         try bytes.withUnsafeBytes { try write($0, at: offset) }
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension StoreFile {
+    /// Takes `kind`, waiting up to `seconds` while another handle holds a conflicting lock, then
+    /// throws `StoreError.locked` (F4). The short wait covers a lock that outlives its holder for
+    /// an instant: a process that spawns a child (posix_spawn) lends it copies of its open
+    /// descriptors until the child's exec closes them, and with them the `flock` of a store the
+    /// parent has just closed. A real second opener still gets `locked`, only that much later.
+    func lock(_ kind: FileLockKind, waitingUpTo seconds: Double) throws {
+        var waited = 0.0
+        while true {
+            do {
+                return try lock(kind)
+            } catch StoreError.locked(let path) {
+                guard waited < seconds else { throw StoreError.locked(path: path) }
+                usleep(5_000)
+                waited += 0.005
+            }
+        }
+    }
+}

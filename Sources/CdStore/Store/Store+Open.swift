@@ -30,7 +30,7 @@ extension Store {
         let file = try fs.open(path, mode: options.readOnly ? .readOnly : .createIfMissing)
         var walFile: (any StoreFile)?
         do {
-            try file.lock(options.readOnly ? .shared : .exclusive)
+            try file.lock(options.readOnly ? .shared : .exclusive, waitingUpTo: options.lockWaitSeconds)
             var size = try file.size()
             let unfinishedCreation = try !options.readOnly && size <= FileHeader.dataStart && isAllZero(file, size: size)
             if size == 0 || unfinishedCreation {

@@ -32,6 +32,10 @@ public struct StoreOptions: Sendable {
     public var readOnly: Bool = false
     /// Create the store when the file does not exist (ignored when read-only).
     public var createIfMissing: Bool = true
+    /// How long an open waits for another handle's lock on the store before it throws
+    /// `StoreError.locked` (a busy timeout; it also covers the instant a spawned child process
+    /// keeps a just-closed store's lock alive).
+    public var lockWaitSeconds: Double = 0.25
     /// The file layer; tests pass an in-memory or fault-injecting one.
     public var fileSystem: any StoreFileSystem
 

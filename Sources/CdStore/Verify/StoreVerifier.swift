@@ -95,7 +95,7 @@ public enum StoreVerifier {
         guard fs.fileExists(path) else { throw StoreError.io(operation: "open", path: path, errno: ENOENT) }
         let file = try fs.open(path, mode: .readOnly)
         defer { try? file.close() }
-        try file.lock(.shared)
+        try file.lock(.shared, waitingUpTo: 0.25)
         let walPath = path + "-wal"
         let wal = fs.fileExists(walPath) ? try fs.open(walPath, mode: .readOnly) : nil
         defer { try? wal?.close() }
