@@ -1,5 +1,6 @@
-// A page image: one logical page as stored, in the WAL and in the page file alike, so that a
-// checkpoint copies images byte for byte without recompressing.
+// A page image: one logical page as stored, in the WAL and in the page file alike. A checkpoint
+// copies compressed images byte for byte; raw images of compressible pages (what small commits
+// write to the WAL, WriteTransaction R5) it compresses on the way.
 //
 // Layout (little-endian):
 //   OFFSET SIZE DESCRIPTION
@@ -25,10 +26,11 @@ enum PageImage {
     /// The largest image for a page size: header plus a raw page.
     static func maxImageSize(pageSize: Int) -> Int { headerSize + pageSize }
 
-    /// Builds the image of one page.
+    /// Builds the image of one page: compressed by `compressor` when that pays (Z2), raw when it
+    /// does not or when `compressor` is nil.
     static func encode(page: PageBuffer, number: PageNumber, commit: CommitSequence,
-                       compressor: PageCompressor) -> [UInt8] {
-        let (codec, stored) = compressor.compress(page.bytes)
+                       compressor: PageCompressor?) -> [UInt8] {
+        let (codec, stored) = compressor?.compress(page.bytes) ?? (.raw, ArraySlice(page.bytes))
         var w = ByteWriter(capacity: headerSize + stored.count)
         w.u8(page.base.load(as: UInt8.self))
         w.u8(codec.rawValue)

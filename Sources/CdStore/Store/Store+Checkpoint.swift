@@ -18,7 +18,11 @@ import Darwin
 //  5. Publish under the file lock: the new map and header, and the extents the old ones used
 //     become free (S3).
 //  6. If every commit is now in the page file and no reader is behind (P3): write a new WAL header
-//     with a fresh salt, truncate the WAL to it, fsync.
+//     with a fresh salt, fsync. An automatic checkpoint keeps the log file's length (up to twice
+//     the checkpoint threshold) so that the next commits overwrite blocks the file system already
+//     allocated: their fdatasync then flushes data only, not the file's size (SQLite's WAL reuse).
+//     The frames of the old generation past the new log's end carry the old salt, so recovery
+//     stops at the first of them (W2). An explicit checkpoint and close truncate the log.
 // A crash before step 4 completes leaves the old header, whose extents were not touched; a crash
 // after it leaves the new one. Recovery then replays the WAL commits newer than the header.
 
@@ -42,11 +46,12 @@ extension Store {
         writerGate.acquire()
         defer { writerGate.release() }
         try checkUsable()
-        return try checkpointLocked(resetLog: true, forceReset: false)
+        return try checkpointLocked(resetLog: true, forceReset: false, keepLogFile: false)
     }
 
-    /// Runs a checkpoint; the caller holds the writer gate.
-    func checkpointLocked(resetLog: Bool, forceReset: Bool) throws -> CheckpointResult {
+    /// Runs a checkpoint; the caller holds the writer gate. `keepLogFile` keeps the WAL file's
+    /// length at a reset (step 6) unless it is over twice the checkpoint threshold.
+    func checkpointLocked(resetLog: Bool, forceReset: Bool, keepLogFile: Bool) throws -> CheckpointResult {
         let bound = stateLock.withLock { min(committed, readers.keys.min() ?? committed) }
         var copied = 0
         if bound > header.commitSequence, let wal {
@@ -63,10 +68,15 @@ extension Store {
                 let n = Int(page.rawValue)
                 if n < map.count, map[n].isPresent { toFree.append((map[n].offset, UInt64(map[n].length))) }
                 if entry.isTombstone { updates[n] = .absent; continue }
-                let image = try wal.readExactly(Int(entry.length), at: entry.offset, location: .page(page))
-                let offset = space.allocate(UInt64(entry.length))
+                var image = try wal.readExactly(Int(entry.length), at: entry.offset, location: .page(page))
+                var crc = entry.imageCRC
+                if let compressed = try compressedCopy(of: image, page: page, commit: entry.commit) {
+                    image = compressed
+                    crc = compressed.withUnsafeBytes { PageImage.header(of: $0).crc }
+                }
+                let offset = space.allocate(UInt64(image.count))
                 try file.write(image, at: offset)
-                updates[n] = MapEntry(offset: offset, length: entry.length, crc: entry.imageCRC, commit: entry.commit)
+                updates[n] = MapEntry(offset: offset, length: UInt32(image.count), crc: crc, commit: entry.commit)
                 copied += 1
             }
 
@@ -133,14 +143,17 @@ extension Store {
             let canReset = stateLock.withLock {
                 committed == header.commitSequence && (readers.keys.min().map { $0 >= committed } ?? true)
             }
-            if canReset && (walEnd > UInt64(WALLayout.headerSize) || forceReset) {
+            let headerEnd = UInt64(WALLayout.headerSize)
+            let fileSize = canReset ? try wal.size() : 0
+            let truncate = !keepLogFile || fileSize > 2 * options.checkpointThresholdBytes
+            if canReset && (walEnd > headerEnd || forceReset || (truncate && fileSize > headerEnd)) {
                 try fileLock.withWriteLock {
                     do {
                         var salt: UInt32 = 0
                         repeat { salt = UInt32.random(in: 1...UInt32.max) } while salt == walSalt
                         let h = WALLayout.Header(pageSize: UInt32(pageSize), generation: header.checkpointSequence, salt: salt)
                         try wal.write(h.encoded(), at: 0)
-                        try wal.truncate(to: UInt64(WALLayout.headerSize))
+                        if truncate { try wal.truncate(to: headerEnd) }
                         if options.durability != .off { try wal.sync() }
                         stateLock.withLock {
                             walIndex = WALIndex()
@@ -157,6 +170,24 @@ extension Store {
             }
         }
         return CheckpointResult(pagesCopied: copied, pageFileCommit: header.commitSequence, walReset: reset)
+    }
+
+    /// The compressed image of a raw WAL image (R5 of WriteTransaction), or nil when `image` is
+    /// already compressed, compression is off, or the page does not compress. The raw image is
+    /// checked first, so that damage is reported, never sealed under a fresh checksum.
+    private func compressedCopy(of image: [UInt8], page: PageNumber, commit: CommitSequence) throws -> [UInt8]? {
+        guard compressor.level > 0, image.count >= PageImage.headerSize,
+              image[1] == PageCodecID.raw.rawValue else { return nil }
+        let decoded = image.withUnsafeBytes {
+            PageImage.decode($0, expected: page, expectedCommit: commit, pageSize: pageSize, pool: decompressors)
+        }
+        switch decoded {
+        case .failure(let why):
+            throw StoreError.corruption(path: walPath, location: .page(page), detail: why.text)
+        case .success(let buffer):
+            let compressed = PageImage.encode(page: buffer, number: page, commit: commit, compressor: compressor)
+            return compressed[1] == PageCodecID.raw.rawValue ? nil : compressed
+        }
     }
 
     /// Gives back the file's unused tail once it is large (1 MiB or an eighth of the file).

@@ -61,7 +61,7 @@ extension Store {
                 defer { store.writerGate.release() }
                 let walIsClean = scan.map { $0.header != nil && $0.commits.isEmpty && $0.tailBytes == 0 && $0.fileSize == $0.validEnd } ?? false
                 if !walIsClean {
-                    _ = try store.checkpointLocked(resetLog: true, forceReset: true)
+                    _ = try store.checkpointLocked(resetLog: true, forceReset: true, keepLogFile: false)
                 }
                 if store.committed == CommitSequence(0) { try store.formatNewStore() }
             }
@@ -222,6 +222,6 @@ extension Store {
         let tx = try WriteTransaction(store: self, gateHeld: true)
         try tx.formatStore()
         try tx.commitHoldingGate()
-        _ = try checkpointLocked(resetLog: true, forceReset: false)
+        _ = try checkpointLocked(resetLog: true, forceReset: false, keepLogFile: false)
     }
 }

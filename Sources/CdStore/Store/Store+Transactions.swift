@@ -36,7 +36,7 @@ extension Store {
         if !isReadOnly {
             writerGate.acquire()
             if stateLock.withLock({ poison == nil }) {
-                do { _ = try checkpointLocked(resetLog: true, forceReset: false) } catch { firstError = error }
+                do { _ = try checkpointLocked(resetLog: true, forceReset: false, keepLogFile: false) } catch { firstError = error }
             }
         }
         fileLock.withWriteLock { stateLock.withLock { closed = true } }

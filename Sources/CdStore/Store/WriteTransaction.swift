@@ -8,6 +8,10 @@
 //      commit writes a tombstone for each (M2). A freed page allocated again leaves `freed`.
 //  R3. The commit writes frames for exactly the pages in `dirty` and `freed`, then the commit
 //      record; its bytes grow with the pages changed, never with the store.
+//  R5. A commit of at most `rawImagePageLimit` pages writes its images raw: a stream of small
+//      commits rewrites the same few pages, and compressing each version would cost a deflate per
+//      page per commit; the checkpoint compresses the one version it copies. Larger commits
+//      compress at commit, so a bulk load's WAL stays as small as its page file.
 
 /// A write transaction. Only one exists at a time; ``Store/write(_:)`` is the usual way in.
 ///
@@ -49,6 +53,9 @@ public final class WriteTransaction: Transaction, PageSink {
     }
 
     deinit { if !finished { abort() } }
+
+    /// The most pages a commit writes as raw images (R5).
+    static let rawImagePageLimit = 8
 
     // MARK: - PageSource / PageSink
 
@@ -170,7 +177,7 @@ public final class WriteTransaction: Transaction, PageSink {
         if store.walEnd > store.options.checkpointThresholdBytes {
             // The commit is done; a failing automatic checkpoint must not undo it. A durability
             // failure inside it poisons the store (P4), which the next call reports.
-            _ = try? store.checkpointLocked(resetLog: true, forceReset: false)
+            _ = try? store.checkpointLocked(resetLog: true, forceReset: false, keepLogFile: true)
         }
     }
 
@@ -201,8 +208,10 @@ public final class WriteTransaction: Transaction, PageSink {
         var frames: [WALFrameRecord] = []
         frames.reserveCapacity(dirty.count + freed.count)
         let pages = dirty.keys.sorted()
+        // R5: a small commit writes raw images; the checkpoint compresses each page once.
+        let compressor = pages.count <= Self.rawImagePageLimit ? nil : store.compressor
         for number in pages {
-            let image = PageImage.encode(page: dirty[number]!, number: number, commit: sequence, compressor: store.compressor)
+            let image = PageImage.encode(page: dirty[number]!, number: number, commit: sequence, compressor: compressor)
             let payloadOffset = start + UInt64(out.count + WALLayout.frameHeaderSize)
             let imageCRC = image.withUnsafeBytes { PageImage.header(of: $0).crc }
             crc = WALLayout.appendFrame(kind: .page, page: number, commit: sequence, salt: store.walSalt,

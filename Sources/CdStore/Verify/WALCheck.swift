@@ -3,6 +3,9 @@
 // (Store.indexRecoveredCommits). What the scan could not read is classified:
 //  - a torn tail — frames after the last complete commit that reach no commit record — is what a
 //    crash mid-commit leaves: a note, recovery drops it and loses nothing that was committed;
+//  - bytes without this generation's salt right after the last complete commit are what a reused
+//    log file holds (an automatic checkpoint keeps the file's length), and so is garbage there:
+//    nothing is reported unless a commit record of this generation follows them;
 //  - damage that hides a commit record — a bad frame followed by (or being) a commit record — is
 //    a problem: a commit that was durably written is lost to recovery.
 
@@ -103,6 +106,7 @@ struct WALCheck: VerificationPass {
         var index = framesBefore
         var stopFrame: (index: Int, offset: UInt64)?
         var commitFollows = false
+        var staleGeneration = false
         // Walk frame headers from the end of the valid prefix. The first frame that does not fit
         // (the one the scan stopped at) is skipped by its length when that length is plausible;
         // every other frame must carry this log's salt, a known kind and a fitting length.
@@ -123,6 +127,11 @@ struct WALCheck: VerificationPass {
             let isScanStop = index - framesBefore == scan.tailFrames
             if isScanStop {
                 stopFrame = (index, offset)
+                // Bytes of an earlier generation: an automatic checkpoint keeps the log file's
+                // length, so old frames remain past the new log's end, not aligned with the new
+                // frames. Only a commit record of this generation further on (searched for
+                // below) means lost commits.
+                if salt != walHeader.salt { staleGeneration = true; break }
                 if (kind == WALLayout.FrameKind.commit.rawValue || (length == UInt32(WALLayout.commitPayloadSize) && page == 0)) && inFile {
                     // The damaged frame is itself a whole commit record. One cut short by the end
                     // of the file is the torn record of a commit that never completed: a tail.
@@ -150,6 +159,9 @@ struct WALCheck: VerificationPass {
             commitFollows = try commitRecordPattern(in: wal, from: stop.offset + UInt64(WALLayout.frameHeaderSize),
                                                     size: size, salt: walHeader.salt)
         }
+        // Old frames right after the last complete commit, with none of this generation before
+        // them: the expected leftovers of a reused log, not a torn commit.
+        if staleGeneration && !commitFollows && scan.tailFrames == 0 { return }
         let reason = scan.stopReason ?? "unreadable frames"
         if commitFollows, let stop = stopFrame {
             context.problem(VerificationLocation(area: .wal, walFrame: stop.index, offset: stop.offset),

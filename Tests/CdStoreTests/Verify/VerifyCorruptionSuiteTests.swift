@@ -2,7 +2,8 @@ import Testing
 @testable import CdStore
 
 /// Each recipe of Fixtures/corruptions/cases.json damages a copy of a test store; the verifier
-/// must report a problem naming what was damaged (a torn WAL tail: a note and no problem).
+/// must report a problem naming what was damaged (a torn WAL tail: a note and no problem; bytes of
+/// another generation after the log's end, as a reused log file holds: nothing).
 @Suite struct VerifyCorruptionSuiteTests {
     @Test(arguments: try CorruptionCase.load())
     func verifierNamesTheDamage(_ recipe: CorruptionCase) throws {
@@ -26,6 +27,8 @@ import Testing
         case "walNoteOnly":
             #expect(problems.isEmpty, "\(shown)")
             #expect(report.notesOnly.contains { $0.location.area == .wal }, "\(shown)")
+        case "noFindings":
+            #expect(report.problems.isEmpty, "\(shown)")
         case "walProblemAtFrame":
             #expect(problems.contains { $0.location.area == .wal && $0.location.walFrame == aim.walFrame && (aim.offset == nil || $0.location.offset == aim.offset) },
                     "no WAL problem at frame \(aim.walFrame.map(String.init) ?? "-"):\n\(shown)")
