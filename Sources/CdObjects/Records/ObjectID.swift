@@ -16,6 +16,18 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
         self.primaryKey = primaryKey
     }
 
+    /// Equal when both fields are; the keys are compared first, the names only when they match.
+    public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        lhs.primaryKey == rhs.primaryKey && lhs.entity == rhs.entity
+    }
+
+    /// Hashes the primary key only. Keys are unique within a hierarchy, so only objects of
+    /// different hierarchies with the same key share a hash, and the working sets of a change
+    /// set and a query, which look identifiers up many times per object, never hash a name.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(primaryKey)
+    }
+
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
         (lhs.entity, lhs.primaryKey) < (rhs.entity, rhs.primaryKey)
     }

@@ -37,7 +37,7 @@ extension ChangeApplier {
                         queue.append(t)
                     }
                 case .nullify:
-                    if let inverse = layout.model.inverse(of: r.name, in: entity.name) {
+                    if let inverse = entity.inverses[r.name] {
                         for t in targets { try unlink(t, inverse, from: id) }
                     }
                 case .noAction:
@@ -52,7 +52,7 @@ extension ChangeApplier {
     /// The 1600 errors of deny rules whose blockers survive this change set.
     func denialErrors() -> [CdError] {
         denials.compactMap { id, r, targets in
-            let blockers = targets.filter { !deleting.contains($0) }
+            let blockers = targets.filter { !isDeleting($0) }
             guard !blockers.isEmpty else { return nil }
             return .relationshipDeniedDelete(ValidationFailure(
                 entity: id.entity, objectID: id.description, key: r.name,

@@ -9,18 +9,17 @@ extension ChangeApplier {
             v.values.contains { if case .attribute = $0 { return false }; return true }
         }
         var work: [(ObjectID, [String: PropertyValue])] = []
-        for (id, v) in changes.inserted where relates(v) && !deleting.contains(id) { work.append((id, v)) }
-        for (id, v) in changes.updated where relates(v) && !deleting.contains(id) && changes.inserted[id] == nil { work.append((id, v)) }
+        for (id, v) in changes.inserted where relates(v) && !isDeleting(id) { work.append((id, v)) }
+        for (id, v) in changes.updated where relates(v) && !isDeleting(id) && changes.inserted[id] == nil { work.append((id, v)) }
         work.sort { $0.0 < $1.0 }
         for (id, values) in work {
-            let entity = try layout.entity(id.entity)
-            for key in values.keys.sorted() {
-                guard let r = entity.relationships[key] else { continue }
-                switch values[key]! {
-                case let .toOne(target): try setToOne(id, r, entity, target)
-                case let .toMany(targets): try setToMany(id, r, entity, targets)
-                case .attribute: break
-                }
+            let entity = try entityLayoutOrThrow(id.entity)
+            // In the layout's order (by name), so that the outcome does not depend on hashing.
+            for r in entity.toOnes {
+                if case let .toOne(target)? = values[r.name] { try setToOne(id, r, entity, target) }
+            }
+            for r in entity.toManys {
+                if case let .toMany(targets)? = values[r.name] { try setToMany(id, r, entity, targets) }
             }
         }
     }
@@ -43,7 +42,7 @@ extension ChangeApplier {
         rec.toOne[slot] = target
         records[id] = rec
         markUpdated(id)
-        guard let inverse = layout.model.inverse(of: r.name, in: entity.name) else { return }
+        guard let inverse = entity.inverses[r.name] else { return }
         if let old { try unlink(old, inverse, from: id) }
         if let target { try link(target, inverse, to: id, forward: r) }
     }
@@ -61,7 +60,7 @@ extension ChangeApplier {
         guard old != new else { return }
         let oldSet = Set(old)
         setList(id, r, new)
-        guard let inverse = layout.model.inverse(of: r.name, in: entity.name) else { return }
+        guard let inverse = entity.inverses[r.name] else { return }
         for o in old where !seen.contains(o) { try unlink(o, inverse, from: id) }
         for n in new where !oldSet.contains(n) { try link(n, inverse, to: id, forward: r) }
     }
@@ -72,11 +71,7 @@ extension ChangeApplier {
         guard var rec = try record(object) else { return }
         let entity = rec.entity
         if inverse.isToMany {
-            var l = try list(object, inverse, entity)
-            guard !l.contains(source) else { return }
-            l.append(source)
-            if !inverse.isOrdered { l.sort { $0.primaryKey < $1.primaryKey } }
-            setList(object, inverse, l)
+            try insertIntoList(object, inverse, entity, source)
         } else {
             let slot = entity.toOneSlots[inverse.name]!
             let previous = rec.toOne[slot]
@@ -93,10 +88,7 @@ extension ChangeApplier {
         guard var rec = try record(object) else { return }
         let entity = rec.entity
         if inverse.isToMany {
-            var l = try list(object, inverse, entity)
-            guard let i = l.firstIndex(of: source) else { return }
-            l.remove(at: i)
-            setList(object, inverse, l)
+            try removeFromList(object, inverse, entity, source)
         } else {
             let slot = entity.toOneSlots[inverse.name]!
             guard rec.toOne[slot] == source else { return }
@@ -110,10 +102,7 @@ extension ChangeApplier {
     private func detach(_ object: ObjectID, fromOwner owner: ObjectID, _ forward: RelationshipDescription) throws {
         guard var rec = try record(owner) else { return }
         if forward.isToMany {
-            var l = try list(owner, forward, rec.entity)
-            guard let i = l.firstIndex(of: object) else { return }
-            l.remove(at: i)
-            setList(owner, forward, l)
+            try removeFromList(owner, forward, rec.entity, object)
         } else if let slot = rec.entity.toOneSlots[forward.name], rec.toOne[slot] == object {
             rec.toOne[slot] = nil
             records[owner] = rec

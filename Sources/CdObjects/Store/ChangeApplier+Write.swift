@@ -113,8 +113,8 @@ extension ChangeApplier {
         // validation failures take precedence over a uniqueness violation.
         var errors: [CdError] = []
         var violation: CdError?
-        for id in changes.inserted.keys.sorted(by: { $0.primaryKey < $1.primaryKey }) where !deleting.contains(id) {
-            guard let entity = layout.entities[id.entity], let values = changes.inserted[id] else { continue }
+        for id in changes.inserted.keys.sorted(by: { $0.primaryKey < $1.primaryKey }) where !isDeleting(id) {
+            guard let entity = entityLayout(id.entity), let values = changes.inserted[id] else { continue }
             let rec = records[id] ?? Self.staged(entity, values)
             try validate(id, rec, isNew: true, into: &errors)
             guard errors.isEmpty, violation == nil else { continue }
@@ -133,9 +133,9 @@ extension ChangeApplier {
         try Self.throwErrors(errors)
         if let violation { throw violation }
         // 4. To-many lists.
-        for (key, list) in lists where !deleting.contains(key.object) {
+        for (key, list) in lists where !isDeleting(key.object) {
             let original = listOriginals[key] ?? []
-            guard list != original, let entity = layout.entities[key.object.entity], let r = entity.relationships[key.relationship] else { continue }
+            guard list != original, let entity = entityLayout(key.object.entity), let r = entity.relationships[key.relationship] else { continue }
             try writeList(key.object, r, entity, old: original, new: list)
         }
         // 5. Next keys.
@@ -213,7 +213,7 @@ extension ChangeApplier {
             for i in new.count..<max(new.count, old.count) { try t.delete(source + Self.position(i)) }
             for (i, target) in new.enumerated() where i >= old.count || old[i] != target {
                 var v: [UInt8] = []
-                v.appendVarint(UInt64(layout.entities[target.entity]!.code))
+                v.appendVarint(UInt64(entityLayout(target.entity)!.code))
                 v.appendVarint(UInt64(bitPattern: target.primaryKey))
                 try t.put(source + Self.position(i), v)
             }
@@ -222,7 +222,7 @@ extension ChangeApplier {
             for o in old where !newSet.contains(o) { try t.delete(source + RecordCodec.key(o.primaryKey)) }
             for n in new where !oldSet.contains(n) {
                 var v: [UInt8] = []
-                v.appendVarint(UInt64(layout.entities[n.entity]!.code))
+                v.appendVarint(UInt64(entityLayout(n.entity)!.code))
                 try t.put(source + RecordCodec.key(n.primaryKey), v)
             }
         }

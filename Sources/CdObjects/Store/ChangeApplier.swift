@@ -49,6 +49,8 @@ final class ChangeApplier {
     var denials: [(ObjectID, RelationshipDescription, [ObjectID])] = []
     /// Next keys stored before this change set, per root (inserted keys below them are checked).
     var storedNextKeys: [String: Int64] = [:]
+    /// The last answer of `entityLayout(_:)`.
+    private var lastEntityLayout: EntityLayout?
 
     init(layout: StoreLayout, stored: StoredObjects, changes: ChangeSet, overlay: Bool) {
         self.layout = layout
@@ -74,10 +76,10 @@ final class ChangeApplier {
     /// Debug-only check of A3 over the loaded part of the working set: a to-one and the inverse
     /// to-many (or to-one) it points at agree, in both directions.
     func checkInvariants() {
-        for (id, rec) in records where !deleting.contains(id) {
+        for (id, rec) in records where !isDeleting(id) {
             for (i, r) in rec.entity.toOnes.enumerated() {
-                guard let t = rec.toOne[i], !deleting.contains(t),
-                      let inverse = layout.model.inverse(of: r.name, in: rec.entity.name) else { continue }
+                guard let t = rec.toOne[i], !isDeleting(t),
+                      let inverse = rec.entity.inverses[r.name] else { continue }
                 if inverse.isToMany, let l = lists[RelationshipKey(object: t, relationship: inverse.name)] {
                     precondition(l.contains(id), "A3: \(id).\(r.name) = \(t) but \(t).\(inverse.name) lacks \(id)")
                 } else if !inverse.isToMany, let other = records[t], let slot = other.entity.toOneSlots[inverse.name] {
@@ -85,10 +87,10 @@ final class ChangeApplier {
                 }
             }
         }
-        for (key, list) in lists where !deleting.contains(key.object) {
-            guard let entity = layout.entities[key.object.entity],
-                  let inverse = layout.model.inverse(of: key.relationship, in: entity.name) else { continue }
-            for m in list where !deleting.contains(m) {
+        for (key, list) in lists where !isDeleting(key.object) {
+            guard let entity = entityLayout(key.object.entity),
+                  let inverse = entity.inverses[key.relationship] else { continue }
+            for m in list where !isDeleting(m) {
                 if !inverse.isToMany, let rec = records[m], let slot = rec.entity.toOneSlots[inverse.name] {
                     precondition(rec.toOne[slot] == key.object, "A3: \(key.object).\(key.relationship) holds \(m) but \(m).\(inverse.name) = \(String(describing: rec.toOne[slot]))")
                 } else if inverse.isToMany, let l = lists[RelationshipKey(object: m, relationship: inverse.name)] {
@@ -102,8 +104,8 @@ final class ChangeApplier {
     // MARK: - Phase 1
 
     private func stage() throws {
-        for (id, values) in changes.inserted where !deleting.contains(id) {
-            let entity = try layout.entity(id.entity)
+        for (id, values) in changes.inserted where !isDeleting(id) {
+            let entity = try entityLayoutOrThrow(id.entity)
             guard !entity.isAbstract else {
                 throw CdError.validation(ValidationFailure(entity: entity.name, objectID: id.description, key: "entity",
                                                            message: "cannot insert an object of abstract entity \(entity.name)"))
@@ -118,8 +120,8 @@ final class ChangeApplier {
                                                            message: "an object with primary key \(id.primaryKey) already exists"))
             }
         }
-        for (id, values) in changes.updated where !deleting.contains(id) && changes.inserted[id] == nil {
-            let entity = try layout.entity(id.entity)
+        for (id, values) in changes.updated where !isDeleting(id) && changes.inserted[id] == nil {
+            let entity = try entityLayoutOrThrow(id.entity)
             try checkProperties(values, of: entity, id: id)
             guard var record = try record(id) else { throw missingObject(id, entity: entity.name, key: "self") }
             var changed = false
@@ -147,7 +149,7 @@ final class ChangeApplier {
     /// Unknown property names and values of the wrong kind (attribute vs relationship) → 1550.
     private func checkProperties(_ values: [String: PropertyValue], of entity: EntityLayout, id: ObjectID) throws {
         for (key, value) in values {
-            if entity.transients.contains(key) { continue }
+            if !entity.transients.isEmpty && entity.transients.contains(key) { continue }
             let ok: Bool
             switch value {
             case .attribute: ok = entity.attributeSlots[key] != nil
@@ -166,10 +168,10 @@ final class ChangeApplier {
 
     /// The current state of `id` (A1, A4): working set, else a staged insert, else the store.
     func record(_ id: ObjectID) throws -> Record? {
-        if deleting.contains(id) { return nil }
+        if isDeleting(id) { return nil }
         if let r = records[id] { return r }
         if let values = changes.inserted[id] {
-            guard let entity = layout.entities[id.entity] else { return nil }
+            guard let entity = entityLayout(id.entity) else { return nil }
             let r = Self.staged(entity, values)
             records[id] = r
             originals[id] = .some(nil)
@@ -200,9 +202,83 @@ final class ChangeApplier {
         return l
     }
 
+    /// Adds `member` to a to-many list in place, once (A2): an unordered list stays sorted by
+    /// primary key (members share one inheritance root, so keys are unique), an ordered one gets
+    /// it at the end. In place, so a bulk insert that links many objects to one owner costs a
+    /// binary search per link, not a copy and sort of the owner's whole list.
+    func insertIntoList(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ member: ObjectID) throws {
+        let key = RelationshipKey(object: id, relationship: r.name)
+        if lists[key] == nil { _ = try list(id, r, entity) }
+        let inserted = Self.insert(member, into: &lists[key, default: []], ordered: r.isOrdered)
+        if inserted { markUpdated(id) }
+    }
+
+    /// Removes `member` from a to-many list in place, if it is there.
+    func removeFromList(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ member: ObjectID) throws {
+        let key = RelationshipKey(object: id, relationship: r.name)
+        if lists[key] == nil { _ = try list(id, r, entity) }
+        let removed = Self.remove(member, from: &lists[key, default: []], ordered: r.isOrdered)
+        if removed { markUpdated(id) }
+    }
+
+    private static func insert(_ member: ObjectID, into l: inout [ObjectID], ordered: Bool) -> Bool {
+        if ordered {
+            guard !l.contains(member) else { return false }
+            l.append(member)
+            return true
+        }
+        if let last = l.last, last.primaryKey < member.primaryKey { l.append(member); return true }
+        let i = lowerBound(of: member.primaryKey, in: l)
+        if i < l.count && l[i].primaryKey == member.primaryKey { return false }
+        l.insert(member, at: i)
+        return true
+    }
+
+    private static func remove(_ member: ObjectID, from l: inout [ObjectID], ordered: Bool) -> Bool {
+        let i: Int
+        if ordered {
+            guard let found = l.firstIndex(of: member) else { return false }
+            i = found
+        } else {
+            i = lowerBound(of: member.primaryKey, in: l)
+            guard i < l.count && l[i] == member else { return false }
+        }
+        l.remove(at: i)
+        return true
+    }
+
+    /// The first position in `l` (sorted by primary key) whose key is not below `key`.
+    private static func lowerBound(of key: Int64, in l: [ObjectID]) -> Int {
+        var low = 0, high = l.count
+        while low < high {
+            let mid = (low + high) / 2
+            if l[mid].primaryKey < key { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
     func setList(_ id: ObjectID, _ r: RelationshipDescription, _ l: [ObjectID]) {
         lists[RelationshipKey(object: id, relationship: r.name)] = l
         markUpdated(id)
+    }
+
+    /// Whether `id` is being deleted (A4); free when nothing is.
+    @inline(__always) func isDeleting(_ id: ObjectID) -> Bool {
+        !deleting.isEmpty && deleting.contains(id)
+    }
+
+    /// The layout of the entity named `name`. Change sets come in runs of one entity, so the last
+    /// answer is kept and a repeated name costs a string comparison instead of a hash.
+    func entityLayout(_ name: String) -> EntityLayout? {
+        if let last = lastEntityLayout, last.name == name { return last }
+        let found = layout.entities[name]
+        if found != nil { lastEntityLayout = found }
+        return found
+    }
+
+    func entityLayoutOrThrow(_ name: String) throws -> EntityLayout {
+        if let found = entityLayout(name) { return found }
+        return try layout.entity(name)
     }
 
     func markUpdated(_ id: ObjectID) {

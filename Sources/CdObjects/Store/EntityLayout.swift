@@ -71,6 +71,8 @@ final class EntityLayout: Sendable {
     let toManyTrees: [String: String]
     /// Every stored relationship by name.
     let relationships: [String: RelationshipDescription]
+    /// The inverse of each stored relationship that has one, by the relationship's name.
+    let inverses: [String: RelationshipDescription]
     /// Transient property names (accepted in change sets and ignored).
     let transients: Set<String>
     /// The entity and all its sub-entities.
@@ -103,6 +105,7 @@ final class EntityLayout: Sendable {
             ($0.name, StoreLayout.relationshipTreeName(entity: owners[$0.name] ?? name, relationship: $0.name))
         })
         relationships = Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0) })
+        inverses = Dictionary(uniqueKeysWithValues: stored.compactMap { r in model.inverse(of: r.name, in: name).map { (r.name, $0) } })
         transients = Set(allAttributes.filter(\.isTransient).map(\.name) + allRelationships.filter(\.isTransient).map(\.name))
         kinds = Set([name] + model.allSubentities(of: name).map(\.name))
         let lineage = Set([name] + model.ancestors(of: name).map(\.name))
