@@ -1,6 +1,11 @@
 // The string operators: BEGINSWITH, ENDSWITH, CONTAINS, LIKE and MATCHES, with the [c] and [d]
 // options applied by folding both operands with Foundation's `folding(options:locale:)` (no
 // locale, so results do not depend on the machine's settings).
+//
+// BEGINSWITH, ENDSWITH and CONTAINS first try an ASCII path (`ASCIIMatch`): when both operands are
+// ASCII without a carriage return, every character is one byte, [d] changes nothing and [c]
+// lowers A–Z, so the answer is a byte comparison, with no folded copies. Anything else takes the
+// Foundation path; the answers are the same (a test compares both on every fixture string).
 
 import Foundation
 
@@ -13,16 +18,19 @@ enum PredicateStringMatching {
     }
 
     static func beginsWith(_ s: String, _ prefix: String, _ options: PredicateStringOptions) -> Bool {
+        if let answer = ASCIIMatch.match(s, prefix, .prefix, caseInsensitive: options.contains(.caseInsensitive)) { return answer }
         let o = Self.options(options)
         return CdValue.fold(s, o).hasPrefix(CdValue.fold(prefix, o))
     }
 
     static func endsWith(_ s: String, _ suffix: String, _ options: PredicateStringOptions) -> Bool {
+        if let answer = ASCIIMatch.match(s, suffix, .suffix, caseInsensitive: options.contains(.caseInsensitive)) { return answer }
         let o = Self.options(options)
         return CdValue.fold(s, o).hasSuffix(CdValue.fold(suffix, o))
     }
 
     static func contains(_ s: String, _ part: String, _ options: PredicateStringOptions) -> Bool {
+        if let answer = ASCIIMatch.match(s, part, .anywhere, caseInsensitive: options.contains(.caseInsensitive)) { return answer }
         let o = Self.options(options)
         let needle = CdValue.fold(part, o)
         return needle.isEmpty || CdValue.fold(s, o).contains(needle)

@@ -1,0 +1,70 @@
+// The ASCII path of BEGINSWITH / ENDSWITH / CONTAINS must answer exactly as the Foundation
+// folding path does (M1 of ASCIIMatch.swift), and must step aside for anything else.
+
+import CdStore
+import Foundation
+import Testing
+@testable import CdObjects
+
+@Suite("ASCII string matching")
+struct ASCIIMatchTests {
+    /// The Foundation path, as PredicateStringMatching takes it when the ASCII path declines.
+    static func folded(_ s: String, _ part: String, _ position: ASCIIMatch.Position, caseInsensitive: Bool) -> Bool {
+        let o: CdValueComparisonOptions = caseInsensitive ? .caseInsensitive : []
+        let (text, needle) = (CdValue.fold(s, o), CdValue.fold(part, o))
+        switch position {
+        case .prefix: return text.hasPrefix(needle)
+        case .suffix: return text.hasSuffix(needle)
+        case .anywhere: return needle.isEmpty || text.contains(needle)
+        }
+    }
+
+    /// Every printable ASCII character plus tab, newline, NUL and other controls (not CR).
+    static let alphabet: [UInt8] = Array(0x20...0x7E) + [0x00, 0x01, 0x09, 0x0A, 0x1B, 0x7F] + Array("aAbBzZ".utf8)
+
+    static func randomString(_ rng: inout SplitMix64, maxLength: Int) -> String {
+        let n = Int.random(in: 0...maxLength, using: &rng)
+        return String(decoding: (0..<n).map { _ in alphabet.randomElement(using: &rng)! }, as: UTF8.self)
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func agreesWithFoundationOnRandomASCII(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        for _ in 0..<3_000 {
+            let text = Self.randomString(&rng, maxLength: 24)
+            var needle = Self.randomString(&rng, maxLength: 4)
+            if Bool.random(using: &rng), !text.isEmpty {
+                // A slice of the text, its case flipped at random, so that matches are common.
+                let bytes = Array(text.utf8)
+                let a = Int.random(in: 0..<bytes.count, using: &rng), b = Int.random(in: a...bytes.count, using: &rng)
+                needle = String(decoding: bytes[a..<b].map { Bool.random(using: &rng) && $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
+            }
+            for position in [ASCIIMatch.Position.prefix, .suffix, .anywhere] {
+                for caseInsensitive in [false, true] {
+                    let fast = ASCIIMatch.match(text, needle, position, caseInsensitive: caseInsensitive)
+                    let slow = Self.folded(text, needle, position, caseInsensitive: caseInsensitive)
+                    #expect(fast == slow, "seed \(seed): \(position) \(caseInsensitive) \(text.debugDescription) ~ \(needle.debugDescription)")
+                }
+            }
+        }
+    }
+
+    @Test func declinesWhatIsNotPlainASCII() {
+        #expect(ASCIIMatch.match("café", "CAF", .prefix, caseInsensitive: true) == nil)
+        #expect(ASCIIMatch.match("abc", "é", .anywhere, caseInsensitive: false) == nil)
+        #expect(ASCIIMatch.match("a\r\nb", "\n", .anywhere, caseInsensitive: false) == nil)
+        // The Foundation path then gives the answer, through the operator.
+        #expect(PredicateStringMatching.contains("Ünïcode", "unic", [.caseInsensitive, .diacriticInsensitive]))
+        #expect(PredicateStringMatching.contains("a\r\nb", "\n", []) == Self.folded("a\r\nb", "\n", .anywhere, caseInsensitive: false))
+    }
+
+    @Test func answersTheUsualCases() {
+        #expect(ASCIIMatch.match("Lisbon office", "LISBON", .anywhere, caseInsensitive: true) == true)
+        #expect(ASCIIMatch.match("Lisbon office", "LISBON", .anywhere, caseInsensitive: false) == false)
+        #expect(ASCIIMatch.match("Lisbon office", "OFFICE", .suffix, caseInsensitive: true) == true)
+        #expect(ASCIIMatch.match("Lisbon", "", .prefix, caseInsensitive: false) == true)
+        #expect(ASCIIMatch.match("Li", "Lisbon", .anywhere, caseInsensitive: false) == false)
+        #expect(ASCIIMatch.match("[@]", "@", .anywhere, caseInsensitive: true) == true)
+        #expect(ASCIIMatch.match("`", "@", .anywhere, caseInsensitive: true) == false)
+    }
+}
