@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
-// Cadmium's benchmark suite: our engine and object layer side by side with SQLite's C API and
-// GRDB.swift, on the same data in the same run. A package of its own so that GRDB never enters
-// the main package's build or `make test`. Run it through `make bench` / `make bench-quick`.
+// Cadmium's benchmark suite: our engine, object store and `Cd` API side by side with SQLite's C
+// API and GRDB.swift, on the same data in the same run. A package of its own so that GRDB never
+// enters the main package's build or `make test`. Run it through `make bench` / `make bench-quick`.
 import PackageDescription
 
 let package = Package(
@@ -24,6 +24,7 @@ let package = Package(
                 "CSQLite",
                 .product(name: "CdStore", package: "Cadmium"),
                 .product(name: "CdObjects", package: "Cadmium"),
+                .product(name: "Cadmium", package: "Cadmium"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -127,13 +127,25 @@ protocol ObjectSystem {
 
 enum ObjectSystemID: String, CaseIterable, Codable, Sendable {
     case cadmium = "cadmium-objects"
+    case cdAPI = "cd-api"
     case grdb
     case sqlite = "sqlite-c"
 
     var title: String {
         switch self {
         case .cadmium: "Cadmium ObjectStore"
+        case .cdAPI: "Cadmium Cd API"
         case .grdb: "GRDB Codable records"
+        case .sqlite: "SQLite C"
+        }
+    }
+
+    /// The name in ratio headings and verdicts: "Cd API ÷ GRDB".
+    var shortTitle: String {
+        switch self {
+        case .cadmium: "ObjectStore"
+        case .cdAPI: "Cd API"
+        case .grdb: "GRDB"
         case .sqlite: "SQLite C"
         }
     }
@@ -141,6 +153,7 @@ enum ObjectSystemID: String, CaseIterable, Codable, Sendable {
     func open(path: String, durable: Bool) throws -> any ObjectSystem {
         switch self {
         case .cadmium: try CadmiumObjects(path: path, durable: durable)
+        case .cdAPI: try CdAPIObjects(path: path, durable: durable)
         case .grdb: try GRDBObjects(path: path, durable: durable)
         case .sqlite: try SQLiteObjects(path: path, durable: durable)
         }

@@ -42,8 +42,9 @@ enum DocsUpdater {
         guard let table = tables.objectThroughput(), let s = r.objectScale else {
             return "#### Object level\n\nNot measured in this run."
         }
+        let measured = r.objectWorkloads?.contains { $0.result(.cdAPI) != nil } == true
         return """
-        #### Object level: Cadmium's ObjectStore vs GRDB Codable records vs SQLite C
+        #### Object level: Cadmium's ObjectStore\(measured ? " and Cd API" : "") vs GRDB Codable records vs SQLite C
 
         \(s.objects) employees in 100 departments; \(s.commits) durable commits; \(s.fetches) fetches; \(s.ranges) range queries of ~1%; \(s.scans) CONTAINS scans. Ratio > 1× means Cadmium is faster (for the size and memory rows, < 1× means smaller).
 

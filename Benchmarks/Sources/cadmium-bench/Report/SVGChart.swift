@@ -33,12 +33,16 @@ struct SVGChart {
                 return (p, Double(theirs) / Double(mine), "\(humanBytes(mine * 1024)) vs \(humanBytes(theirs * 1024))")
             }))
         }
+        // Object rows: one per workload for each of Cadmium's object APIs that was measured, with
+        // the object peers drawn in the colours of the engine peers (the legend says which).
         for w in results.objectWorkloads ?? [] {
-            guard let mine = w.result(.cadmium) else { continue }
-            rows.append(Row(label: "objects: " + w.title, bars: [(ObjectSystemID.grdb, SystemID.sqlite), (.sqlite, .sqliteRowid)].compactMap { p, colour in
-                guard let r = w.result(p) else { return nil }
-                return (colour, mine.throughput / r.throughput, "\(humanRate(mine.throughput)) vs \(humanRate(r.throughput)) \(w.unit)")
-            }))
+            for ours in [ObjectSystemID.cadmium, .cdAPI] {
+                guard let mine = w.result(ours) else { continue }
+                rows.append(Row(label: "\(ours.shortTitle): " + w.title, bars: [(ObjectSystemID.grdb, SystemID.sqlite), (.sqlite, .sqliteRowid)].compactMap { p, colour in
+                    guard let r = w.result(p) else { return nil }
+                    return (colour, mine.throughput / r.throughput, "\(humanRate(mine.throughput)) vs \(humanRate(r.throughput)) \(w.unit)")
+                }))
+            }
         }
         return rows
     }
@@ -49,7 +53,8 @@ struct SVGChart {
         let labelWidth = 300.0, plotWidth = 520.0, detailWidth = 250.0
         let barHeight = 14.0, gap = 3.0, rowGap = 12.0, top = 58.0
         let peers = ResultTables(results: results).peers
-        let rowHeight = Double(peers.count) * (barHeight + gap) + rowGap
+        // Bars per row: the engine peers, or the object peers in a run without the engine.
+        let rowHeight = Double(rows.map(\.bars.count).max() ?? peers.count) * (barHeight + gap) + rowGap
         let height = top + Double(rows.count) * rowHeight + 40
         let width = labelWidth + plotWidth + detailWidth
         let maxLog = 6.0  // 1/64× … 64×
