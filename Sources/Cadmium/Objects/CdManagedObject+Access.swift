@@ -13,7 +13,7 @@ extension CdManagedObject {
         guard let owner = withState({ $0.context }), owner.kind != .root else { return }
         let current = ThreadState.currentContext
         if current === owner { return }
-        let what = "Reading '\(key)' of \(self), which belongs to \(owner)"
+        var what: String { "Reading '\(key)' of \(self), which belongs to \(owner)" }
         if owner.kind == .snapshot {
             Misuse.report(current == nil ? .i2 : .i4, "\(what), \(ThreadState.situation). Objects read with Cd.read { } "
                 + "are used inside that block only: read the values you need there and return them.")
@@ -35,7 +35,8 @@ extension CdManagedObject {
     /// Checks J1, J3, J4 (or K1 for a to-many write); true when the write may go ahead.
     func checkWrite(_ key: String, toMany: Bool) -> Bool {
         guard let owner = withState({ $0.context }) else { return true }   // transient: anywhere
-        let what = "Writing '\(key)' of \(self), which belongs to \(owner)"
+        // Built only on the paths that report: describing the object costs more than the check.
+        var what: String { "Writing '\(key)' of \(self), which belongs to \(owner)" }
         if ThreadState.isMain && !ThreadState.current.insideMainMerge {
             Misuse.report(toMany ? .k1 : .j1, "\(what), on the main thread. The main context is read-only: make changes "
                 + "inside Cd.transact { } (or Cd.transactWith(object) { }) and let the commit update the main context.")
