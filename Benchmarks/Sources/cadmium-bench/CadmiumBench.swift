@@ -40,6 +40,8 @@ struct Run: ParsableCommand {
     var systems: [SystemID] = SystemID.allCases
     @Option(help: "Directory of this package, for its Package.resolved (GRDB's version).")
     var packageDirectory = "."
+    @Option(help: "Employees at the object level (default 200,000 in full mode; the issue's size is 1,000,000).")
+    var objects: Int?
 
     func run() throws {
         let scale = quick ? Scale.quick : Scale.full
@@ -48,7 +50,8 @@ struct Run: ParsableCommand {
                                         workloads: workloads, dataDirectory: dataDirectory)
         let engine = skipEngine ? [] : try orchestrator.run()
         let objectKinds = objectWorkloads.compactMap(ObjectWorkload.init(rawValue:))
-        let objectScale = quick ? ObjectScale.quick : ObjectScale.full
+        var objectScale = quick ? ObjectScale.quick : ObjectScale.full
+        if let objects { objectScale.objects = objects }
         let objects = objectKinds.isEmpty ? nil
             : try orchestrator.runObjects(scale: objectScale, systems: ObjectSystemID.allCases, workloads: objectKinds)
         let results = SuiteResults(date: ISO8601DateFormatter().string(from: Date()), mode: quick ? "quick" : "full",
