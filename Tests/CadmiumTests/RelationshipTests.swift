@@ -38,6 +38,96 @@ extension CadmiumSuites {
             #expect(try Cd.objects(Department.self).filter("ANY employees.salary > %@", 100_000).fetch().map(\.name) == ["R&D"])
         }
 
+        /// Before the commit a to-many holds what the store will hold after it: its targets
+        /// sorted by primary key (ToManyList L1), kept in step by writes to
+        /// the to-one side, which add and remove in place.
+        @MainActor @Test func toManyInMemoryIsInStoreOrderBeforeTheCommit() throws {
+            try initCompany()
+            let (before, moved, other, keys) = try background {
+                try Cd.transactAndWait { () -> ([ObjectID], [ObjectID], [ObjectID], [ObjectID]) in
+                    let rnd = try Cd.create(Department.self)
+                    rnd.name = "R&D"
+                    let ops = try Cd.create(Department.self)
+                    ops.name = "Ops"
+                    let people = try Cd.create(Employee.self, count: 4)
+                    for (i, e) in people.enumerated() { e.name = "e\(i + 1)" }
+                    let ids = people.compactMap(\.objectID)
+                    rnd.employees = [people[2], people[0]]   // a Set: no order of its own
+                    let before = rnd.rawTargets("employees")
+                    people[1].department = rnd
+                    people[3].department = rnd
+                    people[0].department = ops
+                    return (before, rnd.rawTargets("employees"), ops.rawTargets("employees"), ids)
+                }
+            }
+            #expect(keys.map(\.primaryKey) == keys.map(\.primaryKey).sorted(), "created in key order")
+            #expect(before == [keys[0], keys[2]])
+            #expect(moved == [keys[1], keys[2], keys[3]])
+            #expect(other == [keys[0]])
+            let rnd = try #require(try Cd.objects(Department.self).filter("name = %@", "R&D").fetchOne())
+            #expect(rnd.rawTargets("employees") == moved, "the committed list is the in-memory one")
+            #expect(Set(rnd.employees.map(\.name)) == ["e2", "e3", "e4"])
+        }
+
+        /// Two overlapping transactions link one employee each to the same department. The
+        /// first read the department's list before the second committed; its commit adds its
+        /// employee and keeps the other's, because a to-many whose inverse is a to-one travels
+        /// as the members' to-one values, not as the list the transaction last saw.
+        @MainActor @Test func overlappingLinksToOneOwnerAreBothKept() throws {
+            try initCompany()
+            try Self.seed()
+            let firstRead = DispatchSemaphore(value: 0), secondCommitted = DispatchSemaphore(value: 0)
+            let link: @Sendable (String) throws -> Void = { name in
+                let e = try Cd.create(Employee.self)
+                e.name = name
+                e.department = try Cd.objects(Department.self).filter("name = %@", "Ops").fetchOne()
+            }
+            let group = DispatchGroup()
+            let failures = LockedBox<[String]>([])
+            DispatchQueue.global().async(group: group) {
+                do {
+                    try Cd.transactAndWait(serial: false) {
+                        let ops = try Cd.objects(Department.self).filter("name = %@", "Ops").fetchOne()!
+                        _ = ops.employees   // the list as this transaction first sees it
+                        firstRead.signal()
+                        secondCommitted.wait()
+                        try link("Dee")
+                    }
+                } catch { failures.update { $0.append("first: \(error)") } }
+            }
+            DispatchQueue.global().async(group: group) {
+                firstRead.wait()
+                do { try Cd.transactAndWait(serial: false) { try link("Eve") } } catch { failures.update { $0.append("second: \(error)") } }
+                secondCommitted.signal()
+            }
+            group.wait()
+            #expect(failures.get().isEmpty)
+            let ops = try #require(try Cd.objects(Department.self).filter("name = %@", "Ops").fetchOne())
+            #expect(Set(ops.employees.map(\.name)) == ["Cat", "Dee", "Eve"])
+            #expect(try Cd.objects(Employee.self).filter("department.name = %@", "Ops").count() == 3)
+        }
+
+        /// Inside a transaction, fetches see a to-many built from the members' to-one values.
+        @Test func pendingToManyIsVisibleToFetches() throws {
+            try initCompany()
+            let (matched, counted) = try background {
+                try Cd.transactAndWait { () -> ([String], Int) in
+                    let lab = try Cd.create(Department.self)
+                    lab.name = "Lab"
+                    for name in ["Fay", "Gus"] {
+                        let e = try Cd.create(Employee.self)
+                        e.name = name
+                        e.department = lab
+                    }
+                    let matched = try Cd.objects(Department.self).filter("ANY employees.name = %@", "Gus").fetch().map(\.name)
+                    let counted = try Cd.objects(Department.self).filter("employees.@count = 2").count()
+                    return (matched, counted)
+                }
+            }
+            #expect(matched == ["Lab"])
+            #expect(counted == 1)
+        }
+
         @MainActor @Test func cascadeThroughToMany() throws {
             try initCompany()
             try Self.seed()

@@ -16,6 +16,8 @@
 //   C1. An object appears at most once per context: `registry[id]` is the only object of `id`.
 //   C2. `inserted`, `deleted` and the objects' `changedKeys` are exactly the uncommitted changes;
 //       `pendingChanges()` turns them into one `ChangeSet` and `didCommit` clears them.
+//       A to-many whose inverse is a to-one travels as its members' to-one values
+//       (`CdModel.changeSetValues`).
 //
 // Confinement: a main context is used on the main thread, a transaction context on the thread
 // running its body. `lock` guards the registry and change sets so that a misuse that the
@@ -147,9 +149,9 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                     for target in targets { if let t = self.object(for: target) { try markDeleted(t) } }
                 case .nullify, .noAction:
                     guard let inverse = relationship.inverse,
-                          let back = model.relationship(inverse, of: relationship.destination) else { continue }
+                          let back = stack.model.relationship(inverse, of: relationship.destination) else { continue }
                     for target in targets {
-                        self.object(for: target)?.rawRemoveTarget(id, inverse, toMany: back.isToMany)
+                        self.object(for: target)?.rawRemoveTarget(id, inverse, toMany: back.isToMany, ordered: back.isOrdered)
                     }
                 }
             }
@@ -242,15 +244,16 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         if let cached { return cached }
         var changes = ChangeSet()
         changes.deleted = deletedIDs
+        changes.inserted.reserveCapacity(insertedIDs.count)
         for id in insertedIDs {
             guard let object = registered(id) else { continue }
-            changes.inserted[id] = object.withState { $0.values }.filter { stack.model.isStored($0.key, of: id.entity) }
+            changes.inserted[id] = stack.model.changeSetValues(object.withState { $0.values }, of: id.entity)
         }
         for id in changedIDs where !insertedIDs.contains(id) && !deletedIDs.contains(id) {
             guard let object = registered(id) else { continue }
-            let values = object.withState { state in
+            let values = stack.model.changeSetValues(object.withState { state in
                 state.values.filter { state.changedKeys.contains($0.key) }
-            }.filter { stack.model.isStored($0.key, of: id.entity) }
+            }, of: id.entity)
             if !values.isEmpty { changes.updated[id] = values }
         }
         lock.withLock { if generation == start { pendingCache = changes } }

@@ -1,5 +1,7 @@
-// Per-thread state (CADMIUM.md §1.1): the thread's current context and three flags, kept in the
-// thread's `threadDictionary` under one key, as Cadmium did. On the main thread the current
+// Per-thread state (CADMIUM.md §1.1): the thread's current context and three flags, kept in a
+// POSIX thread-specific slot (Cadmium used the thread's `threadDictionary`; every property
+// access reads this state, and a slot costs a few nanoseconds where the dictionary cost a
+// string hash and a bridged lookup). The slot holds one retain, released when the thread ends. On the main thread the current
 // context is always the main context (nil before `Cd.initWithStore`), so it is not stored.
 // "Main" means the main thread or the main queue (see `isMain`).
 //
@@ -8,8 +10,6 @@
 import Foundation
 
 final class ThreadState {
-    private static let key = "org.cadmium.linux.threadState"
-
     /// The transaction context attached to this thread (never the main context).
     var context: CdManagedObjectContext?
     /// `cancelImplicitCommit()` was called in the running transaction body.
@@ -19,13 +19,29 @@ final class ThreadState {
     var insideTransaction = false
     /// The main thread is inside a sanctioned merge (J1 does not apply).
     var insideMainMerge = false
+    /// This is the process's main thread. Asked once per thread: on Linux `Thread.isMainThread`
+    /// is a `gettid` system call, and every property access asks.
+    let isMainThread = Thread.isMainThread
+
+    /// The thread-specific slot holding each thread's state (retained once).
+    private static let slot: pthread_key_t = {
+        var key = pthread_key_t()
+        #if canImport(Glibc) || canImport(Musl)
+        let status = pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<ThreadState>.fromOpaque(pointer).release() }
+        }
+        #else
+        let status = pthread_key_create(&key) { pointer in Unmanaged<ThreadState>.fromOpaque(pointer).release() }
+        #endif
+        precondition(status == 0, "pthread_key_create failed (\(status)): the process is out of thread-specific keys")
+        return key
+    }()
 
     /// This thread's state, created on first use.
     static var current: ThreadState {
-        let dictionary = Thread.current.threadDictionary
-        if let state = dictionary[key] as? ThreadState { return state }
+        if let pointer = pthread_getspecific(slot) { return Unmanaged<ThreadState>.fromOpaque(pointer).takeUnretainedValue() }
         let state = ThreadState()
-        dictionary[key] = state
+        pthread_setspecific(slot, Unmanaged.passRetained(state).toOpaque())
         return state
     }
 
@@ -39,15 +55,21 @@ final class ThreadState {
     /// Whether the caller is "main": the main thread, or a block running on the main queue.
     /// On Linux, once the main thread has called `dispatch_main()` (as test runners do), the
     /// main queue is drained by another thread; it is still the main context's queue.
-    static var isMain: Bool {
-        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
+    static var isMain: Bool { current.isMain }
+
+    /// `ThreadState.isMain` for the thread that owns this state.
+    var isMain: Bool {
+        isMainThread || DispatchQueue.getSpecific(key: ThreadState.mainQueueKey) == true
     }
 
     /// The calling thread's current context: the main context on the main thread, the attached
     /// transaction context elsewhere.
-    static var currentContext: CdManagedObjectContext? {
-        if ThreadState.isMain { return current.context ?? Cd.stack?.main }
-        return current.context
+    static var currentContext: CdManagedObjectContext? { current.currentContext }
+
+    /// `ThreadState.currentContext` for the thread that owns this state.
+    var currentContext: CdManagedObjectContext? {
+        if isMain { return context ?? Cd.stack?.main }
+        return context
     }
 
     /// A name for messages: "main thread" or the thread's name / description.

@@ -11,7 +11,7 @@ extension CdManagedObject {
     /// Check I. Objects with no context pass; so do objects of the root context.
     func checkRead(_ key: String) {
         guard let owner = withState({ $0.context }), owner.kind != .root else { return }
-        let current = ThreadState.currentContext
+        let current = ThreadState.current.currentContext
         if current === owner { return }
         var what: String { "Reading '\(key)' of \(self), which belongs to \(owner)" }
         if owner.kind == .snapshot {
@@ -37,7 +37,9 @@ extension CdManagedObject {
         guard let owner = withState({ $0.context }) else { return true }   // transient: anywhere
         // Built only on the paths that report: describing the object costs more than the check.
         var what: String { "Writing '\(key)' of \(self), which belongs to \(owner)" }
-        if ThreadState.isMain && !ThreadState.current.insideMainMerge {
+        let thread = ThreadState.current
+        let isMain = thread.isMain
+        if isMain && !thread.insideMainMerge {
             Misuse.report(toMany ? .k1 : .j1, "\(what), on the main thread. The main context is read-only: make changes "
                 + "inside Cd.transact { } (or Cd.transactWith(object) { }) and let the commit update the main context.")
             return false
@@ -48,7 +50,7 @@ extension CdManagedObject {
                 + "Cd.transact { } instead.")
             return false
         }
-        let current = ThreadState.currentContext
+        let current = isMain ? (thread.context ?? Cd.stack?.main) : thread.context
         if current === owner { return true }
         if current == nil {
             Misuse.report(toMany ? .k1 : .j3, "\(what), on a thread that has no context. Writes happen inside a "
@@ -124,25 +126,26 @@ extension CdManagedObject {
         }
         let ids = objects.compactMap(\.objectID)
         let entity = withState { $0.entityName }
-        let model = context.stack.model.objectModel
+        let model = context.stack.model
+        let relationship = model.relationship(key, of: entity)
+        let ordered = relationship?.isOrdered ?? false
         let old = rawTargets(key)
-        rawSetTargets(key, ids, toMany: toMany)
+        rawSetTargets(key, ids, toMany: toMany, ordered: ordered)
         // Keep inverses in step in memory, as Core Data does, so the change set names both
         // sides consistently and the other side reads right before the commit.
-        guard let selfID = objectID, let relationship = model.relationship(key, of: entity),
-              let inverseName = relationship.inverse,
+        guard let selfID = objectID, let relationship, let inverseName = relationship.inverse,
               let inverse = model.relationship(inverseName, of: relationship.destination) else { return }
         let oldSet = Set(old), newSet = Set(ids)
         for removed in old where !newSet.contains(removed) {
-            context.object(for: removed)?.rawRemoveTarget(selfID, inverseName, toMany: inverse.isToMany)
+            context.object(for: removed)?.rawRemoveTarget(selfID, inverseName, toMany: inverse.isToMany, ordered: inverse.isOrdered)
         }
         for added in ids where !oldSet.contains(added) {
             guard let target = context.object(for: added) else { continue }
             if !inverse.isToMany, let previous = target.rawTargets(inverseName).first, previous != selfID {
                 // `target` leaves its previous owner's `key`.
-                context.object(for: previous)?.rawRemoveTarget(added, key, toMany: toMany)
+                context.object(for: previous)?.rawRemoveTarget(added, key, toMany: toMany, ordered: ordered)
             }
-            target.rawAddTarget(selfID, inverseName, toMany: inverse.isToMany)
+            target.rawAddTarget(selfID, inverseName, toMany: inverse.isToMany, ordered: inverse.isOrdered)
         }
     }
 
@@ -163,28 +166,58 @@ extension CdManagedObject {
         }
     }
 
-    func rawSetTargets(_ key: String, _ ids: [ObjectID], toMany: Bool) {
+    /// Sets the targets of `key`. A to-many list is kept as ToManyList's invariants say: sorted
+    /// by primary key unless `ordered`, without repeats, the order the store gives it after the
+    /// commit, so that in-place inserts below can binary-search it.
+    func rawSetTargets(_ key: String, _ ids: [ObjectID], toMany: Bool, ordered: Bool) {
+        var value = PropertyValue.toOne(ids.first)
+        if toMany {
+            var list: [ObjectID] = []
+            list.reserveCapacity(ids.count)
+            for id in ids { ToManyList.insert(id, into: &list, ordered: ordered) }
+            value = .toMany(list)
+        }
         loadIfNeeded()
         withState { state in
-            state.values[key] = toMany ? .toMany(ids) : .toOne(ids.first)
+            state.values[key] = value
             state.changedKeys.insert(key)
         }
         withState { $0.context }?.noteChanged(self)
     }
 
-    func rawRemoveTarget(_ id: ObjectID, _ key: String, toMany: Bool) {
-        let current = rawTargets(key)
-        guard current.contains(id) else { return }
-        rawSetTargets(key, current.filter { $0 != id }, toMany: toMany)
+    /// Removes `id` from `key` (a to-many list in place; a to-one that holds it is set to nil).
+    func rawRemoveTarget(_ id: ObjectID, _ key: String, toMany: Bool, ordered: Bool) {
+        guard toMany else {
+            if rawTargets(key).contains(id) { rawSetTargets(key, [], toMany: false, ordered: false) }
+            return
+        }
+        editList(key) { ToManyList.remove(id, from: &$0, ordered: ordered) }
     }
 
-    func rawAddTarget(_ id: ObjectID, _ key: String, toMany: Bool) {
-        let current = rawTargets(key)
-        if toMany {
-            if !current.contains(id) { rawSetTargets(key, current + [id], toMany: true) }
-        } else if current != [id] {
-            rawSetTargets(key, [id], toMany: false)
+    /// Adds `id` to `key` (a to-many list in place, once; a to-one is set to it).
+    func rawAddTarget(_ id: ObjectID, _ key: String, toMany: Bool, ordered: Bool) {
+        guard toMany else {
+            if rawTargets(key) != [id] { rawSetTargets(key, [id], toMany: false, ordered: false) }
+            return
         }
+        editList(key) { ToManyList.insert(id, into: &$0, ordered: ordered) }
+    }
+
+    /// Changes the to-many list of `key` in place (loading it first if needed): the list is
+    /// taken out of `values` while `edit` runs so that it is not copied, which would make a
+    /// run of links to one owner quadratic. Notes the change when `edit` returns true.
+    private func editList(_ key: String, _ edit: (inout [ObjectID]) -> Bool) {
+        _ = rawTargets(key)
+        loadIfNeeded()
+        let changed = withState { state -> Bool in
+            var list: [ObjectID] = []
+            if case let .toMany(stored)? = state.values.removeValue(forKey: key) { list = stored }
+            let changed = edit(&list)
+            state.values[key] = .toMany(list)
+            if changed { state.changedKeys.insert(key) }
+            return changed
+        }
+        if changed { withState { $0.context }?.noteChanged(self) }
     }
 
     // MARK: - Loading

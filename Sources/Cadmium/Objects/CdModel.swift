@@ -16,7 +16,12 @@ public struct CdModel: @unchecked Sendable {
     /// The entity model.
     public let objectModel: ObjectModel
     private let classes: [String: CdManagedObject.Type]
+    /// Entity → the keys a change set carries: stored properties, less the unordered to-many
+    /// relationships whose inverse is a to-one (see `changeSetValues`).
     private let storedKeys: [String: Set<String>]
+    /// Entity → relationship name → relationship, inherited ones included: property writes look
+    /// relationships up by name, and the model's own lookup walks the hierarchy each time.
+    private let relationshipsByName: [String: [String: RelationshipDescription]]
 
     /// The model declared by `classes`: one entity per class, named by ``CdManagedObject/entityName``,
     /// with a property per `@Attribute` and `@Relationship`. A class whose superclass is also
@@ -80,12 +85,20 @@ public struct CdModel: @unchecked Sendable {
         }
         self.classes = bound
         var stored: [String: Set<String>] = [:]
+        var relationships: [String: [String: RelationshipDescription]] = [:]
         for entity in objectModel.entities {
+            for r in objectModel.allRelationships(of: entity.name) where relationships[entity.name]?[r.name] == nil {
+                relationships[entity.name, default: [:]][r.name] = r
+            }
             let attributes = objectModel.allAttributes(of: entity.name).filter { !$0.isTransient }.map(\.name)
-            let relationships = objectModel.allRelationships(of: entity.name).filter { !$0.isTransient }.map(\.name)
+            let relationships = objectModel.allRelationships(of: entity.name).filter { r in
+                !r.isTransient && !(r.isToMany && !r.isOrdered
+                    && r.inverse.flatMap { objectModel.relationship($0, of: r.destination) }.map { !$0.isToMany } == true)
+            }.map(\.name)
             stored[entity.name] = Set(attributes + relationships)
         }
         self.storedKeys = stored
+        self.relationshipsByName = relationships
     }
 
     /// The class bound to `entity`.
@@ -101,8 +114,26 @@ public struct CdModel: @unchecked Sendable {
         return object
     }
 
-    /// Whether `key` is a stored (not transient) property of `entity`.
-    func isStored(_ key: String, of entity: String) -> Bool { storedKeys[entity]?.contains(key) ?? false }
+
+    /// The relationship `key` of `entity`, declared or inherited (what `objectModel.relationship`
+    /// answers, from a table).
+    func relationship(_ key: String, of entity: String) -> RelationshipDescription? {
+        relationshipsByName[entity]?[key]
+    }
+
+    /// The part of an object's `values` that goes into a change set: its stored properties,
+    /// except an unordered to-many whose inverse is a to-one (`Department.employees` when
+    /// `Employee.department` is its inverse). The context keeps both sides in step
+    /// (`writeRelationship`), so every member added or removed also changed its to-one, and the
+    /// store derives the list from those to-one values. Sent as a whole, the list would cost a
+    /// check per member at every commit that adds one, and would overwrite members that
+    /// another transaction linked since this one read the list. Usually every key is carried,
+    /// and then `values` comes back as it is, not copied into a new dictionary.
+    func changeSetValues(_ values: [String: PropertyValue], of entity: String) -> [String: PropertyValue] {
+        guard let stored = storedKeys[entity] else { return [:] }
+        if values.keys.allSatisfy({ stored.contains($0) }) { return values }
+        return values.filter { stored.contains($0.key) }
+    }
 }
 
 /// The superclass of `cls` when it is one of the listed classes (a parent entity).

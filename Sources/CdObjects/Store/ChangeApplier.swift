@@ -209,7 +209,7 @@ final class ChangeApplier {
     func insertIntoList(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ member: ObjectID) throws {
         let key = RelationshipKey(object: id, relationship: r.name)
         if lists[key] == nil { _ = try list(id, r, entity) }
-        let inserted = Self.insert(member, into: &lists[key, default: []], ordered: r.isOrdered)
+        let inserted = ToManyList.insert(member, into: &lists[key, default: []], ordered: r.isOrdered)
         if inserted { markUpdated(id) }
     }
 
@@ -217,44 +217,8 @@ final class ChangeApplier {
     func removeFromList(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ member: ObjectID) throws {
         let key = RelationshipKey(object: id, relationship: r.name)
         if lists[key] == nil { _ = try list(id, r, entity) }
-        let removed = Self.remove(member, from: &lists[key, default: []], ordered: r.isOrdered)
+        let removed = ToManyList.remove(member, from: &lists[key, default: []], ordered: r.isOrdered)
         if removed { markUpdated(id) }
-    }
-
-    private static func insert(_ member: ObjectID, into l: inout [ObjectID], ordered: Bool) -> Bool {
-        if ordered {
-            guard !l.contains(member) else { return false }
-            l.append(member)
-            return true
-        }
-        if let last = l.last, last.primaryKey < member.primaryKey { l.append(member); return true }
-        let i = lowerBound(of: member.primaryKey, in: l)
-        if i < l.count && l[i].primaryKey == member.primaryKey { return false }
-        l.insert(member, at: i)
-        return true
-    }
-
-    private static func remove(_ member: ObjectID, from l: inout [ObjectID], ordered: Bool) -> Bool {
-        let i: Int
-        if ordered {
-            guard let found = l.firstIndex(of: member) else { return false }
-            i = found
-        } else {
-            i = lowerBound(of: member.primaryKey, in: l)
-            guard i < l.count && l[i] == member else { return false }
-        }
-        l.remove(at: i)
-        return true
-    }
-
-    /// The first position in `l` (sorted by primary key) whose key is not below `key`.
-    private static func lowerBound(of key: Int64, in l: [ObjectID]) -> Int {
-        var low = 0, high = l.count
-        while low < high {
-            let mid = (low + high) / 2
-            if l[mid].primaryKey < key { low = mid + 1 } else { high = mid }
-        }
-        return low
     }
 
     func setList(_ id: ObjectID, _ r: RelationshipDescription, _ l: [ObjectID]) {
