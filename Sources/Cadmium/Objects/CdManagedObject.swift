@@ -73,11 +73,22 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
     /// A new object with no context; the `Cd` API creates objects, so call ``Cd/create(_:transient:)``
     /// rather than this initialiser.
     public required init() {
-        state = State(entityName: Self.entityName)
+        state = State(entityName: Self.cachedEntityName)
     }
 
     /// The entity name of this class: the unqualified class name unless overridden.
     open class var entityName: String { String(describing: self) }
+
+    /// ``entityName``, asked once per class: describing a class costs about a microsecond, and
+    /// every object made and every fetch asks. (An override that answers differently from one
+    /// call to the next is not a supported entity name.)
+    static var cachedEntityName: String {
+        let key = ObjectIdentifier(self)
+        if let name = EntityNames.cache.withLock({ $0[key] }) { return name }
+        let name = entityName
+        EntityNames.cache.withLock { $0[key] = name }
+        return name
+    }
 
     /// The object's permanent ID, or nil for a transient object that was never inserted.
     public var objectID: ObjectID? { withState { $0.objectID } }
@@ -155,6 +166,11 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
         }
         preconditionFailure("property wrapper of \(type(of: self)) not found by reflection")
     }
+}
+
+/// Class → entity name, shared by all classes.
+enum EntityNames {
+    static let cache = LockedValue<[ObjectIdentifier: String]>([:])
 }
 
 /// Key path → property name, shared by all classes.

@@ -105,7 +105,7 @@ public struct CdModel: @unchecked Sendable {
     func objectClass(for entity: String) -> CdManagedObject.Type? { classes[entity] }
 
     /// The entity of a class: its ``CdManagedObject/entityName`` if the model has it.
-    func entity(for cls: CdManagedObject.Type) -> EntityDescription? { objectModel.entity(named: cls.entityName) }
+    func entity(for cls: CdManagedObject.Type) -> EntityDescription? { objectModel.entity(named: cls.cachedEntityName) }
 
     /// A new, context-less instance of `entity`'s class.
     func newInstance(entity: String) -> CdManagedObject {

@@ -84,7 +84,7 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
 
     private func parse(_ format: String, _ args: [Any]) -> CdPredicate? {
         do {
-            return try CdPredicate(format: format, argumentArray: args)
+            return try PredicateFormatCache.predicate(format, args)
         } catch {
             parseError = parseError ?? error
             return nil
@@ -282,7 +282,7 @@ public typealias CdSortDescriptor = CdObjects.SortDescriptor
 extension Cd {
     /// A query for objects of `T`'s entity.
     public static func objects<T: CdManagedObject>(_ objectClass: T.Type) -> CdFetchRequest<T> {
-        CdFetchRequest<T>(entityName: T.entityName, dictionaries: false)
+        CdFetchRequest<T>(entityName: T.cachedEntityName, dictionaries: false)
     }
 
     /// The same as ``objects(_:)``.
@@ -300,7 +300,7 @@ extension Cd {
     ///     .fetch()
     /// ```
     public static func dictionaryQuery<T: CdManagedObject>(for objectClass: T.Type) -> CdFetchRequest<[String: Any]> {
-        CdFetchRequest<[String: Any]>(entityName: T.entityName, dictionaries: true)
+        CdFetchRequest<[String: Any]>(entityName: T.cachedEntityName, dictionaries: true)
     }
 
     /// The object whose `key` equals `idValue` (`filter("<key> == %@", idValue).fetchOne()`).

@@ -20,11 +20,13 @@ enum PredicateArgument {
     /// `value` as an expression: a constant, an object reference, or an aggregate for arrays/sets.
     static func expression(_ value: Any, source: Source) throws -> CdPredicateExpression {
         guard let value = unwrapOptional(value) else { return .constant(.null) }
-        if let scalar = scalar(value) { return .constant(scalar) }
-        if let expression = value as? CdPredicateExpression { return expression }
+        // References first: an object or ID would otherwise fail every scalar cast below, and
+        // no scalar type is a reference.
         if let reference = value as? any PredicateObjectReference {
             return .object(PredicateObjectID(reference.predicateIdentity))
         }
+        if let scalar = scalar(value) { return .constant(scalar) }
+        if let expression = value as? CdPredicateExpression { return expression }
         if let array = value as? [Any] {
             return .aggregate(try array.map { try expression($0, source: source) })
         }
@@ -71,10 +73,9 @@ enum PredicateArgument {
     /// `nil` for `Optional.none` (at any depth) and `NSNull`; the wrapped value otherwise.
     static func unwrapOptional(_ value: Any) -> Any? {
         if value is NSNull { return nil }
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .optional else { return value }
-        guard let child = mirror.children.first else { return nil }
-        return unwrapOptional(child.value)
+        // One protocol cast instead of reflecting on every argument.
+        guard let optional = value as? any OptionalArgument else { return value }
+        return optional.wrappedArgument.flatMap(unwrapOptional)
     }
 
     private static func scalar(_ value: Any) -> CdValue? {
@@ -114,4 +115,13 @@ enum PredicateArgument {
 extension CdPredicateExpression {
     /// A deterministic ordering key for expressions built from sets.
     var sortKey: String { String(describing: self) }
+}
+
+/// An `Optional` of any type, seen through `Any`.
+private protocol OptionalArgument {
+    var wrappedArgument: Any? { get }
+}
+
+extension Optional: OptionalArgument {
+    fileprivate var wrappedArgument: Any? { map { $0 as Any } }
 }

@@ -2,7 +2,8 @@
 // is written out in docs/PREDICATES.md; each `parse…` function below is one rule of it.
 //
 // Format arguments are bound while parsing (each `%` consumes the next argument), so the AST
-// holds constants, never placeholders. Missing and extra arguments are errors.
+// holds constants, never placeholders. Missing and extra arguments are errors. The one exception
+// is a template parse (`PredicateTemplate`), which leaves each argument as a slot variable.
 
 import Foundation
 
@@ -11,6 +12,10 @@ struct PredicateParser {
     private var position = 0
     private let arguments: [Any]
     private var argumentIndex = 0
+    /// A template parse: specifiers become slot variables and are listed in `slots`.
+    private let isTemplate: Bool
+    /// In a template parse, each specifier met, in order: what it was and where.
+    private(set) var slots: [PredicateTemplate.Slot] = []
 
     /// Words that cannot be keys unless escaped with `#`.
     static let reservedWords: Set<String> = [
@@ -22,12 +27,20 @@ struct PredicateParser {
     init(format: String, arguments: [Any]) throws {
         tokens = try PredicateLexer.tokenize(format)
         self.arguments = arguments
+        isTemplate = false
+    }
+
+    /// A template parse of `format` (see `PredicateTemplate`).
+    init(templateFormat format: String) throws {
+        tokens = try PredicateLexer.tokenize(format)
+        arguments = []
+        isTemplate = true
     }
 
     mutating func parse() throws -> CdPredicate {
         let predicate = try parseOr()
         guard case .end = current.kind else { throw expected("an operator, AND, OR or the end") }
-        if argumentIndex < arguments.count {
+        if !isTemplate && argumentIndex < arguments.count {
             throw CdPredicateError(
                 .extraArgument,
                 "\(arguments.count) arguments were passed but the format uses \(argumentIndex)"
@@ -314,6 +327,12 @@ struct PredicateParser {
     // MARK: - Arguments
 
     private mutating func bindArgument(_ spec: String, offset: Int) throws -> CdPredicateExpression {
+        if isTemplate {
+            // A %K changes the tree's shape, not a value in it: no template.
+            guard spec != "K" else { throw PredicateTemplate.NotATemplate() }
+            slots.append(PredicateTemplate.Slot(specifier: spec, offset: offset))
+            return .variable(PredicateTemplate.slotName(slots.count - 1))
+        }
         guard argumentIndex < arguments.count else {
             throw CdPredicateError(
                 .missingArgument,
@@ -360,7 +379,8 @@ extension CdPredicate {
         try self.init(format: format, argumentArray: arguments)
     }
 
-    /// Parses `format`, binding `%@ %K %d …` to the elements of `argumentArray` in order.
+    /// Parses `format`, binding `%@ %K %d …` to the elements of `argumentArray` in order. To parse
+    /// one format many times with different arguments, keep a ``PredicateTemplate`` of it.
     public init(format: String, argumentArray: [Any]) throws {
         var parser = try PredicateParser(format: format, arguments: argumentArray)
         self = try parser.parse()

@@ -52,8 +52,10 @@ final class CdAPIObjects: ObjectSystem {
         try Cd.initWithStore(model: model, storeURL: URL(fileURLWithPath: path), options: options)
     }
 
-    static func employeeID(_ key: Int64) -> ObjectID { ObjectID(entity: Employee.entityName, primaryKey: key) }
-    static func departmentID(_ key: Int64) -> ObjectID { ObjectID(entity: Department.entityName, primaryKey: key) }
+    static func employeeID(_ key: Int64) -> ObjectID { ObjectID(entity: employeeEntity, primaryKey: key) }
+    static func departmentID(_ key: Int64) -> ObjectID { ObjectID(entity: departmentEntity, primaryKey: key) }
+    private static let employeeEntity = Employee.entityName
+    private static let departmentEntity = Department.entityName
 
     /// The employee with primary key `key`, in the calling thread's context.
     private static func employee(_ key: Int64) throws -> Employee {
