@@ -73,7 +73,7 @@ final class QueryExecutor {
             guard kinds.contains(rec.entity.name) else { return true }
             let id = ObjectID(entity: rec.entity.name, primaryKey: pk)
             if overlay != nil, reader.touched.contains(id) { return true }
-            if let p = request.predicate, !(try p.evaluate(with: RecordObject(id: id, record: rec, reader: reader))) { return true }
+            if let p = plan.residual, !(try p.evaluate(with: RecordObject(id: id, record: rec, reader: reader))) { return true }
             out.append(QueryMatch(id: id, record: keepRecords ? rec : nil, sortKey: try sortPaths.map { try reader.value(of: rec, path: $0) }))
             if let stopAfter, out.count >= stopAfter { return false }
             return true
@@ -155,9 +155,16 @@ final class QueryExecutor {
         if let overlay {
             var live = Set(overlay.changes.inserted.keys).union(overlay.updated)
             live.subtract(overlay.deleting)
+            // On the PRIMARY KEY path only the chosen IDs can match, and they meet the key
+            // conjuncts: test the rest (QueryPlan's residual), as for stored candidates.
+            var predicate = request.predicate
+            if case let .primaryKeys(ids) = plan.access {
+                live.formIntersection(ids)
+                predicate = plan.residual
+            }
             for id in live where kinds.contains(id.entity) {
                 guard let rec = try overlay.record(id) else { continue }
-                if let p = request.predicate, !(try p.evaluate(with: RecordObject(id: id, record: rec, reader: reader))) { continue }
+                if let p = predicate, !(try p.evaluate(with: RecordObject(id: id, record: rec, reader: reader))) { continue }
                 out.append(QueryMatch(id: id, record: keepRecords ? rec : nil, sortKey: try sortPaths.map { try reader.value(of: rec, path: $0) }))
             }
         }

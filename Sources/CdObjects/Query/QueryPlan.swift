@@ -10,7 +10,11 @@
 //   INDEX ORDER   no usable condition, but an index whose columns are exactly the sort keys
 //   FULL SCAN     the entity's record tree in primary-key order
 // Whatever the path, the full predicate is evaluated on every candidate (so key cutting,
-// decimal rounding and inclusive bounds only cost extra candidates, never wrong answers).
+// decimal rounding and inclusive bounds only cost extra candidates, never wrong answers), with
+// one exception: on the PRIMARY KEY path the `SELF ==` / `SELF IN` conjuncts that chose the keys
+// are left out (`residual`). The executor reads exactly those IDs (entity and key), so they hold
+// for every candidate, and testing `SELF IN` a list of n IDs on each of n candidates would cost
+// n² comparisons.
 //
 // Order: every path yields candidates in primary-key order, except an index scan over one
 // range or value (and INDEX ORDER), which yields (columns, primary key) order. That order is the
@@ -57,6 +61,17 @@ struct QueryPlan {
     let access: AccessPath
     let deliversSort: Bool
     let request: FetchRequest
+    /// What the executor evaluates on each candidate: the request's predicate, less the
+    /// conjuncts the access path already guarantees (see the top of this file).
+    let residual: CdPredicate?
+
+    init(entity: String, access: AccessPath, deliversSort: Bool, request: FetchRequest, residual: CdPredicate?? = nil) {
+        self.entity = entity
+        self.access = access
+        self.deliversSort = deliversSort
+        self.request = request
+        self.residual = residual ?? request.predicate
+    }
 
     /// The plan as text, e.g. `INDEX SCAN Person(age) > 30 AND <= 50; LIMIT 10`.
     var description: String {
@@ -106,12 +121,24 @@ enum QueryPlanner {
     static func plan(_ request: FetchRequest, entity: EntityLayout, layout: StoreLayout) -> QueryPlan {
         var best: (IndexLayout, IndexAccess)?
         var keys: [ObjectID]?
+        var keyConjuncts = 0
+        var otherConjuncts: [CdPredicate] = []
         var related: AccessPath?
         if let predicate = request.predicate {
             var ranges: [String: (IndexLayout, CdValue?, Bool, CdValue?, Bool)] = [:]
             for conjunct in conjuncts(predicate) {
-                guard case let .comparison(c) = conjunct, c.quantifier == .direct else { continue }
-                if let ids = primaryKeys(c) { keys = keys.map { $0.filter(ids.contains) } ?? ids; continue }
+                guard case let .comparison(c) = conjunct, c.quantifier == .direct else { otherConjuncts.append(conjunct); continue }
+                if let ids = primaryKeys(c) {
+                    if let previous = keys {
+                        let these = Set(ids)
+                        keys = previous.filter(these.contains)
+                    } else {
+                        keys = ids
+                    }
+                    keyConjuncts += 1
+                    continue
+                }
+                otherConjuncts.append(conjunct)
                 if related == nil, let path = relationshipAccess(c, entity, layout) { related = path; continue }
                 guard let (property, op, right) = normalized(c),
                       let index = entity.indexes.first(where: { leads($0, property) }),
@@ -158,7 +185,10 @@ enum QueryPlanner {
             }
         }
         if let keys {
-            return QueryPlan(entity: entity.name, access: .primaryKeys(keys.sorted { $0.primaryKey < $1.primaryKey }), deliversSort: false, request: request)
+            var unique = Set<ObjectID>()
+            let sorted = keys.filter { unique.insert($0).inserted }.sorted { $0.primaryKey < $1.primaryKey }
+            let residual = keyConjuncts > 0 ? otherConjuncts.reduce(nil) { (all: CdPredicate?, next) in all.map { .and($0, next) } ?? next } : request.predicate
+            return QueryPlan(entity: entity.name, access: .primaryKeys(sorted), deliversSort: false, request: request, residual: residual)
         }
         if let related, best.map({ $0.1.rank > 2 || !$0.0.definition.isUnique }) ?? true {
             return QueryPlan(entity: entity.name, access: related, deliversSort: false, request: request)

@@ -69,11 +69,30 @@ struct ObjectStorePendingTests {
                 limited.offset = 1
                 requests.append(limited)
             }
+            // `SELF IN` a list of IDs takes the PRIMARY KEY path, which skips re-testing the list on
+            // each candidate; the same condition under NOT NOT is a full scan that tests it.
+            // Repeats, another entity's ID with a used key, pending and deleted IDs included.
+            let picked = Array(employees.shuffled(using: &g).prefix(8)) + [employees[0], employees[0], departments[1]]
+                + newIDs.prefix(2) + Array(pending.deleted.prefix(1))
+            for extra in ["", " AND salary >= 20"] {
+                var byKey = FetchRequest(entity: "Employee")
+                byKey.predicate = try CdPredicate(format: "SELF IN %@" + extra, picked)
+                var scanned = FetchRequest(entity: "Employee")
+                scanned.predicate = try CdPredicate(format: "NOT (NOT (SELF IN %@))" + extra, picked)
+                requests.append(byKey)
+                requests.append(scanned)
+            }
             let before = try store.read { s in try requests.map { try s.fetchIDs($0, pending: pending) } }
             let counts = try store.read { s in try requests.map { try s.count($0, pending: pending) } }
             try store.apply(pending)
             #expect(try store.verify() == [], "round \(round) seed \(seed)")
             let after = try store.read { s in try requests.map { try s.fetchIDs($0) } }
+            let n = requests.count
+            for (byKey, scanned) in [(n - 4, n - 3), (n - 2, n - 1)] {
+                #expect(Set(after[byKey]) == Set(after[scanned]), "round \(round) seed \(seed): \(requests[byKey].predicate!)")
+                #expect(Set(before[byKey]) == Set(before[scanned]), "pending, round \(round) seed \(seed)")
+                #expect(after[byKey].count == Set(after[byKey]).count, "no repeats")
+            }
             for i in requests.indices {
                 #expect(before[i] == after[i], "round \(round) seed \(seed): \(requests[i].entity) \(requests[i].predicate?.description ?? "-")")
                 #expect(counts[i] == after[i].count)
