@@ -40,7 +40,7 @@ struct Run: ParsableCommand {
     var systems: [SystemID] = SystemID.allCases
     @Option(help: "Directory of this package, for its Package.resolved (GRDB's version).")
     var packageDirectory = "."
-    @Option(help: "Employees at the object level (default 200,000 in full mode; the issue's size is 1,000,000).")
+    @Option(help: "Employees at the object level (default: 1,000,000 in full mode, 10,000 in quick mode).")
     var objects: Int?
 
     func run() throws {

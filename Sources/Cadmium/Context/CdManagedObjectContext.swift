@@ -206,10 +206,17 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     ///     stay faults for the others.
     ///   - batchSize: above 0, the objects to refresh are left as faults in batches of this
     ///     size; reading one loads its batch from one snapshot (`FaultBatch`).
+    ///   - values: the objects' values as the query read them (`fetchObjects`), so that they are
+    ///     not read from the snapshot a second time.
     func materialize(_ ids: [ObjectID], from snapshot: any SnapshotBackend, keys: Set<String>? = nil,
-                     batchSize: Int = 0) throws -> [CdManagedObject] {
+                     batchSize: Int = 0, values preloaded: [[String: PropertyValue]?]? = nil) throws -> [CdManagedObject] {
         var faults: [CdManagedObject] = []
-        let objects = try ids.compactMap { id -> CdManagedObject? in
+        // `preloaded[i]`, when given, is what `snapshot.values(of: ids[i])` would answer.
+        func values(_ index: Int, _ id: ObjectID) throws -> [String: PropertyValue]? {
+            if let preloaded { return preloaded[index] }
+            return try snapshot.values(of: id)
+        }
+        let objects = try ids.enumerated().compactMap { index, id -> CdManagedObject? in
             let known = registered(id)
             guard let object = known ?? self.object(for: id) else { return nil }
             if known == nil || kind == .main || !object.withState({ $0.loaded }) {
@@ -217,9 +224,9 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                     object.refresh(with: nil)
                     if !object.withState({ $0.loaded || $0.isInserted || !$0.changedKeys.isEmpty }) { faults.append(object) }
                 } else if let keys {
-                    object.refreshPartially(with: try snapshot.values(of: id), keys: keys)
+                    object.refreshPartially(with: try values(index, id), keys: keys)
                 } else {
-                    object.refresh(with: try snapshot.values(of: id))
+                    object.refresh(with: try values(index, id))
                 }
             }
             return object

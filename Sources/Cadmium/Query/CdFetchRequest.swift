@@ -237,9 +237,17 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
                 return out as! T
             }
         }
-        let ids = try snapshot.fetchIDs(request, pending: pending(context))
-        let objects = try context.materialize(ids, from: snapshot, keys: properties.isEmpty ? nil : Set(properties),
-                                              batchSize: fetchBatchSize)
+        let keys = properties.isEmpty ? nil : Set(properties)
+        let objects: [CdManagedObject]
+        if fetchBatchSize > 0 {
+            // Batched faults load their values later, a batch at a time.
+            let ids = try snapshot.fetchIDs(request, pending: pending(context))
+            objects = try context.materialize(ids, from: snapshot, keys: keys, batchSize: fetchBatchSize)
+        } else {
+            // The values come with the matches: each record is read once.
+            let matches = try snapshot.fetchObjects(request, pending: pending(context))
+            objects = try context.materialize(matches.map(\.id), from: snapshot, keys: keys, values: matches.map(\.values))
+        }
         if !prefetched.isEmpty { try context.prefetch(prefetched, for: objects, from: snapshot) }
         return objects.compactMap { $0 as? T }
     }

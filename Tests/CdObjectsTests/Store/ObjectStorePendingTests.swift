@@ -82,6 +82,17 @@ struct ObjectStorePendingTests {
                 requests.append(byKey)
                 requests.append(scanned)
             }
+            // fetchObjects answers what fetchIDs then values(of:) answer, in one read of each record.
+            for changes in [nil, pending] as [ChangeSet?] {
+                try store.read { s in
+                    for r in requests {
+                        let objects = try s.fetchObjects(r, pending: changes)
+                        let ids = try s.fetchIDs(r, pending: changes)
+                        #expect(objects.map(\.id) == ids, "round \(round) seed \(seed)")
+                        for (id, values) in objects { #expect(try values == s.values(of: id), "\(id)") }
+                    }
+                }
+            }
             let before = try store.read { s in try requests.map { try s.fetchIDs($0, pending: pending) } }
             let counts = try store.read { s in try requests.map { try s.count($0, pending: pending) } }
             try store.apply(pending)

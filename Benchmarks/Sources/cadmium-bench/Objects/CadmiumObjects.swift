@@ -84,9 +84,9 @@ final class CadmiumObjects: ObjectSystem {
     private func fetchRows(_ s: ObjectSnapshot, _ predicate: CdPredicate, _ h: inout UInt64) throws -> Int {
         var request = FetchRequest(entity: "Employee")
         request.predicate = predicate
-        let ids = try s.fetchIDs(request)
-        for id in ids { if let v = try s.values(of: id) { mixObject(v, &h) } }
-        return ids.count
+        let matches = try s.fetchObjects(request)   // one read of each record
+        for match in matches { if let v = match.values { mixObject(v, &h) } }
+        return matches.count
     }
 
     func fetch(salaries: [Int64]) throws -> (rows: Int, checksum: UInt64) {

@@ -57,7 +57,8 @@ struct ObjectScale: Codable, Sendable {
     var ranges: Int
     var scans: Int
 
-    static let full = ObjectScale(objects: 200_000, commits: 2_000, fetches: 50_000, ranges: 20, scans: 3)
+    /// The sizes: 1,000,000 objects, 10,000 durable transactions, 200,000 fetches.
+    static let full = ObjectScale(objects: 1_000_000, commits: 10_000, fetches: 200_000, ranges: 20, scans: 3)
     static let quick = ObjectScale(objects: 10_000, commits: 200, fetches: 5_000, ranges: 5, scans: 1)
 
     func operations(_ w: ObjectWorkload, matched: Int) -> Int {
