@@ -67,9 +67,11 @@ final class ThreadState {
     static var currentContext: CdManagedObjectContext? { current.currentContext }
 
     /// `ThreadState.currentContext` for the thread that owns this state.
-    var currentContext: CdManagedObjectContext? {
-        if isMain { return context ?? Cd.stack?.main }
-        return context
+    var currentContext: CdManagedObjectContext? { currentContext(isMain: isMain) }
+
+    /// `currentContext` when the caller has already asked `isMain`.
+    func currentContext(isMain: Bool) -> CdManagedObjectContext? {
+        isMain ? (context ?? Cd.stack?.main) : context
     }
 
     /// A name for messages: "main thread" or the thread's name / description.

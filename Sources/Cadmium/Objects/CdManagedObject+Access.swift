@@ -50,7 +50,7 @@ extension CdManagedObject {
                 + "Cd.transact { } instead.")
             return false
         }
-        let current = isMain ? (thread.context ?? Cd.stack?.main) : thread.context
+        let current = thread.currentContext(isMain: isMain)
         if current === owner { return true }
         if current == nil {
             Misuse.report(toMany ? .k1 : .j3, "\(what), on a thread that has no context. Writes happen inside a "

@@ -65,6 +65,7 @@ struct QueryPlan {
     /// conjuncts the access path already guarantees (see the top of this file).
     let residual: CdPredicate?
 
+    /// `residual` nil (the default) means the whole predicate; `.some(nil)` means nothing is left.
     init(entity: String, access: AccessPath, deliversSort: Bool, request: FetchRequest, residual: CdPredicate?? = nil) {
         self.entity = entity
         self.access = access
@@ -121,7 +122,6 @@ enum QueryPlanner {
     static func plan(_ request: FetchRequest, entity: EntityLayout, layout: StoreLayout) -> QueryPlan {
         var best: (IndexLayout, IndexAccess)?
         var keys: [ObjectID]?
-        var keyConjuncts = 0
         var otherConjuncts: [CdPredicate] = []
         var related: AccessPath?
         if let predicate = request.predicate {
@@ -135,7 +135,6 @@ enum QueryPlanner {
                     } else {
                         keys = ids
                     }
-                    keyConjuncts += 1
                     continue
                 }
                 otherConjuncts.append(conjunct)
@@ -187,7 +186,8 @@ enum QueryPlanner {
         if let keys {
             var unique = Set<ObjectID>()
             let sorted = keys.filter { unique.insert($0).inserted }.sorted { $0.primaryKey < $1.primaryKey }
-            let residual = keyConjuncts > 0 ? otherConjuncts.reduce(nil) { (all: CdPredicate?, next) in all.map { .and($0, next) } ?? next } : request.predicate
+            // Only the key conjuncts set `keys`; every other conjunct is still tested.
+            let residual = otherConjuncts.reduce(nil) { (all: CdPredicate?, next) in all.map { .and($0, next) } ?? next }
             return QueryPlan(entity: entity.name, access: .primaryKeys(sorted), deliversSort: false, request: request, residual: residual)
         }
         if let related, best.map({ $0.1.rank > 2 || !$0.0.definition.isUnique }) ?? true {
