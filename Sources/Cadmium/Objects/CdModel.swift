@@ -17,7 +17,7 @@ public struct CdModel: @unchecked Sendable {
     public let objectModel: ObjectModel
     private let classes: [String: CdManagedObject.Type]
     /// Entity → the keys a change set carries: stored properties, less the unordered to-many
-    /// relationships whose inverse is a to-one (see `changeSetValues`).
+    /// relationships whose inverse is a stored to-one (see `changeSetValues`).
     private let storedKeys: [String: Set<String>]
     /// Entity → relationship name → relationship, inherited ones included: property writes look
     /// relationships up by name, and the model's own lookup walks the hierarchy each time.
@@ -92,8 +92,10 @@ public struct CdModel: @unchecked Sendable {
             }
             let attributes = objectModel.allAttributes(of: entity.name).filter { !$0.isTransient }.map(\.name)
             let relationships = objectModel.allRelationships(of: entity.name).filter { r in
-                !r.isTransient && !(r.isToMany && !r.isOrdered
-                    && r.inverse.flatMap { objectModel.relationship($0, of: r.destination) }.map { !$0.isToMany } == true)
+                // Implied: an unordered to-many whose inverse is a stored to-one.
+                let inverse = r.inverse.flatMap { objectModel.relationship($0, of: r.destination) }
+                let implied = r.isToMany && !r.isOrdered && inverse.map { !$0.isToMany && !$0.isTransient } == true
+                return !r.isTransient && !implied
             }.map(\.name)
             stored[entity.name] = Set(attributes + relationships)
         }
@@ -122,7 +124,7 @@ public struct CdModel: @unchecked Sendable {
     }
 
     /// The part of an object's `values` that goes into a change set: its stored properties,
-    /// except an unordered to-many whose inverse is a to-one (`Department.employees` when
+    /// except an unordered to-many whose inverse is a stored to-one (`Department.employees` when
     /// `Employee.department` is its inverse). The context keeps both sides in step
     /// (`writeRelationship`), so every member added or removed also changed its to-one, and the
     /// store derives the list from those to-one values. Sent as a whole, the list would cost a
