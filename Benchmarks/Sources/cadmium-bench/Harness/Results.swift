@@ -6,10 +6,15 @@ struct SystemResult: Codable, Sendable {
     var runs: [RunResult]
 
     /// The median repetition by time (the run reported).
-    var median: RunResult {
+    var median: RunResult { RunResult.median(of: runs) }
+}
+
+extension RunResult {
+    /// The median of `runs` by time, with the median file size and peak memory of its own
+    /// (not the fastest run's). `runs` is not empty.
+    static func median(of runs: [RunResult]) -> RunResult {
         let sorted = runs.sorted { $0.seconds < $1.seconds }
         var m = sorted[sorted.count / 2]
-        // Sizes and peaks are medians of their own, not the fastest run's.
         let sizes = runs.compactMap(\.fileBytes).sorted()
         m.fileBytes = sizes.isEmpty ? nil : sizes[sizes.count / 2]
         let peaks = runs.map(\.peakRSSKiB).sorted()

@@ -6,7 +6,7 @@ import Foundation
 struct ObjectSystemResult: Codable, Sendable {
     var system: ObjectSystemID
     var runs: [RunResult]
-    var median: RunResult { SystemResult(system: .cadmium, runs: runs).median }
+    var median: RunResult { RunResult.median(of: runs) }
 }
 
 struct ObjectWorkloadResult: Codable, Sendable {
