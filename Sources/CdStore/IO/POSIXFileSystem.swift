@@ -103,7 +103,7 @@ public struct POSIXFileSystem: StoreFileSystem {
     }
 
     /// The directory part of `path`: `"."` for a bare name, `"/"` for a file at the root.
-    static func parentDirectory(of path: String) -> String {
+    package static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let directory = path[..<slash]
         return directory.isEmpty ? "/" : String(directory)

@@ -65,18 +65,18 @@ final class WriterGate: @unchecked Sendable {
 /// layers use it instead of `Mutex`, whose Linux implementation waits on a raw futex that
 /// ThreadSanitizer cannot see: every access under a `Mutex` is reported as a race
 /// ("Swift access race"), which would bury real reports from `make test-tsan`.
-final class LockedState<Value>: @unchecked Sendable {
+package final class LockedState<Value>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         pthread_mutex_init(mutex, nil)
     }
 
     deinit { pthread_mutex_destroy(mutex); mutex.deallocate() }
 
-    func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
+    package func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -2,6 +2,7 @@
 // folding path does (M1 of ASCIIMatch.swift), and must step aside for anything else.
 
 import CdStore
+import CdStoreTesting
 import Foundation
 import Testing
 @testable import CdObjects

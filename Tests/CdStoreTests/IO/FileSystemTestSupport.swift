@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import CdStore
+import CdStoreTesting
 
 /// The namespace of the I/O test suites (so that `swift test --filter IO` runs exactly them).
 enum IOTests {}

@@ -2,6 +2,8 @@
 // it is admitted (counted, logged, matched against the plan) and performed under the file
 // system's lock, and it keeps the disk model's invariants D1–D2 (see FaultInjectingFileSystem.swift).
 
+import CdStore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -3,6 +3,8 @@
 // I/O-error tests (fail the Nth operation, once or persistently from then on) and crash VFS
 // (stop the process at a chosen point), notes §1.5.
 
+import CdStore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -2,6 +2,8 @@
 // to do, in order. Tests compare the log (or sums over it, such as the bytes a commit wrote) with
 // expected values, in the spirit of STYLE §10: capture what the engine did.
 
+import CdStore
+
 /// A kind of file-system operation, as counted and logged by `FaultInjectingFileSystem`.
 ///
 /// ```swift

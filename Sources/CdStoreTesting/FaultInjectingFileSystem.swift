@@ -23,6 +23,8 @@
 //      only inspection (`operationLog`, `survivingFiles`, `powerLoss`) still works.
 // `invariantViolations()` re-checks D1 and D3; the tests call it after their workloads.
 
+import CdStore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -100,7 +102,7 @@ public final class FaultInjectingFileSystem: StoreFileSystem {
 
     /// Re-checks D1 and D3 and returns the violations, empty when the disk model is consistent.
     /// Tests call it after a workload, in the spirit of SQLite's `assert_pager_state`.
-    func invariantViolations() -> [String] {
+    package func invariantViolations() -> [String] {
         state.withLock { state in
             var violations: [String] = []
             for (node, live) in state.volume.nodes.sorted(by: { $0.key < $1.key }) {

@@ -17,6 +17,8 @@
 // drawn from a SplitMix64 generator seeded with `seed`, and files are visited in sorted path
 // order, so one seed always gives the same damage.
 
+import CdStore
+
 /// Which unsynced changes a simulated power loss lets through. See
 /// `FaultInjectingFileSystem.powerLoss(seed:mode:)`.
 ///
@@ -91,7 +93,7 @@ extension FaultInjectingFileSystem {
 
     /// The length of the part of a write of `count` bytes at `offset` that lands when it is torn:
     /// it ends at a random sector boundary strictly inside the write, or is empty if there is none.
-    static func tornPrefix(offset: UInt64, count: Int, using random: inout SplitMix64) -> Int {
+    package static func tornPrefix(offset: UInt64, count: Int, using random: inout SplitMix64) -> Int {
         let end = offset + UInt64(count)
         let firstBoundary = (offset / sectorSize + 1) * sectorSize
         guard firstBoundary < end else { return 0 }
