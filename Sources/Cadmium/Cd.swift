@@ -41,10 +41,11 @@ public enum Cd {
 
     /// Receives every misuse (checks A1 to K2) at the offending call. The default stops the
     /// program with the message, as Cadmium's exception did. If the handler returns, a throwing
-    /// call throws `CdError.misuse` and a non-throwing one (a property write) does nothing.
+    /// call throws the ``CdMisuse`` and a non-throwing one (a property write) does nothing.
     ///
     /// ```swift
     /// Cd.misuseHandler = { misuse in logger.error("\(misuse)") }   // log and carry on
+    /// do { try Cd.commit() } catch let misuse as CdMisuse { … }      // F4 outside a transaction
     /// ```
     public static var misuseHandler: @Sendable (CdMisuse) -> Void {
         get { globals.withLock { $0.misuseHandler } }

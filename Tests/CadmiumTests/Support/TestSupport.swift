@@ -115,7 +115,7 @@ func initCd(_ source: ModelSource = .swift, serialTX: Bool = false) throws -> Bo
     return true
 }
 
-/// Expects `body` to report `kind` (and, if it throws, to throw `CdError.misuse` of that kind).
+/// Expects `body` to report `kind` (and, if it throws, to throw the `CdMisuse` of that kind).
 func expectMisuse(_ kind: CdMisuse.Kind, sourceLocation: SourceLocation = #_sourceLocation,
                   _ body: () throws -> Void) {
     let recorder = MisuseRecorder()
@@ -124,7 +124,7 @@ func expectMisuse(_ kind: CdMisuse.Kind, sourceLocation: SourceLocation = #_sour
     defer { Cd.misuseHandler = previous }
     do {
         try body()
-    } catch let CdError.misuse(misuse) {
+    } catch let misuse as CdMisuse {
         #expect(misuse.kind == kind, "thrown misuse", sourceLocation: sourceLocation)
     } catch {
         Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
