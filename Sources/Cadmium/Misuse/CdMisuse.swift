@@ -3,7 +3,7 @@
 // contexts; the object store's `CdError` knows nothing of it.
 //
 // Misuse: a call that breaks Cadmium's confinement rules (checks A1 to K2, listed with their
-// meaning in `Kind` below and in docs/CADMIUM-API.md §4). Every check reports at the offending
+// meaning in `Kind` below and in docs/CADMIUM-API.md §5). Every check reports at the offending
 // call through `Cd.misuseHandler`; the default handler stops the program, as Cadmium's "Cadmium
 // Exception" did. If a handler returns, a throwing call throws the `CdMisuse` itself and a
 // non-throwing one (a property write) does nothing.

@@ -21,8 +21,9 @@ import CdObjects
 ///     .fetch()
 /// ```
 public final class CdFetchRequest<T>: @unchecked Sendable {
-    /// The underlying request (entity, predicate, sort, paging, rows).
-    public private(set) var request: FetchRequest
+    /// The underlying request (entity, predicate, sort, paging, rows): the object store's type,
+    /// which apps do not see; the builder methods are the way to shape it.
+    package private(set) var request: FetchRequest
     private var expressions: [String: FetchExpression] = [:]
     private var properties: [String] = []
     private var groupings: [String] = []
