@@ -2,7 +2,7 @@
 // default serial mode, the misuse handler) and initialisation; queries, objects and transactions
 // are in the `Cd+…` files.
 //
-// Confinement: the globals are behind `LockedValue`; every member may be called from any thread
+// Confinement: the globals are behind `LockedState`; every member may be called from any thread
 // (each one checks where it may run and reports misuse otherwise).
 
 import Foundation
@@ -26,7 +26,7 @@ public enum Cd {
         var misuseHandler: @Sendable (CdMisuse) -> Void = Cd.defaultMisuseHandler
         var documentsDirectoryOverride: URL?
     }
-    static let globals = LockedValue(Globals())
+    static let globals = LockedState(Globals())
 
     /// The stack, or nil before `initWithStore`.
     static var stack: CdStack? { globals.withLock { $0.stack } }

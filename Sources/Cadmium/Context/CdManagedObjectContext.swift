@@ -25,6 +25,7 @@
 
 import Foundation
 import CdObjects
+import CdStore
 
 /// A context of objects: the main context (main thread, read-only) or a transaction's context.
 /// Reached through ``Cd/transactionContext()``; most code never needs it.
@@ -36,7 +37,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// A number for messages ("transaction context #12").
     let number: Int
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var registry: [ObjectID: WeakObject] = [:]
     /// Transaction contexts keep their objects alive until the body ends.
     private var retained: [ObjectID: CdManagedObject] = [:]

@@ -8,10 +8,11 @@
 // P2. A format with no template is remembered as such (nil) and parsed directly each time.
 
 import CdObjects
+import CdStore
 
 enum PredicateFormatCache {
     static let capacity = 256
-    private static let table = LockedValue<[String: PredicateTemplate?]>([:])
+    private static let table = LockedState<[String: PredicateTemplate?]>([:])
 
     /// `format` parsed with `arguments`, through the format's template when it has one.
     static func predicate(_ format: String, _ arguments: [Any]) throws -> CdPredicate {

@@ -29,7 +29,7 @@ public final class ObjectStore: @unchecked Sendable {
     /// The engine store underneath.
     public let engine: Store
     let layout: StoreLayout
-    private let counterLock = NSLock()
+    private let counterLock = Lock()
     private var nextKeys: [String: Int64]
 
     private init(model: ObjectModel, engine: Store, layout: StoreLayout, nextKeys: [String: Int64]) {
@@ -77,7 +77,7 @@ public final class ObjectStore: @unchecked Sendable {
                 try engine.write { tx in
                     let meta = try tx.openOrCreateTree(StoreLayout.metaTree)
                     var format: [UInt8] = []
-                    format.appendU64LE(UInt64(StoreLayout.formatVersion))
+                    format.appendLE(UInt64(StoreLayout.formatVersion))
                     try meta.put(StoreLayout.metaFormatKey, Array(format.prefix(4)))
                     try meta.put(StoreLayout.metaModelKey, Array(json))
                     try meta.put(StoreLayout.metaHashKey, Array(hash.utf8))

@@ -99,7 +99,7 @@ public struct ObjectStoreVerifier: Sendable {
                         report(ObjectStoreProblem(entity: root, tree: name, key: key, message: "record key is \(key.count) bytes, not 8"))
                         return true
                     }
-                    let pk = Int64(bitPattern: readU64BE(key, at: 0))
+                    let pk = Int64(bitPattern: key.readBE(UInt64.self, at: 0))
                     let rec: Record
                     do { rec = try RecordCodec.decode(value, layout: layout) } catch {
                         report(ObjectStoreProblem(entity: root, tree: name, key: key, message: "record \(pk) does not decode: \(error)"))
@@ -141,7 +141,7 @@ public struct ObjectStoreVerifier: Sendable {
                         report(ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "index key too short"))
                         return true
                     }
-                    let pk = Int64(bitPattern: readU64BE(key, at: key.count - 8))
+                    let pk = Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8))
                     guard missing.remove(key) != nil else {
                         report(ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "index entry for primary key \(pk) matches no record"))
                         return true
@@ -160,7 +160,7 @@ public struct ObjectStoreVerifier: Sendable {
                 }
             }
             for key in missing.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                let pk = Int64(bitPattern: readU64BE(key, at: key.count - 8))
+                let pk = Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8))
                 report(ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "record \(pk) has no entry in index \(d.label)"))
             }
         }
@@ -203,7 +203,7 @@ public struct ObjectStoreVerifier: Sendable {
                         report(ObjectStoreProblem(entity: owner, tree: name, key: key, message: "relationship key is \(key.count) bytes"))
                         return true
                     }
-                    let spk = Int64(bitPattern: readU64BE(key, at: 0))
+                    let spk = Int64(bitPattern: key.readBE(UInt64.self, at: 0))
                     let target: ObjectID
                     do { target = try stored.decodeRelationshipEntry(key: key, value: value, ordered: r.isOrdered, tree: t) } catch {
                         report(ObjectStoreProblem(entity: owner, tree: name, key: key, message: "\(error)"))
