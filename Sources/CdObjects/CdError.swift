@@ -1,10 +1,10 @@
 // The one error type of the object store (`CdObjects`): validation failures with Core Data's
 // codes, model errors, an incompatible model, and engine failures passed up from `CdStore`.
 //
-// Codes are Core Data's `NSCocoaErrorDomain` values from CoreDataErrors.h, as listed in
-// /work/shared/notes/core-data-features.md §8 and cross-checked against the header's values
-// (NSValidationNumberTooLargeError = 1610, NSValidationNumberTooSmallError = 1620,
-// NSValidationDateTooLateError = 1630, NSValidationDateTooSoonError = 1640).
+// Codes are Core Data's `NSCocoaErrorDomain` values from CoreDataErrors.h (each case below names
+// its constant; for instance NSValidationNumberTooLargeError = 1610,
+// NSValidationNumberTooSmallError = 1620, NSValidationDateTooLateError = 1630,
+// NSValidationDateTooSoonError = 1640). docs/MODEL.md lists them with what produces each.
 
 import CdStore
 

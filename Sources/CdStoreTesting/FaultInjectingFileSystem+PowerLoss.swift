@@ -1,9 +1,10 @@
 // Power loss: what survives of a `FaultInjectingFileSystem` when the power goes.
 //
-// The names that survive are exactly `durableEntries` (D3). Each surviving file starts from its
-// durable image (D2); then, depending on the mode, some of its pending changes land too, as a
-// disk's volatile cache may have written them back in any order before the power went (SQLite's
-// crash VFS, notes §1.5; "the OS reorders writes", atomiccommit):
+// The names that survive are exactly `durableEntries` (FD3). Each surviving file starts from its
+// durable image (FD2); then, depending on the mode, some of its pending changes land too, as a
+// disk's volatile cache may have written them back in any order before the power went (as
+// SQLite's crash VFS, src/test6.c, applies, drops or garbles each queued write at a crash, and
+// as its atomic-commit design assumes that the OS reorders writes between syncs):
 //
 //   mode                          pending changes that land
 //   ----------------------------  -------------------------------------------------------------

@@ -1,4 +1,4 @@
-// CADMIUM.md §3, forbidden behaviour (tests 12–16): each misuse is reported through
+// Cadmium's own test suite, forbidden behaviour (its tests 12–16): each misuse is reported through
 // `Cd.misuseHandler`, and the throwing calls throw the `CdMisuse`.
 
 import Foundation

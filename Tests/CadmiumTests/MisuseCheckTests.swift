@@ -1,4 +1,4 @@
-// Every misuse check of CADMIUM.md §2 (A1 to K2), each triggered at its offending call and
+// Every misuse check (A1 to K2, `CdMisuse.Kind`), each triggered at its offending call and
 // observed through `Cd.misuseHandler`; throwing calls also throw the `CdMisuse`.
 
 import Foundation

@@ -3,7 +3,7 @@
 // `Cd.create(_, transient: true)`). Its values live in `state`: what was loaded from the store
 // plus the changes made in its context; `@Attribute` and `@Relationship` read and write them
 // through `readAttribute` / `writeAttribute` / `readRelationship` / `writeRelationship`, which
-// run the confinement checks I, J and K of CADMIUM.md §2 first.
+// run the confinement checks I, J and K (`CdMisuse.Kind`) first.
 //
 // Confinement: an object is used on its context's thread (the main thread for the main context,
 // the thread running the transaction body for a transaction's context); a transient object on

@@ -20,9 +20,9 @@
 // An index key is the columns in order, then the object's primary key (u64 BE).
 //
 // Invariants:
-//  K1. Every column encoding is prefix-free, so a scan from E(v) to successor(E(v)) visits exactly
-//      the keys whose column equals v (up to cutting and decimal rounding, which only add candidates).
-//  K2. For values a ≤ b of one column (CdValue.compare, no options): E(a) ≤ E(b) bytewise.
+//  IK1. Every column encoding is prefix-free, so a scan from E(v) to successor(E(v)) visits exactly
+//       the keys whose column equals v (up to cutting and decimal rounding, which only add candidates).
+//  IK2. For values a ≤ b of one column (CdValue.compare, no options): E(a) ≤ E(b) bytewise.
 
 import CdStore
 import Foundation
@@ -31,7 +31,7 @@ enum IndexKey {
     /// Longest string or data prefix that goes into a key.
     static let maxTextBytes = 400
 
-    /// The index key of a record for one index (K1, K2), the primary key appended.
+    /// The index key of a record for one index (IK1, IK2), the primary key appended.
     static func key(_ index: IndexLayout, _ record: Record, primaryKey: Int64) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(24)

@@ -3,7 +3,7 @@
 //
 // Record value (docs/FORMAT.md §Record):
 //   u8      format version (1)
-//   varint  entity code (L1 in EntityLayout.swift)
+//   varint  entity code (EL1 in EntityLayout.swift)
 //   varint  number of fields that follow (nil values are omitted)
 //   fields  varint slot, u8 tag, payload — slots strictly increasing
 //

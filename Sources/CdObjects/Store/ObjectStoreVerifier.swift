@@ -2,14 +2,14 @@
 // trees this layer writes. Run over any engine transaction of a store written by ObjectStore.
 //
 // Checks, in order (each problem names entity, object, tree and key where it has them):
-//   V1. `cd.meta` holds a format version this code reads, a model that decodes, and its hash.
-//   V2. Every record decodes against its entity, lives in its hierarchy's tree, is of a concrete
-//       entity, and has every required attribute.
-//   V3. Every index entry matches a record and every record has its index entries (L2).
-//   V4. No two objects share the values of a uniqueness constraint (nil columns exempt).
-//   V5. To-one targets and to-many entries point at existing objects of the destination entity,
-//       and inverses agree both ways.
-// Dangling references left by a No Action delete rule are reported under V5: they are what
+//   OV1. `cd.meta` holds a format version this code reads, a model that decodes, and its hash.
+//   OV2. Every record decodes against its entity, lives in its hierarchy's tree, is of a concrete
+//        entity, and has every required attribute.
+//   OV3. Every index entry matches a record and every record has its index entries (EL2).
+//   OV4. No two objects share the values of a uniqueness constraint (nil columns exempt).
+//   OV5. To-one targets and to-many entries point at existing objects of the destination entity,
+//        and inverses agree both ways.
+// Dangling references left by a No Action delete rule are reported under OV5: they are what
 // Core Data leaves too, but they are worth knowing about.
 
 import CdStore
@@ -45,7 +45,7 @@ public struct ObjectStoreProblem: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Checks the object-level structure of a store (V1–V5).
+/// Checks the object-level structure of a store (OV1–OV5).
 ///
 /// ```swift
 /// let problems = try store.read { tx in try ObjectStoreVerifier().verify(tx) }
@@ -63,7 +63,7 @@ public struct ObjectStoreVerifier: Sendable {
     public func verify(_ tx: Transaction) throws -> [ObjectStoreProblem] {
         var problems: [ObjectStoreProblem] = []
         func report(_ p: ObjectStoreProblem) { if problems.count < maxProblems { problems.append(p) } }
-        // V1
+        // OV1
         let metaName = StoreLayout.metaTree
         guard let meta = try tx.tree(metaName) else {
             return [ObjectStoreProblem(tree: metaName, message: "the meta tree is missing: not an object store")]
@@ -87,7 +87,7 @@ public struct ObjectStoreVerifier: Sendable {
         let layout = StoreLayout(model: model)
         let stored = StoredObjects(tx: tx, layout: layout)
 
-        // V2: records, and the index entries they imply.
+        // OV2: records, and the index entries they imply.
         var records: [String: [Int64: Record]] = [:]
         var expected: [String: Set<[UInt8]>] = [:]
         for root in layout.roots {
@@ -131,7 +131,7 @@ public struct ObjectStoreVerifier: Sendable {
             return r
         }
 
-        // V3, V4
+        // OV3, OV4
         for d in layout.indexDefinitions {
             var missing = expected[d.tree] ?? []
             var previous: (prefix: [UInt8], id: ObjectID, record: Record)?
@@ -165,7 +165,7 @@ public struct ObjectStoreVerifier: Sendable {
             }
         }
 
-        // V5: to-one side.
+        // OV5: to-one side.
         for root in layout.roots {
             for (pk, rec) in records[root] ?? [:] {
                 let id = ObjectID(entity: rec.entity.name, primaryKey: pk)
@@ -191,7 +191,7 @@ public struct ObjectStoreVerifier: Sendable {
                 }
             }
         }
-        // V5: to-many trees.
+        // OV5: to-many trees.
         var seenTrees = Set<String>()
         for entity in layout.byCode {
             for r in entity.toManys {

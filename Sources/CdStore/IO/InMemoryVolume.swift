@@ -3,15 +3,15 @@
 //
 // A plain value type with no locking of its own: its owner keeps it inside a `LockedState` and calls it
 // only while holding that lock. Errors use the POSIX call names of `POSIXFile`, so tests expect
-// the same `StoreError.io` from every implementation (F5).
+// the same `StoreError.io` from every implementation (FS5).
 //
 // Invariants:
-//  V1. Every path in `entries` names a node in `nodes`.
-//  V2. A node lives while a path names it or a handle has it open (`openHandles > 0`); then it is
-//      deleted, like an unlinked inode whose last descriptor is closed.
-//  V3. A handle's `lock` conflicts with no other handle's lock on the same node: at most one
-//      handle holds `.exclusive`, and then no other handle holds anything (F4).
-//  V4. No node holds more than `maximumFileSize` bytes; larger offsets fail with EFBIG.
+//  MV1. Every path in `entries` names a node in `nodes`.
+//  MV2. A node lives while a path names it or a handle has it open (`openHandles > 0`); then it is
+//       deleted, like an unlinked inode whose last descriptor is closed.
+//  MV3. A handle's `lock` conflicts with no other handle's lock on the same node: at most one
+//       handle holds `.exclusive`, and then no other handle holds anything (FS4).
+//  MV4. No node holds more than `maximumFileSize` bytes; larger offsets fail with EFBIG.
 
 #if canImport(Glibc)
 import Glibc
@@ -23,7 +23,7 @@ package struct InMemoryVolume {
     package typealias NodeID = Int
     package typealias HandleID = Int
 
-    /// The largest file the in-memory stores accept (V4): big enough for any test, small enough
+    /// The largest file the in-memory stores accept (MV4): big enough for any test, small enough
     /// that a wild offset fails instead of allocating terabytes.
     package static let maximumFileSize: UInt64 = 1 << 32
 
@@ -78,7 +78,7 @@ package struct InMemoryVolume {
 
     package func exists(_ path: String) -> Bool { entries[path] != nil }
 
-    /// Unlinks `path`; open handles keep the node (V2). Returns the node that was unlinked.
+    /// Unlinks `path`; open handles keep the node (MV2). Returns the node that was unlinked.
     @discardableResult
     package mutating func remove(_ path: String) -> NodeID? {
         guard let node = entries.removeValue(forKey: path) else { return nil }
@@ -116,7 +116,7 @@ package struct InMemoryVolume {
         let end = try checkedEnd(offset, bytes.count, open.path, "pwrite")
         let start = Int(offset)
         if nodes[open.node]!.data.count < end {
-            // A gap between the old end and `offset` reads as zeros (F2).
+            // A gap between the old end and `offset` reads as zeros (FS2).
             nodes[open.node]!.data.append(contentsOf: repeatElement(0, count: end - nodes[open.node]!.data.count))
         }
         nodes[open.node]!.data.withUnsafeMutableBytes { target in
@@ -141,7 +141,7 @@ package struct InMemoryVolume {
         }
     }
 
-    /// Takes `kind` for `handle` or throws `StoreError.locked` (F4, keeps V3). Like Linux `flock`,
+    /// Takes `kind` for `handle` or throws `StoreError.locked` (FS4, keeps MV3). Like Linux `flock`,
     /// converting a held lock first drops it, so a failed conversion leaves no lock.
     package mutating func lock(_ handle: HandleID, path: String, _ kind: FileLockKind) throws {
         let open = try openHandle(handle, path, "flock")
@@ -155,7 +155,7 @@ package struct InMemoryVolume {
         handles[handle]!.lock = kind
     }
 
-    /// Releases the handle and its lock; the node goes when nothing refers to it any more (V2).
+    /// Releases the handle and its lock; the node goes when nothing refers to it any more (MV2).
     package mutating func close(_ handle: HandleID, path: String) throws {
         let open = try openHandle(handle, path, "close")
         handles[handle] = nil

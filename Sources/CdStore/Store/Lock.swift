@@ -64,8 +64,8 @@ final class WriterGate: @unchecked Sendable {
     }
 }
 
-/// A value behind a pthread mutex, with `Synchronization.Mutex`'s `withLock` shape. The file
-/// layers use it instead of `Mutex`, whose Linux implementation waits on a raw futex that
+/// A value behind a pthread mutex, with `Synchronization.Mutex`'s `withLock` shape. Every module
+/// uses it instead of `Mutex`, whose Linux implementation waits on a raw futex that
 /// ThreadSanitizer cannot see: every access under a `Mutex` is reported as a race
 /// ("Swift access race"), which would bury real reports from `make test-tsan`.
 package final class LockedState<Value>: @unchecked Sendable {

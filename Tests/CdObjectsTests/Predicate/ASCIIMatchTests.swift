@@ -1,5 +1,5 @@
 // The ASCII path of BEGINSWITH / ENDSWITH / CONTAINS must answer exactly as the Foundation
-// folding path does (M1 of ASCIIMatch.swift), and must step aside for anything else.
+// folding path does (AM1 of ASCIIMatch.swift), and must step aside for anything else.
 
 import CdStore
 import CdStoreTesting

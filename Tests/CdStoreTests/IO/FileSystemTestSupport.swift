@@ -1,5 +1,5 @@
 // Shared harness of the I/O tests: every `StoreFileSystem` implementation behind one factory, so
-// that one test body runs against all of them (STYLE §10, GRDB's habit).
+// that one test body runs against all of them (GRDB's habit: one body, every implementation).
 
 import Foundation
 import Testing
