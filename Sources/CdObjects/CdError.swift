@@ -84,6 +84,8 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
     case incompatibleModel(storeVersionHash: String, modelVersionHash: String, difference: String?)
     /// The storage engine failed underneath (I/O, corruption, locking).
     case store(StoreError)
+    /// The store's object layout (`cd.meta` key `format`) is newer than this build reads.
+    case unsupportedObjectFormat(path: String, found: UInt32, supported: UInt32)
     /// A misuse of the `Cd` API (module Cadmium), thrown by a throwing call when
     /// `Cd.misuseHandler` returns instead of stopping the program.
     case misuse(CdMisuse)
@@ -109,6 +111,7 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
         case .stringPatternMismatch: return 1680
         case .incompatibleModel: return 134100
         case .store: return 134060  // NSCoreDataError: generic store failure
+        case .unsupportedObjectFormat: return 134020  // NSPersistentStoreIncompatibleSchemaError
         case .model, .misuse: return nil
         }
     }
@@ -122,6 +125,7 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
              let .dateTooLate(f), let .dateTooSoon(f), let .invalidDate(f), let .stringTooLong(f),
              let .stringTooShort(f), let .stringPatternMismatch(f):
             return f
+        case .unsupportedObjectFormat: return nil
         case .multipleValidationErrors, .model, .incompatibleModel, .store, .misuse:
             return nil
         }
@@ -151,6 +155,7 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .stringTooShort(f): return .stringTooShort(fill(f))
         case let .stringPatternMismatch(f): return .stringPatternMismatch(fill(f))
         case let .multipleValidationErrors(list): return .multipleValidationErrors(list.map { $0.withObjectID(objectID) })
+        case .unsupportedObjectFormat: return self
         case .model, .incompatibleModel, .store, .misuse: return self
         }
     }
@@ -167,6 +172,8 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the model (version hash \(modelHash)) is incompatible with the store's (\(storeHash))\(why)\(suffix)"
         case let .store(error):
             return "store failure: \(error)\(suffix)"
+        case let .unsupportedObjectFormat(path, found, supported):
+            return "store \(path) has object format \(found); this build reads object format \(supported)\(suffix)"
         case let .misuse(misuse):
             return "\(misuse)"
         default:

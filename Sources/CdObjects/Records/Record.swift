@@ -107,7 +107,9 @@ enum RecordCodec {
         var r = RecordReader(bytes)
         let version = try r.u8()
         guard version == StoreLayout.formatVersion else { throw RecordDecodingError("unknown record format \(version)") }
-        return Int(try r.varint())
+        let code = try r.varint()
+        guard let entityCode = Int(exactly: code) else { throw RecordDecodingError("unknown entity code \(code)") }
+        return entityCode
     }
 
     /// Decodes a record, checking the entity code, slots, tags and that each value fits its slot.

@@ -71,7 +71,8 @@ final class EntityLayout: Sendable {
     let toManyTrees: [String: String]
     /// Every stored relationship by name.
     let relationships: [String: RelationshipDescription]
-    /// The inverse of each stored relationship that has one, by the relationship's name.
+    /// The stored inverse of each stored relationship that has one, by the relationship's name.
+    /// A transient inverse is left out: nothing of it is stored to keep in step or to check.
     let inverses: [String: RelationshipDescription]
     /// Transient property names (accepted in change sets and ignored).
     let transients: Set<String>
@@ -105,7 +106,9 @@ final class EntityLayout: Sendable {
             ($0.name, StoreLayout.relationshipTreeName(entity: owners[$0.name] ?? name, relationship: $0.name))
         })
         relationships = Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0) })
-        inverses = Dictionary(uniqueKeysWithValues: stored.compactMap { r in model.inverse(of: r.name, in: name).map { (r.name, $0) } })
+        inverses = Dictionary(uniqueKeysWithValues: stored.compactMap { r in
+            model.inverse(of: r.name, in: name).flatMap { $0.isTransient ? nil : (r.name, $0) }
+        })
         transients = Set(allAttributes.filter(\.isTransient).map(\.name) + allRelationships.filter(\.isTransient).map(\.name))
         kinds = Set([name] + model.allSubentities(of: name).map(\.name))
         let lineage = Set([name] + model.ancestors(of: name).map(\.name))

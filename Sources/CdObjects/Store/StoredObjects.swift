@@ -91,10 +91,13 @@ final class StoredObjects {
         }
     }
 
-    /// The stored next primary key of a root (1 when none was stored).
+    /// The stored next primary key of a root (1 when none was stored); a value that is not a key
+    /// (not 8 bytes, below 1) is corruption, not a reason to hand out keys again from 1.
     func storedNextKey(root: String) throws -> Int64 {
-        guard let t = try tree(StoreLayout.metaTree), let v = try t.get(StoreLayout.nextKeyKey(root: root)), v.count == 8 else { return 1 }
-        var r = RecordReader(v)
-        return Int64(bitPattern: try r.u64LE())
+        guard let t = try tree(StoreLayout.metaTree), let v = try t.get(StoreLayout.nextKeyKey(root: root)) else { return 1 }
+        guard let next = StoreLayout.decodeNextKey(v) else {
+            throw corruption(t, "next.\(root) holds \(v.count) bytes that are not a primary key of 1 or more")
+        }
+        return next
     }
 }
