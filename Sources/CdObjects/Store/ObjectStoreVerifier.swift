@@ -170,11 +170,10 @@ public struct ObjectStoreVerifier: Sendable {
             var previous: (prefix: [UInt8], id: ObjectID, record: Record)?
             if let t = try tx.tree(d.tree) {
                 try t.scan { key, _ in
-                    guard key.count > 8 else {
+                    guard let pk = IndexKey.primaryKey(ofEntry: key) else {
                         report(ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "index key too short"))
                         return true
                     }
-                    let pk = Int64(bitPattern: readU64BE(key, at: key.count - 8))
                     guard missing.remove(key) != nil else {
                         report(ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "index entry for primary key \(pk) matches no record"))
                         return true
