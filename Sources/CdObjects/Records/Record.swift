@@ -138,7 +138,13 @@ enum RecordCodec {
                 let targetCode = try r.varint()
                 let pk = try r.varint()
                 guard targetCode < UInt64(layout.byCode.count) else { throw RecordDecodingError("unknown target entity code \(targetCode)") }
-                record.toOne[slot - base] = ObjectID(entity: layout.byCode[Int(targetCode)].name, primaryKey: Int64(bitPattern: pk))
+                let target = layout.byCode[Int(targetCode)].name
+                // The applier follows targets to their inverses: one of another entity has none.
+                guard entity.toOneTargets[slot - base].contains(target) else {
+                    let r = entity.toOnes[slot - base]
+                    throw RecordDecodingError("\(entity.name).\(r.name) points at a \(target), not a \(r.destination)")
+                }
+                record.toOne[slot - base] = ObjectID(entity: target, primaryKey: Int64(bitPattern: pk))
             } else {
                 let value = try decodeValue(tag, &r)
                 guard entity.attributes[slot].type.accepts(value) else {

@@ -66,6 +66,9 @@ final class EntityLayout: Sendable {
     /// (the record field slot is `attributes.count + index`).
     let toOnes: [RelationshipDescription]
     let toOneSlots: [String: Int]
+    /// The entities each stored to-one may point at (its destination and sub-entities), by
+    /// position in `toOnes`: a decoded target of another entity is damage.
+    let toOneTargets: [Set<String>]
     /// Stored to-many relationships, sorted by name, with their trees.
     let toManys: [RelationshipDescription]
     let toManyTrees: [String: String]
@@ -98,6 +101,7 @@ final class EntityLayout: Sendable {
         toOnes = stored.filter { !$0.isToMany }
         toManys = stored.filter(\.isToMany)
         toOneSlots = Dictionary(uniqueKeysWithValues: toOnes.enumerated().map { ($1.name, $0) })
+        toOneTargets = toOnes.map { r in Set([r.destination] + model.allSubentities(of: r.destination).map(\.name)) }
         var owners: [String: String] = [:]
         for ancestor in [entity] + model.ancestors(of: name) {
             for r in ancestor.relationships where r.isToMany { owners[r.name] = owners[r.name] ?? ancestor.name }

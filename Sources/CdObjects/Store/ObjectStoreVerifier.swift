@@ -241,7 +241,7 @@ public struct ObjectStoreVerifier: Sendable {
                         list?.next = position + 1
                     }
                     let target: ObjectID
-                    do { target = try stored.decodeRelationshipEntry(key: key, value: value, ordered: r.isOrdered, tree: t) } catch {
+                    do { target = try stored.decodeRelationshipEntry(key: key, value: value, relationship: r, tree: t) } catch {
                         report(ObjectStoreProblem(entity: owner, tree: name, key: key, message: "\(error)"))
                         return true
                     }

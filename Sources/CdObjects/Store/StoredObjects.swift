@@ -62,7 +62,7 @@ final class StoredObjects {
         let lower = RecordCodec.key(id.primaryKey)
         var result: [ObjectID] = []
         try t.scan(from: lower, upTo: IndexKey.successor(lower)) { key, value in
-            result.append(try self.decodeRelationshipEntry(key: key, value: value, ordered: relationship.isOrdered, tree: t))
+            result.append(try self.decodeRelationshipEntry(key: key, value: value, relationship: relationship, tree: t))
             return true
         }
         return result
@@ -77,7 +77,11 @@ final class StoredObjects {
         return n
     }
 
-    func decodeRelationshipEntry(key: [UInt8], value: [UInt8], ordered: Bool, tree: Tree) throws -> ObjectID {
+    /// The target of one entry of `relationship`'s tree; an entry that does not decode, or names
+    /// an object of an entity the relationship cannot point at, is corruption (the applier follows
+    /// targets to their inverses, which another entity does not have).
+    func decodeRelationshipEntry(key: [UInt8], value: [UInt8], relationship: RelationshipDescription, tree: Tree) throws -> ObjectID {
+        let ordered = relationship.isOrdered
         var r = RecordReader(value)
         do {
             guard key.count == (ordered ? 12 : 16) else { throw RecordDecodingError("key of \(key.count) bytes") }
@@ -85,7 +89,11 @@ final class StoredObjects {
             guard code < UInt64(layout.byCode.count) else { throw RecordDecodingError("unknown entity code \(code)") }
             let pk = ordered ? Int64(bitPattern: try r.varint()) : Int64(bitPattern: readU64BE(key, at: 8))
             guard r.isAtEnd else { throw RecordDecodingError("trailing bytes") }
-            return ObjectID(entity: layout.byCode[Int(code)].name, primaryKey: pk)
+            let target = layout.byCode[Int(code)].name
+            guard layout.isKind(target, of: relationship.destination) else {
+                throw RecordDecodingError("a \(target) is not a \(relationship.destination)")
+            }
+            return ObjectID(entity: target, primaryKey: pk)
         } catch let error as RecordDecodingError {
             throw corruption(tree, "relationship entry \(key): \(error.message)")
         }
