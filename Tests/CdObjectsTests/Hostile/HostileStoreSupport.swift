@@ -178,5 +178,8 @@ enum HostileProbe {
         // A second badge E1: the uniqueness check scans the hostile index. The apply fails and
         // writes nothing, unless the damage took E1's entry out of the index.
         do { try store.insert("Employee", ["badge": str("E1")]) } catch CdError.constraintViolation {}
+        // Delete rules over the hostile lists and records: Department 1 cascades to its
+        // employees, who leave their projects, desks and manager's reports.
+        try store.apply(ChangeSet(deleted: [ObjectID(entity: "Department", primaryKey: 1)]))
     }
 }
