@@ -84,6 +84,8 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
     case incompatibleModel(storeVersionHash: String, modelVersionHash: String, difference: String?)
     /// The storage engine failed underneath (I/O, corruption, locking).
     case store(StoreError)
+    /// The store's object layout (`cd.meta` key `format`) is newer than this build reads.
+    case unsupportedObjectFormat(path: String, found: UInt32, supported: UInt32)
 
     /// Core Data's `NSCocoaErrorDomain` code for this failure, or `nil` when Core Data has none
     /// (model errors are exceptions there).
@@ -106,6 +108,7 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
         case .stringPatternMismatch: return 1680
         case .incompatibleModel: return 134100
         case .store: return 134060  // NSCoreDataError: generic store failure
+        case .unsupportedObjectFormat: return 134020  // NSPersistentStoreIncompatibleSchemaError
         case .model: return nil
         }
     }
@@ -119,6 +122,7 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
              let .dateTooLate(f), let .dateTooSoon(f), let .invalidDate(f), let .stringTooLong(f),
              let .stringTooShort(f), let .stringPatternMismatch(f):
             return f
+        case .unsupportedObjectFormat: return nil
         case .multipleValidationErrors, .model, .incompatibleModel, .store:
             return nil
         }
@@ -148,6 +152,7 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .stringTooShort(f): return .stringTooShort(fill(f))
         case let .stringPatternMismatch(f): return .stringPatternMismatch(fill(f))
         case let .multipleValidationErrors(list): return .multipleValidationErrors(list.map { $0.withObjectID(objectID) })
+        case .unsupportedObjectFormat: return self
         case .model, .incompatibleModel, .store: return self
         }
     }
@@ -164,6 +169,8 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the model (version hash \(modelHash)) is incompatible with the store's (\(storeHash))\(why)\(suffix)"
         case let .store(error):
             return "store failure: \(error)\(suffix)"
+        case let .unsupportedObjectFormat(path, found, supported):
+            return "store \(path) has object format \(found); this build reads object format \(supported)\(suffix)"
         default:
             return (failure?.description ?? "") + suffix
         }

@@ -116,8 +116,9 @@ final class QueryExecutor {
                     scan: for (lower, upper) in ranges {
                         var more = true
                         try tree.scan(from: lower, upTo: upper) { key, _ in
-                            guard let rec = try load(Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8))) else { return true }
-                            more = try consider(Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8)), rec)
+                            let pk = try stored.primaryKey(ofIndexEntry: key, in: tree)
+                            guard let rec = try load(pk) else { return true }
+                            more = try consider(pk, rec)
                             return more
                         }
                         if !more { break scan }
@@ -126,7 +127,7 @@ final class QueryExecutor {
                     var pks = Set<Int64>()
                     for (lower, upper) in ranges {
                         try tree.scan(from: lower, upTo: upper) { key, _ in
-                            pks.insert(Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8)))
+                            pks.insert(try stored.primaryKey(ofIndexEntry: key, in: tree))
                             return true
                         }
                     }
@@ -145,7 +146,7 @@ final class QueryExecutor {
         case let .indexOrder(index):
             if let tree = try stored.tree(index.definition.tree) {
                 try tree.scan { key, _ in
-                    let pk = Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8))
+                    let pk = try stored.primaryKey(ofIndexEntry: key, in: tree)
                     guard let rec = try load(pk) else { return true }
                     return try consider(pk, rec)
                 }

@@ -48,6 +48,13 @@ enum IndexKey {
     }
 
     /// Whether any column of the key's record is nil (uniqueness does not apply then, as in SQL).
+    /// The primary key at the end of an index entry's key, or nil when the key is too short to
+    /// end in one after at least one column (damage: an entry is its columns, then 8 bytes).
+    static func primaryKey(ofEntry key: [UInt8]) -> Int64? {
+        guard key.count > 8 else { return nil }
+        return Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8))
+    }
+
     static func hasNilColumn(_ index: IndexLayout, _ record: Record) -> Bool {
         index.columns.contains { c in
             switch c.source {

@@ -108,7 +108,9 @@ enum RecordCodec {
         var r = RecordReader(bytes)
         let version = try r.u8()
         guard version == StoreLayout.formatVersion else { throw RecordDecodingError("unknown record format \(version)") }
-        return Int(try r.varint())
+        let code = try r.varint()
+        guard let entityCode = Int(exactly: code) else { throw RecordDecodingError("unknown entity code \(code)") }
+        return entityCode
     }
 
     /// Decodes a record, checking the entity code, slots, tags and that each value fits its slot.
@@ -137,7 +139,13 @@ enum RecordCodec {
                 let targetCode = try r.varint()
                 let pk = try r.varint()
                 guard targetCode < UInt64(layout.byCode.count) else { throw RecordDecodingError("unknown target entity code \(targetCode)") }
-                record.toOne[slot - base] = ObjectID(entity: layout.byCode[Int(targetCode)].name, primaryKey: Int64(bitPattern: pk))
+                let target = layout.byCode[Int(targetCode)].name
+                // The applier follows targets to their inverses: one of another entity has none.
+                guard entity.toOneTargets[slot - base].contains(target) else {
+                    let r = entity.toOnes[slot - base]
+                    throw RecordDecodingError("\(entity.name).\(r.name) points at a \(target), not a \(r.destination)")
+                }
+                record.toOne[slot - base] = ObjectID(entity: target, primaryKey: Int64(bitPattern: pk))
             } else {
                 let value = try decodeValue(tag, &r)
                 guard entity.attributes[slot].type.accepts(value) else {

@@ -163,7 +163,9 @@ extension ChangeApplier {
             let prefix = Array(key.dropLast(8))
             var conflict: ObjectID?
             try tree.scan(from: prefix, upTo: IndexKey.successor(prefix)) { k, _ in
-                let pk = Int64(bitPattern: k.readBE(UInt64.self, at: k.count - 8))
+                guard k.count == key.count, let pk = IndexKey.primaryKey(ofEntry: k) else {
+                    throw self.stored.corruption(tree, "index entry \(k) does not end in a primary key after the columns")
+                }
                 guard pk != id.primaryKey else { return true }
                 if let other = try self.currentRecord(primaryKey: pk, recordTree: rec.entity.recordTree),
                    Self.sameColumns(index, rec, other.1) {

@@ -66,12 +66,16 @@ final class EntityLayout: Sendable {
     /// (the record field slot is `attributes.count + index`).
     let toOnes: [RelationshipDescription]
     let toOneSlots: [String: Int]
+    /// The entities each stored to-one may point at (its destination and sub-entities), by
+    /// position in `toOnes`: a decoded target of another entity is damage.
+    let toOneTargets: [Set<String>]
     /// Stored to-many relationships, sorted by name, with their trees.
     let toManys: [RelationshipDescription]
     let toManyTrees: [String: String]
     /// Every stored relationship by name.
     let relationships: [String: RelationshipDescription]
-    /// The inverse of each stored relationship that has one, by the relationship's name.
+    /// The stored inverse of each stored relationship that has one, by the relationship's name.
+    /// A transient inverse is left out: nothing of it is stored to keep in step or to check.
     let inverses: [String: RelationshipDescription]
     /// Transient property names (accepted in change sets and ignored).
     let transients: Set<String>
@@ -97,6 +101,7 @@ final class EntityLayout: Sendable {
         toOnes = stored.filter { !$0.isToMany }
         toManys = stored.filter(\.isToMany)
         toOneSlots = Dictionary(uniqueKeysWithValues: toOnes.enumerated().map { ($1.name, $0) })
+        toOneTargets = toOnes.map { r in Set([r.destination] + model.allSubentities(of: r.destination).map(\.name)) }
         var owners: [String: String] = [:]
         for ancestor in [entity] + model.ancestors(of: name) {
             for r in ancestor.relationships where r.isToMany { owners[r.name] = owners[r.name] ?? ancestor.name }
@@ -105,7 +110,9 @@ final class EntityLayout: Sendable {
             ($0.name, StoreLayout.relationshipTreeName(entity: owners[$0.name] ?? name, relationship: $0.name))
         })
         relationships = Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0) })
-        inverses = Dictionary(uniqueKeysWithValues: stored.compactMap { r in model.inverse(of: r.name, in: name).map { (r.name, $0) } })
+        inverses = Dictionary(uniqueKeysWithValues: stored.compactMap { r in
+            model.inverse(of: r.name, in: name).flatMap { $0.isTransient ? nil : (r.name, $0) }
+        })
         transients = Set(allAttributes.filter(\.isTransient).map(\.name) + allRelationships.filter(\.isTransient).map(\.name))
         kinds = Set([name] + model.allSubentities(of: name).map(\.name))
         let lineage = Set([name] + model.ancestors(of: name).map(\.name))

@@ -11,6 +11,8 @@
 //       reopenings, because each apply stores max(stored, counter, largest inserted + 1).
 //  OS2. The stored model's version hash equals `model.versionHash` (checked at open), so the
 //       layout computed from `model` reads every stored record (EL1).
+//  OS3. The stored object format (`cd.meta` key `format`) is the one this build writes (checked
+//       at open by `StoreLayout.formatProblem`, the check the verifier reports with).
 
 import CdStore
 import Foundation
@@ -60,8 +62,12 @@ public final class ObjectStore: @unchecked Sendable {
         do {
             let layout = StoreLayout(model: model)
             let hash = model.versionHash
-            let storedMeta = try engine.read { tx -> (String, [UInt8]?)? in
-                guard let meta = try tx.tree(StoreLayout.metaTree), let h = try meta.get(StoreLayout.metaHashKey) else { return nil }
+            let storedMeta = try engine.read { tx -> (hash: String, model: [UInt8]?)? in
+                guard let meta = try tx.tree(StoreLayout.metaTree) else { return nil }
+                try checkFormat(meta, stored: StoredObjects(tx: tx, layout: layout))
+                guard let h = try meta.get(StoreLayout.metaHashKey) else {
+                    throw StoredObjects(tx: tx, layout: layout).corruption(meta, "the hash entry is missing")
+                }
                 return (String(decoding: h, as: UTF8.self), try meta.get(StoreLayout.metaModelKey))
             }
             if let (storedHash, modelJSON) = storedMeta {
@@ -76,9 +82,7 @@ public final class ObjectStore: @unchecked Sendable {
                 let json = try encoder.encode(model)
                 try engine.write { tx in
                     let meta = try tx.openOrCreateTree(StoreLayout.metaTree)
-                    var format: [UInt8] = []
-                    format.appendLE(UInt64(StoreLayout.formatVersion))
-                    try meta.put(StoreLayout.metaFormatKey, Array(format.prefix(4)))
+                    try meta.put(StoreLayout.metaFormatKey, StoreLayout.formatEntry)
                     try meta.put(StoreLayout.metaModelKey, Array(json))
                     try meta.put(StoreLayout.metaHashKey, Array(hash.utf8))
                 }
@@ -93,6 +97,16 @@ public final class ObjectStore: @unchecked Sendable {
             if let e = error as? StoreError { throw CdError.store(e) }
             throw error
         }
+    }
+
+    /// Refuses a store whose `cd.meta` format entry this build does not read (S3): a newer object
+    /// layout with `unsupportedObjectFormat`, a missing or damaged entry as corruption.
+    private static func checkFormat(_ meta: Tree, stored: StoredObjects) throws {
+        guard let problem = StoreLayout.formatProblem(try meta.get(StoreLayout.metaFormatKey)) else { return }
+        if case let .newer(version) = problem {
+            throw CdError.unsupportedObjectFormat(path: stored.tx.store.path, found: version, supported: UInt32(StoreLayout.formatVersion))
+        }
+        throw stored.corruption(meta, problem.description)
     }
 
     /// Checkpoints and closes the engine store.
@@ -112,10 +126,16 @@ public final class ObjectStore: @unchecked Sendable {
             throw CdError.validation(ValidationFailure(entity: entity, key: "entity", message: "\(entity) is abstract; objects need a concrete entity"))
         }
         precondition(count >= 0, "count must not be negative")
-        let first: Int64 = counterLock.withLock {
+        let first: Int64? = counterLock.withLock {
             let first = nextKeys[e.root, default: 1]
+            // The stored next key may be anything up to Int64.max: the key space can run out.
+            guard first <= Int64.max - Int64(count) else { return nil }
             nextKeys[e.root] = first + Int64(count)
             return first
+        }
+        guard let first else {
+            throw CdError.validation(ValidationFailure(entity: entity, key: "primaryKey",
+                                                       message: "no \(count) primary keys are left in hierarchy \(e.root)"))
         }
         return (0..<Int64(count)).map { ObjectID(entity: entity, primaryKey: first + $0) }
     }

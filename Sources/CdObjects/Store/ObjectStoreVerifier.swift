@@ -2,15 +2,24 @@
 // trees this layer writes. Run over any engine transaction of a store written by ObjectStore.
 //
 // Checks, in order (each problem names entity, object, tree and key where it has them):
-//   OV1. `cd.meta` holds a format version this code reads, a model that decodes, and its hash.
+//   OV1. `cd.meta` holds a format version this code reads (`StoreLayout.formatProblem`, the check
+//        `ObjectStore.open` refuses a store with), a model that decodes, and its hash; each root's
+//        next key is a key (u64 LE ≥ 1) above every stored primary key of the root.
 //   OV2. Every record decodes against its entity, lives in its hierarchy's tree, is of a concrete
 //        entity, and has every required attribute.
 //   OV3. Every index entry matches a record and every record has its index entries (EL2).
 //   OV4. No two objects share the values of a uniqueness constraint (nil columns exempt).
 //   OV5. To-one targets and to-many entries point at existing objects of the destination entity,
-//        and inverses agree both ways.
+//        and inverses agree both ways; an ordered list's positions run 0, 1, 2, … without a gap
+//        and name no object twice.
+//   OV6. Every `cd.` tree is one the stored model names (a record, index or relationship tree):
+//        trees are created on first write and the stored shape never changes, so any other is
+//        damage — such as a stored model that marks one side of a relationship transient.
 // Dangling references left by a No Action delete rule are reported under OV5: they are what
 // Core Data leaves too, but they are worth knowing about.
+//
+// Every byte checked here comes from the file, so a damaged value is a problem, never a trap or
+// a thrown error: `verify` throws only what the engine throws when it cannot read a page.
 
 import CdStore
 import Foundation
@@ -68,9 +77,8 @@ public struct ObjectStoreVerifier: Sendable {
         guard let meta = try tx.tree(metaName) else {
             return [ObjectStoreProblem(tree: metaName, message: "the meta tree is missing: not an object store")]
         }
-        guard let format = try meta.get(StoreLayout.metaFormatKey), format.count == 4, format[0] == StoreLayout.formatVersion,
-              format[1...].allSatisfy({ $0 == 0 }) else {
-            return [ObjectStoreProblem(tree: metaName, key: StoreLayout.metaFormatKey, message: "missing or unknown format version")]
+        if let problem = StoreLayout.formatProblem(try meta.get(StoreLayout.metaFormatKey)) {
+            return [ObjectStoreProblem(tree: metaName, key: StoreLayout.metaFormatKey, message: problem.description)]
         }
         guard let json = try meta.get(StoreLayout.metaModelKey) else {
             return [ObjectStoreProblem(tree: metaName, key: StoreLayout.metaModelKey, message: "the stored model is missing")]
@@ -100,6 +108,10 @@ public struct ObjectStoreVerifier: Sendable {
                         return true
                     }
                     let pk = Int64(bitPattern: key.readBE(UInt64.self, at: 0))
+                    guard pk >= 1 else {
+                        report(ObjectStoreProblem(entity: root, tree: name, key: key, message: "primary key \(pk) is below 1"))
+                        return true
+                    }
                     let rec: Record
                     do { rec = try RecordCodec.decode(value, layout: layout) } catch {
                         report(ObjectStoreProblem(entity: root, tree: name, key: key, message: "record \(pk) does not decode: \(error)"))
@@ -125,10 +137,31 @@ public struct ObjectStoreVerifier: Sendable {
                 }
             }
             records[root] = byKey
+            let nextKey = StoreLayout.nextKeyKey(root: root)
+            if let value = try meta.get(nextKey) {
+                if let next = StoreLayout.decodeNextKey(value) {
+                    if let largest = byKey.keys.max(), largest >= next {
+                        report(ObjectStoreProblem(entity: root, tree: metaName, key: nextKey,
+                                                  message: "next key \(next) of \(root) is not above its stored key \(largest)"))
+                    }
+                } else {
+                    report(ObjectStoreProblem(entity: root, tree: metaName, key: nextKey,
+                                              message: "next key of \(root) is \(value.count) bytes that are not a primary key of 1 or more"))
+                }
+            }
         }
         func lookup(_ id: ObjectID) -> Record? {
             guard let e = layout.entities[id.entity], let r = records[e.root]?[id.primaryKey], r.entity === e else { return nil }
             return r
+        }
+        /// Whether `target`'s stored `inverse` holds `member`; nil when that side cannot be read
+        /// (a damaged entry there is reported by the pass over its own tree).
+        func inverseHolds(_ target: ObjectID, _ targetRecord: Record, _ inverse: RelationshipDescription, _ member: ObjectID) throws -> Bool? {
+            if !inverse.isToMany {
+                return targetRecord.entity.toOneSlots[inverse.name].map { targetRecord.toOne[$0] == member }
+            }
+            guard let tree = targetRecord.entity.toManyTrees[inverse.name] else { return nil }
+            do { return try stored.related(target, inverse, treeName: tree).contains(member) } catch is CdError { return nil }
         }
 
         // OV3, OV4
@@ -137,17 +170,15 @@ public struct ObjectStoreVerifier: Sendable {
             var previous: (prefix: [UInt8], id: ObjectID, record: Record)?
             if let t = try tx.tree(d.tree) {
                 try t.scan { key, _ in
-                    guard key.count > 8 else {
+                    guard let pk = IndexKey.primaryKey(ofEntry: key) else {
                         report(ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "index key too short"))
                         return true
                     }
-                    let pk = Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8))
                     guard missing.remove(key) != nil else {
                         report(ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "index entry for primary key \(pk) matches no record"))
                         return true
                     }
-                    let root = layout.entities[d.entity]!.root
-                    guard let rec = records[root]?[pk], let index = rec.entity.indexes.first(where: { $0.definition == d }) else { return true }
+                    guard let root = layout.entities[d.entity]?.root, let rec = records[root]?[pk], let index = rec.entity.indexes.first(where: { $0.definition == d }) else { return true }
                     let id = ObjectID(entity: rec.entity.name, primaryKey: pk)
                     let prefix = Array(key.dropLast(8))
                     if d.isUnique, let p = previous, p.prefix == prefix, !IndexKey.hasNilColumn(index, rec),
@@ -177,14 +208,8 @@ public struct ObjectStoreVerifier: Sendable {
                                                   message: "\(r.name) points at \(target), which does not exist or is not a \(r.destination)"))
                         continue
                     }
-                    guard let inverse = model.inverse(of: r.name, in: rec.entity.name) else { continue }
-                    let agrees: Bool
-                    if inverse.isToMany {
-                        agrees = try stored.related(target, inverse, treeName: t.entity.toManyTrees[inverse.name]!).contains(id)
-                    } else {
-                        agrees = t.toOne[t.entity.toOneSlots[inverse.name]!] == id
-                    }
-                    if !agrees {
+                    guard let inverse = rec.entity.inverses[r.name] else { continue }
+                    if try inverseHolds(target, t, inverse, id) == false {
                         report(ObjectStoreProblem(entity: rec.entity.name, objectID: id, tree: tree, key: RecordCodec.key(pk),
                                                   message: "\(r.name) points at \(target) but its \(inverse.name) does not hold \(id)"))
                     }
@@ -195,17 +220,28 @@ public struct ObjectStoreVerifier: Sendable {
         var seenTrees = Set<String>()
         for entity in layout.byCode {
             for r in entity.toManys {
-                let name = entity.toManyTrees[r.name]!
-                guard seenTrees.insert(name).inserted, let t = try tx.tree(name) else { continue }
+                guard let name = entity.toManyTrees[r.name], seenTrees.insert(name).inserted, let t = try tx.tree(name) else { continue }
                 let owner = String(name.dropFirst("cd.rel.".count).dropLast(r.name.count + 1))
+                // The ordered list being scanned: its source, the position due next, its targets.
+                var list: (source: Int64, next: UInt64, targets: Set<ObjectID>)?
                 try t.scan { key, value in
                     guard key.count == (r.isOrdered ? 12 : 16) else {
                         report(ObjectStoreProblem(entity: owner, tree: name, key: key, message: "relationship key is \(key.count) bytes"))
                         return true
                     }
                     let spk = Int64(bitPattern: key.readBE(UInt64.self, at: 0))
+                    if r.isOrdered {
+                        // UInt64: a stored position of u32 max must not overflow the next one.
+                        let position = UInt64(key.readBE(UInt32.self, at: 8))
+                        if list?.source != spk { list = (spk, 0, []) }
+                        if position != list?.next {
+                            report(ObjectStoreProblem(entity: owner, tree: name, key: key,
+                                                      message: "position \(position) of \(r.name) of \(spk) where \(list?.next ?? 0) is due"))
+                        }
+                        list?.next = position + 1
+                    }
                     let target: ObjectID
-                    do { target = try stored.decodeRelationshipEntry(key: key, value: value, ordered: r.isOrdered, tree: t) } catch {
+                    do { target = try stored.decodeRelationshipEntry(key: key, value: value, relationship: r, tree: t) } catch {
                         report(ObjectStoreProblem(entity: owner, tree: name, key: key, message: "\(error)"))
                         return true
                     }
@@ -214,26 +250,27 @@ public struct ObjectStoreVerifier: Sendable {
                         return true
                     }
                     let sid = ObjectID(entity: source.entity.name, primaryKey: spk)
+                    if r.isOrdered, list?.targets.insert(target).inserted == false {
+                        report(ObjectStoreProblem(entity: owner, objectID: sid, tree: name, key: key, message: "\(r.name) holds \(target) twice"))
+                    }
                     guard layout.isKind(target.entity, of: r.destination), let tr = lookup(target) else {
                         report(ObjectStoreProblem(entity: owner, objectID: sid, tree: name, key: key,
                                                   message: "\(r.name) holds \(target), which does not exist or is not a \(r.destination)"))
                         return true
                     }
-                    if let inverse = model.inverse(of: r.name, in: source.entity.name) {
-                        let agrees: Bool
-                        if inverse.isToMany {
-                            agrees = try stored.related(target, inverse, treeName: tr.entity.toManyTrees[inverse.name]!).contains(sid)
-                        } else {
-                            agrees = tr.toOne[tr.entity.toOneSlots[inverse.name]!] == sid
-                        }
-                        if !agrees {
-                            report(ObjectStoreProblem(entity: owner, objectID: sid, tree: name, key: key,
-                                                      message: "\(r.name) holds \(target) but its \(inverse.name) does not hold \(sid)"))
-                        }
+                    if let inverse = source.entity.inverses[r.name], try inverseHolds(target, tr, inverse, sid) == false {
+                        report(ObjectStoreProblem(entity: owner, objectID: sid, tree: name, key: key,
+                                                  message: "\(r.name) holds \(target) but its \(inverse.name) does not hold \(sid)"))
                     }
                     return problems.count < maxProblems
                 }
             }
+        }
+        // V6
+        var known = Set([metaName] + layout.roots.map(StoreLayout.recordTreeName(root:)) + layout.indexDefinitions.map(\.tree))
+        for entity in layout.byCode { known.formUnion(entity.toManyTrees.values) }
+        for name in try tx.treeNames() where name.hasPrefix("cd.") && !known.contains(name) {
+            report(ObjectStoreProblem(tree: name, message: "no entity, index or relationship of the stored model has tree \(name)"))
         }
         return problems
     }

@@ -16,6 +16,42 @@ final class StoreLayout: Sendable {
     static let metaModelKey: [UInt8] = Array("model".utf8)
     static let metaHashKey: [UInt8] = Array("hash".utf8)
 
+    /// The `format` entry a new store gets: `formatVersion` as u32 LE.
+    static var formatEntry: [UInt8] { [formatVersion, 0, 0, 0] }
+
+    /// Why the `format` entry of `cd.meta` is not one this build reads, or nil when it is. The one
+    /// check of the entry: `ObjectStore.open` refuses the store with it and the verifier reports it.
+    static func formatProblem(_ entry: [UInt8]?) -> FormatProblem? {
+        guard let entry else { return .missing }
+        guard entry.count == 4 else { return .damaged("the format entry is \(entry.count) bytes, not 4") }
+        let version = entry.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+        if version == UInt32(formatVersion) { return nil }
+        return version > UInt32(formatVersion) ? .newer(version) : .damaged("object format version \(version) does not exist")
+    }
+
+    /// What is wrong with the `format` entry of `cd.meta` (see `formatProblem`).
+    enum FormatProblem: Equatable, CustomStringConvertible {
+        case missing
+        case damaged(String)
+        /// Written by a newer object layout than this build reads.
+        case newer(UInt32)
+
+        var description: String {
+            switch self {
+            case .missing: return "the format entry is missing"
+            case let .damaged(detail): return detail
+            case let .newer(version): return "object format version \(version) is newer than this build reads (\(StoreLayout.formatVersion))"
+            }
+        }
+    }
+
+    /// A `next.<Root>` value: u64 LE, at least 1; nil when the bytes are not one.
+    static func decodeNextKey(_ value: [UInt8]) -> Int64? {
+        var r = RecordReader(value)
+        guard value.count == 8, let next = try? Int64(bitPattern: r.u64LE()), next >= 1 else { return nil }
+        return next
+    }
+
     static func recordTreeName(root: String) -> String { "cd.rec.\(root)" }
     static func relationshipTreeName(entity: String, relationship: String) -> String { "cd.rel.\(entity).\(relationship)" }
     static func indexTreeName(entity: String, name: String) -> String { "cd.idx.\(entity).\(name)" }

@@ -51,6 +51,15 @@ final class StoredObjects {
         }
     }
 
+    /// The primary key at the end of an index entry read from `tree`; an entry too short to hold
+    /// one is corruption, never a read before its first byte.
+    func primaryKey(ofIndexEntry key: [UInt8], in tree: Tree) throws -> Int64 {
+        guard let pk = IndexKey.primaryKey(ofEntry: key) else {
+            throw corruption(tree, "index entry \(key) is too short to end in a primary key")
+        }
+        return pk
+    }
+
     /// A corruption error located at the tree's root page, naming the tree.
     func corruption(_ tree: Tree, _ detail: String) -> CdError {
         .store(.corruption(path: tx.store.path, location: .page(tree.root), detail: "tree \(tree.name): \(detail)"))
@@ -62,7 +71,7 @@ final class StoredObjects {
         let lower = RecordCodec.key(id.primaryKey)
         var result: [ObjectID] = []
         try t.scan(from: lower, upTo: IndexKey.successor(lower)) { key, value in
-            result.append(try self.decodeRelationshipEntry(key: key, value: value, ordered: relationship.isOrdered, tree: t))
+            result.append(try self.decodeRelationshipEntry(key: key, value: value, relationship: relationship, tree: t))
             return true
         }
         return result
@@ -77,7 +86,11 @@ final class StoredObjects {
         return n
     }
 
-    func decodeRelationshipEntry(key: [UInt8], value: [UInt8], ordered: Bool, tree: Tree) throws -> ObjectID {
+    /// The target of one entry of `relationship`'s tree; an entry that does not decode, or names
+    /// an object of an entity the relationship cannot point at, is corruption (the applier follows
+    /// targets to their inverses, which another entity does not have).
+    func decodeRelationshipEntry(key: [UInt8], value: [UInt8], relationship: RelationshipDescription, tree: Tree) throws -> ObjectID {
+        let ordered = relationship.isOrdered
         var r = RecordReader(value)
         do {
             guard key.count == (ordered ? 12 : 16) else { throw RecordDecodingError("key of \(key.count) bytes") }
@@ -85,16 +98,23 @@ final class StoredObjects {
             guard code < UInt64(layout.byCode.count) else { throw RecordDecodingError("unknown entity code \(code)") }
             let pk = ordered ? Int64(bitPattern: try r.varint()) : Int64(bitPattern: key.readBE(UInt64.self, at: 8))
             guard r.isAtEnd else { throw RecordDecodingError("trailing bytes") }
-            return ObjectID(entity: layout.byCode[Int(code)].name, primaryKey: pk)
+            let target = layout.byCode[Int(code)].name
+            guard layout.isKind(target, of: relationship.destination) else {
+                throw RecordDecodingError("a \(target) is not a \(relationship.destination)")
+            }
+            return ObjectID(entity: target, primaryKey: pk)
         } catch let error as RecordDecodingError {
             throw corruption(tree, "relationship entry \(key): \(error.message)")
         }
     }
 
-    /// The stored next primary key of a root (1 when none was stored).
+    /// The stored next primary key of a root (1 when none was stored); a value that is not a key
+    /// (not 8 bytes, below 1) is corruption, not a reason to hand out keys again from 1.
     func storedNextKey(root: String) throws -> Int64 {
-        guard let t = try tree(StoreLayout.metaTree), let v = try t.get(StoreLayout.nextKeyKey(root: root)), v.count == 8 else { return 1 }
-        var r = RecordReader(v)
-        return Int64(bitPattern: try r.u64LE())
+        guard let t = try tree(StoreLayout.metaTree), let v = try t.get(StoreLayout.nextKeyKey(root: root)) else { return 1 }
+        guard let next = StoreLayout.decodeNextKey(v) else {
+            throw corruption(t, "next.\(root) holds \(v.count) bytes that are not a primary key of 1 or more")
+        }
+        return next
     }
 }

@@ -21,14 +21,14 @@
 //      124    4 CRC-32 of bytes 0..<124
 //
 // Invariants:
-//  H1. A copy is valid iff its magic, CRC and version are right; a valid copy's fields are then
-//      checked against the file before use (directory inside the file, page size in range).
-//  H2. The data area starts at `dataStart` (8192); nothing but the two copies lives before it.
-//  H3. The checkpoint sequence is in 1...CommitSequence.limit and the commit sequence at most the
-//      limit, so that the `+ 1` of the next checkpoint or commit never wraps. A copy outside them
-//      is damaged (no store reaches 2^62 checkpoints or commits).
-//  H4. A copy whose commit sequence is 0 describes a store created but never formatted: no pages,
-//      no map chunks. With pages it is damaged: formatting it would overwrite a store.
+//  FH1. A copy is valid iff its magic, CRC and version are right; a valid copy's fields are then
+//       checked against the file before use (directory inside the file, page size in range).
+//  FH2. The data area starts at `dataStart` (8192); nothing but the two copies lives before it.
+//  FH3. The checkpoint sequence is in 1...CommitSequence.limit and the commit sequence at most the
+//       limit, so that the `+ 1` of the next checkpoint or commit never wraps. A copy outside them
+//       is damaged (no store reaches 2^62 checkpoints or commits).
+//  FH4. A copy whose commit sequence is 0 describes a store created but never formatted: no pages,
+//       no map chunks. With pages it is damaged: formatting it would overwrite a store.
 
 /// One copy of the page file's header.
 struct FileHeader: Equatable, Sendable {
@@ -89,7 +89,7 @@ struct FileHeader: Equatable, Sendable {
         }
     }
 
-    /// Decodes one copy (H1). The bytes must be at least `size` long.
+    /// Decodes one copy (FH1). The bytes must be at least `size` long.
     static func decode(_ bytes: [UInt8]) -> Result<FileHeader, Rejection> {
         guard bytes.count >= size else { return .failure(.badMagic) }
         guard Array(bytes[0..<8]) == magic else { return .failure(.badMagic) }

@@ -10,7 +10,7 @@
 //      (`offset + length` is never computed on unchecked values).
 //  G2. A count is checked against the bytes that would hold it before anything is allocated for
 //      it: the header's page count needs 24 bytes of map per page and 16 per chunk inside the file.
-//  G3. Sequences stay below `CommitSequence.limit` (FileHeader H3), so `+ 1` on them never wraps.
+//  G3. Sequences stay below `CommitSequence.limit` (FileHeader FH3), so `+ 1` on them never wraps.
 //  G4. A header whose commit is 0 describes an empty store (no pages, no chunks); any other
 //      header with commit 0 is damaged, so that a writable open never formats over a store.
 
@@ -49,7 +49,7 @@ enum PageFileStructure {
 
     // MARK: - Header copies
 
-    /// Reads and decodes both header copies (H1). Throws only I/O errors.
+    /// Reads and decodes both header copies (FH1). Throws only I/O errors.
     static func readHeaderCopies(_ file: any StoreFile, fileSize: UInt64) throws -> [HeaderCopy] {
         try FileHeader.slotOffsets.enumerated().map { slot, offset in
             guard fileSize >= offset, fileSize - offset >= UInt64(FileHeader.size) else {
@@ -61,7 +61,7 @@ enum PageFileStructure {
         }
     }
 
-    /// The copy open uses: the valid one with the higher checkpoint sequence (H1).
+    /// The copy open uses: the valid one with the higher checkpoint sequence (FH1).
     static func current(of copies: [HeaderCopy]) -> (header: FileHeader, slot: Int)? {
         var best: (header: FileHeader, slot: Int)?
         for c in copies {

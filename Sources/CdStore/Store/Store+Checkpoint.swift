@@ -7,7 +7,7 @@ import Darwin
 // Checkpoint: copy committed page images from the WAL into the page file, then start a new WAL
 // generation when nothing in the old one is needed any more.
 //
-// Order of a checkpoint (each step a write barrier, notes §1.1):
+// Order of a checkpoint (each step a write barrier, as SQLite orders its own: sync the WAL, copy, sync the page file):
 //  1. (durability normal) fsync the WAL, so the page file never gets ahead of a log that a crash
 //     could still lose.
 //  2. Copy each page's newest image ≤ the bound (P2) into *free* extents (copy-on-write: no extent
@@ -55,7 +55,7 @@ extension Store {
         let bound = stateLock.withLock { min(committed, readers.keys.min() ?? committed) }
         var copied = 0
         if bound > header.commitSequence, let wal {
-            // FileHeader H3: the sequence read from the file is at most the limit; never wrap it.
+            // FileHeader FH3: the sequence read from the file is at most the limit; never wrap it.
             guard header.checkpointSequence < CommitSequence.limit.rawValue else {
                 throw StoreError.invalidArgument("the store has reached its limit of \(CommitSequence.limit) checkpoints")
             }

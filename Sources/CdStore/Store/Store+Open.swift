@@ -64,7 +64,7 @@ extension Store {
                     _ = try store.checkpointLocked(resetLog: true, forceReset: true, keepLogFile: false)
                 }
                 // Commit 0 with no WAL commit is a store created but never formatted: its header
-                // has no pages and no map (FileHeader H4), so formatting overwrites nothing.
+                // has no pages and no map (FileHeader FH4), so formatting overwrites nothing.
                 if store.committed == CommitSequence(0) { try store.formatNewStore() }
             }
             return store
@@ -93,7 +93,7 @@ extension Store {
         if durability != .off { try file.sync() }
     }
 
-    /// Picks the valid header copy with the higher checkpoint sequence (H1), through the one
+    /// Picks the valid header copy with the higher checkpoint sequence (FH1), through the one
     /// structure reader the verifier uses too (PageFileStructure).
     static func readHeader(_ file: any StoreFile, size: UInt64) throws -> (FileHeader, Int) {
         let copies = try PageFileStructure.readHeaderCopies(file, fileSize: size)

@@ -25,7 +25,8 @@ import Darwin
 //      older than the last commit: then the page file is exactly every reader's snapshot.
 //  P4. After a failed fsync the store is poisoned: nothing more is written and every call throws
 //      `StoreError.poisoned` until it is reopened (Linux may drop dirty pages after a writeback
-//      error, so a retried fsync can succeed over lost data — notes §5.2 rule 6).
+//      error, so a retried fsync can succeed over lost data; PostgreSQL panics and replays its
+//      WAL for the same reason).
 
 /// A Cadmium store file: named B+trees of byte keys and values, with snapshot transactions.
 ///

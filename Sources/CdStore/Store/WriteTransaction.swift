@@ -3,7 +3,7 @@
 //
 // Invariants:
 //  R1. `dirty` holds this transaction's version of every page it changed; nothing else sees them
-//      before commit, and after commit they are handed to the cache and never written again (B2).
+//      before commit, and after commit they are handed to the cache and never written again (PB2).
 //  R2. `freed` holds pages that had an image before this transaction and are now listed free;
 //      commit writes a tombstone for each (M2). A freed page allocated again leaves `freed`.
 //  R3. The commit writes frames for exactly the pages in `dirty` and `freed`, then the commit

@@ -1,4 +1,4 @@
-// Pass 1: both copies of the page file header (FileHeader H1). The copy open would use (the valid
+// Pass 1: both copies of the page file header (FileHeader FH1). The copy open would use (the valid
 // one with the higher checkpoint sequence) drives the other passes; a damaged copy is a problem
 // even when the other is good, because the next torn header write would then lose the store.
 // A file with no header magic at all is not a store: an operational error, not a finding.

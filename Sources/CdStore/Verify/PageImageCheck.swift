@@ -1,4 +1,4 @@
-// Pass 4: every page image the page map references (PageImage I1–I3): inside the file, CRC,
+// Pass 4: every page image the page map references (PageImage PI1–PI3): inside the file, CRC,
 // page number and commit as the map entry says, decompressing to exactly one page whose type
 // byte matches the header, and the map's copy of the CRC (a stale or misdirected write has a good
 // CRC of its own but not the one the map expects). Images the WAL supersedes are checked too:

@@ -4,10 +4,11 @@ import Glibc
 import Darwin
 #endif
 
-// The verifier (fsck) of a store: SQLite's integrity_check and bbolt's check, for our format
-// (notes §1.4, §2.2, §7). It opens the page file and the WAL read-only under a shared lock,
+// The verifier (fsck) of a store, after SQLite's integrity_check (records in order, every page
+// used once or free) and bbolt's check (every page reachable or free, keys in order against their
+// parents), for our format. It opens the page file and the WAL read-only under a shared lock,
 // never runs recovery nor a checkpoint, and checks the store as recovery would see it: the page
-// file plus the WAL commits newer than the header's commit (WALRecoveryPlan, the rule recovery follows).
+// file plus the WAL commits recovery applies (WALRecoveryPlan, the rule `Store.open` follows).
 //
 // The work is a list of passes over one `VerificationContext`, each one concept in its own file:
 //   1. HeaderCheck        both header copies (magic, version, page size, CRC)

@@ -179,7 +179,7 @@ public final class VerificationContext {
 
     /// Reads and checks one page image of `length` bytes at `offset` of `source` (a file of
     /// `sourceSize` bytes): bounds, CRC, page number, commit, decompression to exactly one page,
-    /// type byte (PageImage I1–I3), the reference's copy of the CRC, and the exact length.
+    /// type byte (PageImage PI1–PI3), the reference's copy of the CRC, and the exact length.
     /// Returns the page and its image length, or why the image is damaged.
     /// Throws only I/O errors.
     func readImage(from source: any StoreFile, sourceSize: UInt64, offset: UInt64, length: UInt32,

@@ -1,5 +1,5 @@
 // Counters and offsets read from the file are checked before they are trusted (PageFileStructure
-// G1–G4, FileHeader H3–H4, WriteTransaction R4): each case here crafts a store whose checksums are
+// G1–G4, FileHeader FH3–FH4, WriteTransaction R4): each case here crafts a store whose checksums are
 // all valid, so that the hostile value reaches the logic behind them, and expects a typed error
 // or a clean result — never a trap, a runaway allocation, or a store formatted over.
 
@@ -166,7 +166,7 @@ import Testing
         #expect(try Self.verifyProblems(files) > 0)
     }
 
-    // MARK: - Sequences at their maximum (H3)
+    // MARK: - Sequences at their maximum (FH3)
 
     @Test(arguments: [UInt64.max, UInt64.max - 1, CommitSequence.limit.rawValue + 1])
     func commitSequencePastTheLimitIsADamagedHeader(value: UInt64) throws {
@@ -198,7 +198,7 @@ import Testing
         #expect(text.contains("limit"))
     }
 
-    // MARK: - A header with commit 0 (H4)
+    // MARK: - A header with commit 0 (FH4)
 
     @Test func headerWithCommitZeroAndPagesIsNeverFormattedOver() throws {
         let original = try TestStores.build(.checkpointed)
