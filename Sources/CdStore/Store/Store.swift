@@ -140,6 +140,16 @@ public final class Store: @unchecked Sendable {
 
     // MARK: - Reading pages
 
+    /// Whether page `number` has an image at `snapshot` (a WAL image that is not a tombstone, else
+    /// a page-map entry). A page listed free has none (MetaPage M2).
+    func hasImage(_ number: PageNumber, snapshot: CommitSequence) -> Bool {
+        fileLock.withReadLock {
+            if let e = stateLock.withLock({ walIndex.lookup(number, atOrBefore: snapshot) }) { return !e.isTombstone }
+            let i = Int(number.rawValue)
+            return i < map.count && map[i].isPresent
+        }
+    }
+
     /// The version of page `number` a snapshot at `snapshot` sees: from the cache, the WAL or the
     /// page file, checked (CRC, page number, commit) and decompressed.
     func loadPage(_ number: PageNumber, snapshot: CommitSequence) throws -> PageBuffer {

@@ -11,8 +11,9 @@
 //  R4. The meta page's counters are checked before the writer trusts them: its page count
 //      against the store's (the header's or the last WAL commit record's, both bounded by the
 //      file), its commit against the snapshot, its free count against its page count at the
-//      start and against the free list at every allocation and free. A disagreement is
-//      corruption, never an allocation for a page count nobody wrote nor a wrapped counter.
+//      start and against the free list at every allocation and free; a page popped from the
+//      free list must have no image (MetaPage M2). A disagreement is corruption, never an
+//      allocation for a page count nobody wrote, a wrapped counter, or a live page handed out.
 //  R5. A commit of at most `rawImagePageLimit` pages writes its images raw: a stream of small
 //      commits rewrites the same few pages, and compressing each version would cost a deflate per
 //      page per commit; the checkpoint compresses the one version it copies. Larger commits
@@ -116,6 +117,12 @@ public final class WriteTransaction: Transaction, PageSink {
                     throw StoreError.corruption(path: store.path, location: .page(MetaPage.number),
                                                 detail: "the meta page counts no free pages, but trunk \(head) lists \(trunk.count)")
                 }
+                // MetaPage M2: a listed page has no image, unless this transaction freed it. One
+                // that has is in use: handing it out would overwrite a live page.
+                if !freed.contains(number), store.hasImage(number, snapshot: snapshot) {
+                    throw StoreError.corruption(path: store.path, location: .page(head),
+                                                detail: "free-list trunk \(head) lists page \(number), which is in use")
+                }
                 trunk.count -= 1
                 meta.freeCount -= 1
                 freed.remove(number)
@@ -130,6 +137,10 @@ public final class WriteTransaction: Transaction, PageSink {
             throw StoreError.invalidArgument("the store has reached its limit of \(UInt32.max - 1) pages")
         }
         let number = PageNumber(meta.pageCount)
+        if store.hasImage(number, snapshot: snapshot) {
+            throw StoreError.corruption(path: store.path, location: .page(MetaPage.number),
+                                        detail: "the meta page counts \(meta.pageCount) pages, but page \(number) is in use")
+        }
         meta.pageCount += 1
         dirty[number] = PageBuffer(zeroed: pageSize)
         return number
