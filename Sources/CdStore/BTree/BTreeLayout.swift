@@ -48,6 +48,11 @@
 
 /// Offsets and sizes of the B+tree's page formats (see the table at the top of this file).
 enum BTreeLayout {
+    /// Whether a branch may name `page` as a child: page 0 is "none", page 1 the meta page and
+    /// page 2 the catalog's root, which is a root only. A child naming one of them would share a
+    /// page between trees, and a write through one would change the other.
+    static func canBeChild(_ page: PageNumber) -> Bool { page.rawValue > 2 }
+
     // MARK: - Slotted page header
 
     static let typeOffset = 0

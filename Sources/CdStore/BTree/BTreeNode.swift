@@ -79,8 +79,10 @@ struct BTreeNode {
             throw btreeCorruption(number, "fragmented byte count \(fragmented) exceeds the cell area")
         }
         if !isLeaf {
-            guard b.leU32(at: BTreeLayout.leftmostChildOffset) != 0 else {
-                throw btreeCorruption(number, "branch has no leftmost child")
+            let leftmost = PageNumber(b.leU32(at: BTreeLayout.leftmostChildOffset))
+            guard leftmost != .none else { throw btreeCorruption(number, "branch has no leftmost child") }
+            guard BTreeLayout.canBeChild(leftmost) else {
+                throw btreeCorruption(number, "leftmost child is page \(leftmost), which is never a child")
             }
         }
     }
@@ -144,7 +146,9 @@ struct BTreeNode {
         guard keyStart + keyLength <= pageSize else {
             throw btreeCorruption(number, "cell \(index) key of \(keyLength) bytes runs past the page end")
         }
-        guard child != .none else { throw btreeCorruption(number, "cell \(index) has child page 0") }
+        guard BTreeLayout.canBeChild(child) else {
+            throw btreeCorruption(number, "cell \(index) has child page \(child), which is never a child")
+        }
         guard BTreeLayout.branchCellHeaderSize + keyLength + BTreeLayout.slotSize <= BTreeLayout.maxCellBytes(pageSize: pageSize) else {
             throw btreeCorruption(number, "cell \(index) key of \(keyLength) bytes is over the cell limit")
         }
