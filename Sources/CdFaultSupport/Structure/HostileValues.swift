@@ -37,8 +37,16 @@ struct HostileContext {
 }
 
 enum HostileValues {
-    static func values(for spec: StoreFieldSpec, current: UInt64, context c: HostileContext) -> [HostileValue] {
-        guard spec.width > 0 else { return [.fill(0), .fill(0xFF), .flipFirst] }
+    /// The values for `spec`, none of them a no-op: not the current value, and no fill with the
+    /// byte `region` already holds throughout.
+    static func values(for spec: StoreFieldSpec, current: UInt64, context c: HostileContext,
+                       region: ArraySlice<UInt8>) -> [HostileValue] {
+        guard spec.width > 0 else {
+            return [HostileValue.fill(0), .fill(0xFF), .flipFirst].filter { v in
+                if case .fill(let b) = v { return !region.allSatisfy { $0 == b } }
+                return true
+            }
+        }
         let max: UInt64 = spec.width == 8 ? .max : (1 << (8 * UInt64(spec.width))) - 1
         var candidates: [UInt64] = [0, 1, max - 1, max]
         let pageCount = UInt64(c.pageCount), fileSize = UInt64(c.fileSize), pageSize = UInt64(c.pageSize)

@@ -45,8 +45,8 @@ extension StoreLayout {
                 var ctx = c
                 if let n = neighbours[spec.name] { ctx.neighbour = n }
                 let current = spec.width > 0 ? le(bytes, at, spec.width)! : 0
-                out.append(StoreFieldSite(id: "\(prefix)/\(spec.name)", spec: spec, place: place(at), length: length,
-                                          current: current, values: HostileValues.values(for: spec, current: current, context: ctx),
+                out.append(StoreFieldSite(id: "\(prefix)/\(spec.name)", spec: spec, place: place(at), length: length, current: current,
+                                          values: HostileValues.values(for: spec, current: current, context: ctx, region: bytes[at..<(at + length)]),
                                           inWAL: inWAL))
             }
         }
@@ -122,7 +122,8 @@ extension StoreLayout {
                 let current = spec.width > 0 ? le(page, at, spec.width)! : 0
                 out.append(StoreFieldSite(id: "\(prefix)/\(name)\(name.isEmpty ? "" : "/")\(spec.name)", spec: spec,
                                           place: .page(image: image, offset: at), length: length, current: current,
-                                          values: HostileValues.values(for: spec, current: current, context: ctx), inWAL: inWAL))
+                                          values: HostileValues.values(for: spec, current: current, context: ctx, region: page[at..<(at + length)]),
+                                          inWAL: inWAL))
             }
         }
         func chosen(_ count: Int) -> [Int] {

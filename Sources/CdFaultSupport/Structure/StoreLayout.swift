@@ -11,7 +11,7 @@
 import CdStore
 
 /// A page image the layout found.
-struct LayoutImage {
+struct LayoutImage: Sendable {
     enum Place: Equatable {
         /// In the page file at `offset`, `length` bytes, located by the map entry at `entry`.
         case pageFile(entry: Int, offset: Int, length: Int)
@@ -26,7 +26,7 @@ struct LayoutImage {
 }
 
 /// A WAL frame the layout found.
-struct LayoutFrame {
+struct LayoutFrame: Sendable {
     var offset: Int
     var kind: UInt8
     var payloadLength: Int
@@ -34,14 +34,14 @@ struct LayoutFrame {
 }
 
 /// A map chunk the layout found, and its directory entry.
-struct LayoutChunk {
+struct LayoutChunk: Sendable {
     var offset: Int
     var length: Int
     var directoryEntry: Int
 }
 
 /// The located structures of one store.
-public struct StoreLayout {
+public struct StoreLayout: Sendable {
     public let files: StoreFuzzInput
     public private(set) var pageSize = 4096
     /// Offsets of the header copies whose magic and CRC are right.
