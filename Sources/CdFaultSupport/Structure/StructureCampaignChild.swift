@@ -53,7 +53,8 @@ public enum StructureCampaignChild {
         do {
             let campaign = try StructureCampaign(full: arguments.contains("--full"))
             say("TOTAL \(campaign.cases.count)")
-            for i in (Int(value("--start") ?? "0") ?? 0)..<campaign.cases.count {
+            let first = min(max(0, Int(value("--start") ?? "0") ?? 0), campaign.cases.count)
+            for i in first..<campaign.cases.count {
                 let c = campaign.cases[i]
                 say("CASE \(i) \(c.id)")
                 let result = runCase(campaign.files(of: i), original: campaign.subject(c.store).view)
