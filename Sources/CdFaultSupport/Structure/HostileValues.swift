@@ -72,7 +72,7 @@ enum HostileValues {
         case .length:
             candidates += [pageSize, pageSize + 1, pageSize + 25, 24, current &+ 1, current &- 1]
         case .pageOffset:
-            candidates += [pageSize, pageSize - 1, 15, 16, current &+ 1]
+            candidates += [pageSize, pageSize &- 1, 15, 16, current &+ 1]
         case .bytes:
             break
         }

@@ -100,7 +100,7 @@ public struct StoreLayout: Sendable {
                       imageLength <= UInt64(pf.count) - imageOffset else { continue }
                 let at = Int(imageOffset)
                 images.append(LayoutImage(place: .pageFile(entry: e, offset: at, length: Int(imageLength)),
-                                          page: UInt32(i * entriesPerChunk + j), codec: pf[at + 1]))
+                                          page: UInt32(truncatingIfNeeded: i &* entriesPerChunk &+ j), codec: pf[at + 1]))
             }
         }
     }
@@ -126,6 +126,8 @@ public struct StoreLayout: Sendable {
     }
 
     private mutating func decodeImages() {
+        // A hostile header's page size is no size to allocate pages of.
+        guard pageSize >= 4096, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else { return }
         let pool = PageDecompressorPool()
         for i in images.indices {
             let (bytes, offset, length) = imageBytes(images[i])

@@ -59,8 +59,9 @@ extension StoreLayout {
                 case let .pageFile(entry, offset, length):
                     var target = offset
                     if roundUp(image.count) > roundUp(length) {
-                        let end = activeHeader.flatMap { le(pf, $0 + 56, 8) }.map { Int(clamping: $0) } ?? pf.count
-                        target = roundUp(max(pf.count, end))
+                        // To the file's end (not the header's data end, which a hostile value may
+                        // have put anywhere).
+                        target = roundUp(pf.count)
                         newDataEnd = UInt64(roundUp(target + image.count))
                     }
                     if pf.count < target + image.count { pf += [UInt8](repeating: 0, count: target + image.count - pf.count) }

@@ -31,4 +31,20 @@ import Testing
         #expect(StructureFuzzInput.decode(Array("CDFZ".utf8) + [UInt8](repeating: 0, count: 20)) == nil)
         #expect(StructureFuzzInput.decode(StructureFuzzInput.magic + [0]) == nil, "too short for one mutation")
     }
+
+    /// Random structure inputs, three stacked mutations each (the later ones parsing the store the
+    /// earlier ones made hostile), decode without a trap or a runaway allocation of the harness.
+    @Test func randomStackedMutationsDecode() throws {
+        let seed = testSeeds([0x5D5]).first!
+        print("randomStackedMutationsDecode: seed \(seed) (replay with CADMIUM_SEED=\(seed))")
+        var rng = FuzzRandom(seed: seed)
+        for _ in 0..<300 {
+            var input = StructureFuzzInput.magic + [UInt8.random(in: 0...2, using: &rng)]
+            for _ in 0..<3 {
+                input += (0..<13).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            }
+            let files = try #require(StructureFuzzInput.decode(input, walOnly: Bool.random(using: &rng)))
+            #expect(files.pageFile.count < 1 << 20, "a mutated campaign store stays small")
+        }
+    }
 }
