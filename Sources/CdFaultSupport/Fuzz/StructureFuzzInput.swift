@@ -21,16 +21,20 @@ public enum StructureFuzzInput {
 
     /// The campaign stores and their layouts, built once per process.
     static let layouts: [StoreLayout] = CampaignStore.allCases.compactMap { try? StoreLayout($0.make()) }
+    /// Their sites, and their WAL's sites: the first mutation of every input picks from these.
+    static let baseSites: [[StoreFieldSite]] = layouts.map { $0.sites() }
+    static let baseWALSites: [[StoreFieldSite]] = baseSites.map { $0.filter(\.inWAL) }
 
     /// The files an input chooses, or nil when it is not a structure input.
     public static func decode(_ input: [UInt8], walOnly: Bool = false) -> StoreFuzzInput? {
         guard input.count >= 5 + mutationSize, Array(input[0..<4]) == magic, !layouts.isEmpty else { return nil }
         let walStore = CampaignStore.allCases.firstIndex(of: .wal) ?? 0
-        var layout = layouts[walOnly ? walStore : Int(input[4]) % layouts.count]
+        let store = walOnly ? walStore : Int(input[4]) % layouts.count
+        var layout = layouts[store]
         var files = layout.files
         var at = 5
         while at + mutationSize <= input.count, at < 5 + 3 * mutationSize {
-            let sites = layout.sites().filter { !walOnly || $0.inWAL }
+            let sites = at == 5 ? (walOnly ? baseWALSites : baseSites)[store] : layout.sites().filter { !walOnly || $0.inWAL }
             guard !sites.isEmpty else { break }
             let site = sites[Int(le(input, at, 4)!) % sites.count]
             let choice = input[at + 4], raw = le(input, at + 5, 8)!

@@ -38,7 +38,7 @@ import Testing
         let seed = testSeeds([0x5D5]).first!
         print("randomStackedMutationsDecode: seed \(seed) (replay with CADMIUM_SEED=\(seed))")
         var rng = FuzzRandom(seed: seed)
-        for _ in 0..<300 {
+        for _ in 0..<100 {
             var input = StructureFuzzInput.magic + [UInt8.random(in: 0...2, using: &rng)]
             for _ in 0..<3 {
                 input += (0..<13).map { _ in UInt8.random(in: 0...255, using: &rng) }
