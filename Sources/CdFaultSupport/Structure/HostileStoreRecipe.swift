@@ -35,6 +35,15 @@ public struct HostileStoreRecipe: Sendable, CustomStringConvertible {
                            cause: "meta page count 0x80000000: the checkpoint re-encodes map chunks for billions of pages"),
         HostileStoreRecipe(name: "7-header-commit-zero", store: .checkpointed, siteID: "header@ACTIVE/commit sequence", value: 0,
                            cause: "header commit 0: a writable open took the store for a new one and reformatted it"),
+        // Found by the structure campaign (docs/TESTING.md): no trap, but acknowledged commits or
+        // existing trees silently lost.
+        HostileStoreRecipe(name: "8-header-commit-max-minus-one", store: .checkpointed, siteID: "header@ACTIVE/commit sequence",
+                           value: UInt64.max - 1,
+                           cause: "header commit UInt64.max − 1: CommitSequence.next wraps to 0 at the second commit; both commits are gone after a reopen"),
+        HostileStoreRecipe(name: "9-meta-page-count-below-use", store: .checkpointed, siteID: "page 1/meta page count", value: 3,
+                           cause: "meta page count 3 while pages 3… are in use: the writer allocates live pages and overwrites tree alpha"),
+        HostileStoreRecipe(name: "10-free-list-entry-live-page", store: .freeOverflow, siteID: "page 11/trunk entry 4/trunk entry", value: 3,
+                           cause: "a free-list entry naming a live page (3): the writer pops it and overwrites the tree that owns it"),
     ]
 
     /// The site the recipe names in `layout` (ACTIVE standing for the active header copy's offset).
