@@ -38,17 +38,8 @@ extension StoreLayout {
         func add(_ prefix: String, _ specs: [StoreFieldSpec], base: Int, bytes: [UInt8], inWAL: Bool,
                  place: (Int) -> StoreFieldSite.Place, context c: HostileContext, regionEnd: Int? = nil,
                  neighbours: [String: UInt64] = [:]) {
-            for spec in specs {
-                let at = base + spec.offset
-                let length = spec.width > 0 ? spec.width : spec.fixedRegionSize ?? max(0, (regionEnd ?? (at + 1)) - at)
-                guard length > 0, at + length <= bytes.count else { continue }
-                var ctx = c
-                if let n = neighbours[spec.name] { ctx.neighbour = n }
-                let current = spec.width > 0 ? le(bytes, at, spec.width)! : 0
-                out.append(StoreFieldSite(id: "\(prefix)/\(spec.name)", spec: spec, place: place(at), length: length, current: current,
-                                          values: HostileValues.values(for: spec, current: current, context: ctx, region: bytes[at..<(at + length)]),
-                                          inWAL: inWAL))
-            }
+            out += Self.sites(specs, id: prefix, base: base, bytes: bytes, regionEnd: regionEnd, context: c,
+                              neighbours: neighbours, inWAL: inWAL, place: place)
         }
         let filePlace: (Int) -> StoreFieldSite.Place = { .pageFile($0) }
         let walPlace: (Int) -> StoreFieldSite.Place = { .wal($0) }
@@ -113,18 +104,10 @@ extension StoreLayout {
         let c = HostileContext(ownerPage: number, pageCount: pageCount, fileSize: inWAL ? files.wal.count : files.pageFile.count,
                                pageSize: pageSize)
         func add(_ name: String, _ specs: [StoreFieldSpec], base: Int, regionEnd: Int? = nil, capacity: Int? = nil) {
-            for spec in specs {
-                let at = base + spec.offset
-                let length = spec.width > 0 ? spec.width : spec.fixedRegionSize ?? max(0, (regionEnd ?? (at + 1)) - at)
-                guard length > 0, at + length <= page.count else { continue }
-                var ctx = c
-                ctx.capacity = capacity
-                let current = spec.width > 0 ? le(page, at, spec.width)! : 0
-                out.append(StoreFieldSite(id: "\(prefix)/\(name)\(name.isEmpty ? "" : "/")\(spec.name)", spec: spec,
-                                          place: .page(image: image, offset: at), length: length, current: current,
-                                          values: HostileValues.values(for: spec, current: current, context: ctx, region: page[at..<(at + length)]),
-                                          inWAL: inWAL))
-            }
+            var ctx = c
+            ctx.capacity = capacity
+            out += Self.sites(specs, id: name.isEmpty ? prefix : "\(prefix)/\(name)", base: base, bytes: page, regionEnd: regionEnd,
+                              context: ctx, inWAL: inWAL, place: { .page(image: image, offset: $0) })
         }
         func chosen(_ count: Int) -> [Int] {
             guard let limit = cellsPerPage, count > limit else { return Array(0..<count) }
@@ -176,5 +159,23 @@ extension StoreLayout {
             break
         }
         return out
+    }
+
+    /// The sites of `specs` laid out from `base` in `bytes`: a region without a fixed size ends at
+    /// `regionEnd`; fields that do not fit the bytes are left out.
+    private static func sites(_ specs: [StoreFieldSpec], id: String, base: Int, bytes: [UInt8], regionEnd: Int?,
+                              context: HostileContext, neighbours: [String: UInt64] = [:], inWAL: Bool,
+                              place: (Int) -> StoreFieldSite.Place) -> [StoreFieldSite] {
+        specs.compactMap { spec in
+            let at = base + spec.offset
+            let length = spec.width > 0 ? spec.width : spec.fixedRegionSize ?? max(0, (regionEnd ?? (at + 1)) - at)
+            guard length > 0, at >= 0, at + length <= bytes.count else { return nil }
+            var ctx = context
+            if let n = neighbours[spec.name] { ctx.neighbour = n }
+            let current = spec.width > 0 ? le(bytes, at, spec.width)! : 0
+            return StoreFieldSite(id: "\(id)/\(spec.name)", spec: spec, place: place(at), length: length, current: current,
+                                  values: HostileValues.values(for: spec, current: current, context: ctx, region: bytes[at..<(at + length)]),
+                                  inWAL: inWAL)
+        }
     }
 }
