@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_TEST_FLAGS ?=
 
-.PHONY: all build deps test demo clean crash-test fuzz fuzz-deps test-asan test-tsan bench bench-quick bench-deps
+.PHONY: all build deps test demo clean crash-test fuzz fuzz-deps test-asan test-tsan bench bench-quick bench-deps format format-check
 
 all: build
 
@@ -18,6 +18,17 @@ build: deps
 
 test: deps
 	$(SWIFT) test $(SWIFT_TEST_FLAGS)
+
+# Formatting: the toolchain's swift-format with the rules in .swift-format (120 columns, 4-space
+# indentation). `format` rewrites the files in place; `format-check` changes nothing and fails on
+# any difference or rule violation (CI runs it before the tests).
+FORMAT_PATHS := Sources Tests Benchmarks/Sources Package.swift
+
+format:
+	$(SWIFT) format --in-place --recursive $(FORMAT_PATHS)
+
+format-check:
+	$(SWIFT) format lint --strict --recursive $(FORMAT_PATHS)
 
 # The long forms of the crash and fault campaign (docs/TESTING.md). `make test` runs short forms.
 CRASH_KILLS ?= 500

@@ -34,11 +34,18 @@ let package = Package(
             name: "Cadmium",
             dependencies: ["CdObjects", "CdStore"]
         ),
+        // The engine's test doubles, which the engine does not ship (as SQLite keeps its crash VFS
+        // in test files): the fault-injecting file system with simulated crashes and power loss,
+        // its operation log, and the seeded generator of randomized tests.
+        .target(
+            name: "CdStoreTesting",
+            dependencies: ["CdStore"]
+        ),
         // Test support for the crash and fuzz campaigns (docs/TESTING.md): the crash workloads and
         // the fuzz harnesses, shared by their executables and the tests.
         .target(
             name: "CdFaultSupport",
-            dependencies: ["CdStore", "CdObjects", "Cadmium"]
+            dependencies: ["CdStore", "CdStoreTesting", "CdObjects", "Cadmium"]
         ),
         .executableTarget(
             name: "cadmium-crash-child",
@@ -66,9 +73,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "CdStoreTests", dependencies: ["CdStore", "CdFaultSupport", "cadmium-crash-child"]),
-        .testTarget(name: "CdObjectsTests", dependencies: ["CdObjects", "CdFaultSupport"]),
-        .testTarget(name: "CadmiumTests", dependencies: ["Cadmium", "CdObjects", "CdFaultSupport", "cadmium-crash-child"]),
+        .testTarget(
+            name: "CdStoreTests",
+            dependencies: ["CdStore", "CdStoreTesting", "CdFaultSupport", "cadmium-crash-child"]
+        ),
+        .testTarget(name: "CdObjectsTests", dependencies: ["CdObjects", "CdStoreTesting", "CdFaultSupport"]),
+        .testTarget(
+            name: "CadmiumTests",
+            dependencies: ["Cadmium", "CdObjects", "CdStore", "CdStoreTesting", "CdFaultSupport", "cadmium-crash-child"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

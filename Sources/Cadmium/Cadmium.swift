@@ -1,3 +1,31 @@
 // Module Cadmium: contexts, managed objects and the `Cd` API on top of the object store.
-@_exported import CdObjects
-@_exported import CdStore
+//
+// What `import Cadmium` shows an app: this module's API (`Cd`, `CdModel`, `CdManagedObject`,
+// `@Attribute`, `@Relationship`, `CdFetchRequest`, `CdFetchedResultsController`, `CdMisuse`, …)
+// and, from the layers below, exactly the types that API names in its declarations — listed
+// here, one scoped re-export each. Everything else in `CdObjects` and `CdStore` (the B+tree,
+// pages, transactions, the engine's fetch request and sort key, the file systems) stays out of
+// an app's namespace; a program that wants the engine or the object store itself imports
+// `CdStore` or `CdObjects`. docs/CADMIUM-API.md ("What `import Cadmium` shows") lists the same
+// set, and Tests/CadmiumTests/AppSurfaceTests.swift uses it the way an app does.
+
+// Identity of a stored object (`CdManagedObject.objectID`).
+@_exported import struct CdObjects.ObjectID
+// Errors: the object store's (validation with Core Data's codes, model, store failures) and
+// the payloads its cases carry.
+@_exported import enum CdObjects.CdError
+@_exported import struct CdObjects.ValidationFailure
+@_exported import enum CdObjects.ModelError
+@_exported import enum CdStore.StoreError
+// Values and model vocabulary named by `CdAttributeValue`, `@Relationship`,
+// `includeExpression(_:resultType:withFormat:)` and `CdModel.objectModel`.
+@_exported import enum CdObjects.CdValue
+@_exported import enum CdObjects.AttributeType
+@_exported import enum CdObjects.DeleteRule
+@_exported import struct CdObjects.ObjectModel
+// Predicates for `CdFetchRequest.filter(_:)`, and the error a query with a malformed format throws.
+@_exported import enum CdObjects.CdPredicate
+@_exported import struct CdObjects.CdPredicateError
+// Options of `Cd.initWithStore(model:storeURL:options:serialTX:)` and the initialisers.
+@_exported import struct CdStore.StoreOptions
+@_exported import enum CdStore.Durability

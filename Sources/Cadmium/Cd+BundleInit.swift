@@ -1,4 +1,4 @@
-// Cadmium's two "SQL store" initialisers (CADMIUM.md §1.2), adapted to Linux:
+// Cadmium's two "SQL store" initialisers (docs/CADMIUM-API.md §1), adapted to Linux:
 //
 //   initWithSQLStore(momdURL:sqliteURL:classes:options:serialTX:)
 //       reads the model file at `momdURL` and opens the store at `sqliteURL` (nil: in memory).

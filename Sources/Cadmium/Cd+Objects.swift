@@ -1,4 +1,4 @@
-// Object lifecycle (CADMIUM.md §1.2): create, insert, delete, and moving objects between
+// Object lifecycle (docs/CADMIUM-API.md §3): create, insert, delete, and moving objects between
 // contexts (useInCurrentContext, onMainWith), with checks B, D, E and G.
 
 import Foundation

@@ -1,5 +1,6 @@
-// Transactions (CADMIUM.md §1.2): every body runs in a fresh context attached to the thread that
-// runs it, and commits implicitly at its end unless `cancelImplicitCommit()` was called.
+// Transactions (docs/CADMIUM-API.md §3, "Serial transactions", "Body execution"): every body runs
+// in a fresh context attached to the thread that runs it, and commits implicitly at its end unless
+// `cancelImplicitCommit()` was called.
 //
 // Serial rule: useSerial = (serial ?? defaultSerialTransactions) || (serial != false && queue != nil),
 // and for the waiting forms also `&& !insideTransaction`, so a nested `transactAndWait` never

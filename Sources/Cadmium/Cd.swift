@@ -2,7 +2,7 @@
 // default serial mode, the misuse handler) and initialisation; queries, objects and transactions
 // are in the `Cd+…` files.
 //
-// Confinement: the globals are behind `LockedValue`; every member may be called from any thread
+// Confinement: the globals are behind `LockedState`; every member may be called from any thread
 // (each one checks where it may run and reports misuse otherwise).
 
 import Foundation
@@ -26,7 +26,7 @@ public enum Cd {
         var misuseHandler: @Sendable (CdMisuse) -> Void = Cd.defaultMisuseHandler
         var documentsDirectoryOverride: URL?
     }
-    static let globals = LockedValue(Globals())
+    static let globals = LockedState(Globals())
 
     /// The stack, or nil before `initWithStore`.
     static var stack: CdStack? { globals.withLock { $0.stack } }
@@ -41,10 +41,11 @@ public enum Cd {
 
     /// Receives every misuse (checks A1 to K2) at the offending call. The default stops the
     /// program with the message, as Cadmium's exception did. If the handler returns, a throwing
-    /// call throws `CdError.misuse` and a non-throwing one (a property write) does nothing.
+    /// call throws the ``CdMisuse`` and a non-throwing one (a property write) does nothing.
     ///
     /// ```swift
     /// Cd.misuseHandler = { misuse in logger.error("\(misuse)") }   // log and carry on
+    /// do { try Cd.commit() } catch let misuse as CdMisuse { … }      // F4 outside a transaction
     /// ```
     public static var misuseHandler: @Sendable (CdMisuse) -> Void {
         get { globals.withLock { $0.misuseHandler } }

@@ -3,10 +3,10 @@
 // store holds can tell whether every transaction up to it is complete and none after it shows.
 //
 // Transaction n (n ≥ 1) writes, in one commit:
-//  W1. tree "a": keys "t<n>/0" ..< "t<n>/<k(n)>" with `value(n, i)` (some values overflow a page),
-//      and "last" = n;
-//  W2. tree "b": key "t<n>" = `value(n, 99)` and "last" = n;
-//  W3. tree "a": deletes the keys of transaction n − `window`, so pages are freed and reused.
+//  CW1. tree "a": keys "t<n>/0" ..< "t<n>/<k(n)>" with `value(n, i)` (some values overflow a page),
+//       and "last" = n;
+//  CW2. tree "b": key "t<n>" = `value(n, 99)` and "last" = n;
+//  CW3. tree "a": deletes the keys of transaction n − `window`, so pages are freed and reused.
 //
 // After any crash, with L the number in "b"/"last" (0 when the trees do not exist):
 //  - "a"/"last" = L (both trees carry the same number: a half-applied commit shows here);
@@ -18,7 +18,7 @@ import CdStore
 
 /// The numbered-transaction workload shared by `cadmium-crash-child` and the test that kills it.
 public enum CrashWorkload {
-    /// Transactions older than this many are deleted from tree "a" (W3).
+    /// Transactions older than this many are deleted from tree "a" (CW3).
     public static let window = 40
 
     /// How many keys transaction `n` writes to tree "a".
@@ -55,7 +55,7 @@ public enum CrashWorkload {
         return o
     }
 
-    /// Applies transaction `n` (W1–W3) in one write transaction.
+    /// Applies transaction `n` (CW1–CW3) in one write transaction.
     public static func commit(_ n: Int, to store: Store) throws {
         try store.write { tx in
             let a = try tx.openOrCreateTree("a")

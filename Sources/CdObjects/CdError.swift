@@ -1,10 +1,10 @@
 // The one error type of the object store (`CdObjects`): validation failures with Core Data's
 // codes, model errors, an incompatible model, and engine failures passed up from `CdStore`.
 //
-// Codes are Core Data's `NSCocoaErrorDomain` values from CoreDataErrors.h, as listed in
-// /work/shared/notes/core-data-features.md §8 and cross-checked against the header's values
-// (NSValidationNumberTooLargeError = 1610, NSValidationNumberTooSmallError = 1620,
-// NSValidationDateTooLateError = 1630, NSValidationDateTooSoonError = 1640).
+// Codes are Core Data's `NSCocoaErrorDomain` values from CoreDataErrors.h (each case below names
+// its constant; for instance NSValidationNumberTooLargeError = 1610,
+// NSValidationNumberTooSmallError = 1620, NSValidationDateTooLateError = 1630,
+// NSValidationDateTooSoonError = 1640). docs/MODEL.md lists them with what produces each.
 
 import CdStore
 
@@ -84,9 +84,6 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
     case incompatibleModel(storeVersionHash: String, modelVersionHash: String, difference: String?)
     /// The storage engine failed underneath (I/O, corruption, locking).
     case store(StoreError)
-    /// A misuse of the `Cd` API (module Cadmium), thrown by a throwing call when
-    /// `Cd.misuseHandler` returns instead of stopping the program.
-    case misuse(CdMisuse)
 
     /// Core Data's `NSCocoaErrorDomain` code for this failure, or `nil` when Core Data has none
     /// (model errors are exceptions there).
@@ -109,7 +106,7 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
         case .stringPatternMismatch: return 1680
         case .incompatibleModel: return 134100
         case .store: return 134060  // NSCoreDataError: generic store failure
-        case .model, .misuse: return nil
+        case .model: return nil
         }
     }
 
@@ -122,7 +119,7 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
              let .dateTooLate(f), let .dateTooSoon(f), let .invalidDate(f), let .stringTooLong(f),
              let .stringTooShort(f), let .stringPatternMismatch(f):
             return f
-        case .multipleValidationErrors, .model, .incompatibleModel, .store, .misuse:
+        case .multipleValidationErrors, .model, .incompatibleModel, .store:
             return nil
         }
     }
@@ -151,7 +148,7 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .stringTooShort(f): return .stringTooShort(fill(f))
         case let .stringPatternMismatch(f): return .stringPatternMismatch(fill(f))
         case let .multipleValidationErrors(list): return .multipleValidationErrors(list.map { $0.withObjectID(objectID) })
-        case .model, .incompatibleModel, .store, .misuse: return self
+        case .model, .incompatibleModel, .store: return self
         }
     }
 
@@ -167,8 +164,6 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the model (version hash \(modelHash)) is incompatible with the store's (\(storeHash))\(why)\(suffix)"
         case let .store(error):
             return "store failure: \(error)\(suffix)"
-        case let .misuse(misuse):
-            return "\(misuse)"
         default:
             return (failure?.description ?? "") + suffix
         }

@@ -7,7 +7,7 @@ import Foundation
 final class ProgressBar: @unchecked Sendable {
     /// Stores smaller than this verify in well under a second: no bar.
     static let minimumStoreBytes: UInt64 = 32 << 20
-    private let lock = NSLock()
+    private let lock = Lock()
     private var lastLine = ""
 
     static func forStandardError(enabled: Bool, store: String) -> ProgressBar? {
@@ -23,14 +23,16 @@ final class ProgressBar: @unchecked Sendable {
         let filled = Int(fraction * Double(width))
         let line = "\r\(p.phase.padding(toLength: 16, withPad: " ", startingAt: 0)) [" + String(repeating: "#", count: filled)
             + String(repeating: " ", count: width - filled) + "] \(Int(fraction * 100))%"
-        lock.lock(); defer { lock.unlock() }
-        guard line != lastLine else { return }
-        lastLine = line
-        FileHandle.standardError.write(Data(line.utf8))
+        lock.withLock {
+            guard line != lastLine else { return }
+            lastLine = line
+            FileHandle.standardError.write(Data(line.utf8))
+        }
     }
 
     func finish() {
-        lock.lock(); defer { lock.unlock() }
-        if !lastLine.isEmpty { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        lock.withLock {
+            if !lastLine.isEmpty { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        }
     }
 }

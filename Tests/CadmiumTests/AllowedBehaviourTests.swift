@@ -1,7 +1,7 @@
-// CADMIUM.md §3, allowed behaviour (tests 1–11), each run with the model declared in Swift and
-// with the model read from CadmiumTestModel.xcdatamodel. As in Cadmium's tests, transactions run
-// on a background queue while the main thread waits, and the main thread then fetches at once —
-// before the asynchronous merge has run — so fetches must read the last commit.
+// Cadmium's own test suite, allowed behaviour (its tests 1–11), each run with the model declared in
+// Swift and with the model read from CadmiumTestModel.xcdatamodel. As in Cadmium's tests,
+// transactions run on a background queue while the main thread waits, and the main thread then
+// fetches at once — before the asynchronous merge has run — so fetches must read the last commit.
 
 import Foundation
 import Testing

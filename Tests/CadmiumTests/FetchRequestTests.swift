@@ -1,6 +1,6 @@
-// CdFetchRequest's builder semantics (CADMIUM.md §1.3 and §6): `or` wraps the whole existing
-// predicate, `sorted` appends, `fetchOne` sets the limit for good, `onlyProperties` is a set;
-// paging, distinct rows, `objectWithID`/`objectsWithIDs`, and `delete()` inside and outside a
+// CdFetchRequest's builder semantics, as Cadmium's (docs/CADMIUM-API.md §3): `or` wraps the whole
+// existing predicate, `sorted` appends, `fetchOne` sets the limit for good, `onlyProperties` is a
+// set; paging, distinct rows, `objectWithID`/`objectsWithIDs`, and `delete()` inside and outside a
 // transaction.
 
 import Foundation

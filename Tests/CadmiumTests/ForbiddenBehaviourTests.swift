@@ -1,5 +1,5 @@
-// CADMIUM.md §3, forbidden behaviour (tests 12–16): each misuse is reported through
-// `Cd.misuseHandler`, and the throwing calls throw `CdError.misuse`.
+// Cadmium's own test suite, forbidden behaviour (its tests 12–16): each misuse is reported through
+// `Cd.misuseHandler`, and the throwing calls throw the `CdMisuse`.
 
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
-// Every misuse check of CADMIUM.md §2 (A1 to K2), each triggered at its offending call and
-// observed through `Cd.misuseHandler`; throwing calls also throw `CdError.misuse`.
+// Every misuse check (A1 to K2, `CdMisuse.Kind`), each triggered at its offending call and
+// observed through `Cd.misuseHandler`; throwing calls also throw the `CdMisuse`.
 
 import Foundation
 import Testing

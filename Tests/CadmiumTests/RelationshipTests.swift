@@ -39,7 +39,7 @@ extension CadmiumSuites {
         }
 
         /// Before the commit a to-many holds what the store will hold after it: its targets
-        /// sorted by primary key (ToManyList L1), kept in step by writes to
+        /// sorted by primary key (ToManyList TL1), kept in step by writes to
         /// the to-one side, which add and remove in place.
         @MainActor @Test func toManyInMemoryIsInStoreOrderBeforeTheCommit() throws {
             try initCompany()

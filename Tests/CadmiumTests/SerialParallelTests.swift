@@ -1,7 +1,7 @@
-// CADMIUM.md §3, concurrency and serial mode (tests 17–25). Each round starts many transactions
-// at once; each reads item A's id, sleeps a little, and writes id + 1, recording the id it read.
-// A duplicate in the recorded ids means two transactions read the same committed value: they
-// overlapped (a lost update). Serial transactions never produce one; parallel ones do. Unlike
+// Cadmium's own test suite, concurrency and serial mode (its tests 17–25). Each round starts many
+// transactions at once; each reads item A's id, sleeps a little, and writes id + 1, recording the
+// id it read. A duplicate in the recorded ids means two transactions read the same committed value:
+// they overlapped (a lost update). Serial transactions never produce one; parallel ones do. Unlike
 // Cadmium's test 17, duplicates are counted for real.
 
 import Foundation

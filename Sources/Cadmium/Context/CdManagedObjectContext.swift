@@ -1,5 +1,5 @@
 // A context: the objects of one place (the main thread, or one transaction) and, for a
-// transaction, its uncommitted changes. Three kinds (CADMIUM.md §1.1):
+// transaction, its uncommitted changes. Three kinds (docs/CADMIUM-API.md §4):
 //
 //   root         owns the store's writer: `save` hands a change set to `ObjectStore.apply` and
 //                schedules the merge into the main context. Holds no objects.
@@ -13,11 +13,11 @@
 //                its own changes; `commit` sends one change set through the root.
 //
 // Invariants:
-//   C1. An object appears at most once per context: `registry[id]` is the only object of `id`.
-//   C2. `inserted`, `deleted` and the objects' `changedKeys` are exactly the uncommitted changes;
-//       `pendingChanges()` turns them into one `ChangeSet` and `didCommit` clears them.
-//       A to-many whose inverse is a to-one travels as its members' to-one values
-//       (`CdModel.changeSetValues`).
+//   MC1. An object appears at most once per context: `registry[id]` is the only object of `id`.
+//   MC2. `inserted`, `deleted` and the objects' `changedKeys` are exactly the uncommitted changes;
+//        `pendingChanges()` turns them into one `ChangeSet` and `didCommit` clears them.
+//        A to-many whose inverse is a to-one travels as its members' to-one values
+//        (`CdModel.changeSetValues`).
 //
 // Confinement: a main context is used on the main thread, a transaction context on the thread
 // running its body. `lock` guards the registry and change sets so that a misuse that the
@@ -25,6 +25,7 @@
 
 import Foundation
 import CdObjects
+import CdStore
 
 /// A context of objects: the main context (main thread, read-only) or a transaction's context.
 /// Reached through ``Cd/transactionContext()``; most code never needs it.
@@ -36,7 +37,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// A number for messages ("transaction context #12").
     let number: Int
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var registry: [ObjectID: WeakObject] = [:]
     /// Transaction contexts keep their objects alive until the body ends.
     private var retained: [ObjectID: CdManagedObject] = [:]
@@ -243,7 +244,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
 
     // MARK: - Changes
 
-    /// The context's uncommitted changes as one change set (keeps C2).
+    /// The context's uncommitted changes as one change set (keeps MC2).
     func pendingChanges() -> ChangeSet {
         let (cached, start, insertedIDs, deletedIDs, changedIDs) = lock.withLock {
             (pendingCache, generation, inserted, deleted, changed)
@@ -267,7 +268,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         return changes
     }
 
-    /// After a successful commit: the changes are the store's now (keeps C2).
+    /// After a successful commit: the changes are the store's now (keeps MC2).
     func didCommit(_ applied: AppliedChanges) {
         let objects = lock.withLock { () -> [CdManagedObject] in
             inserted = []

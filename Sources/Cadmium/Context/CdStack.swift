@@ -5,6 +5,7 @@
 
 import Foundation
 import CdObjects
+import CdStore
 
 final class CdStack: @unchecked Sendable {
     // @unchecked: the lets are set once in init; `contextCounter` and `saveLock` are locks.
@@ -14,9 +15,9 @@ final class CdStack: @unchecked Sendable {
     private(set) var main: CdManagedObjectContext!
     /// Cadmium's internal serial transaction queue.
     let serialQueue = DispatchQueue(label: "org.cadmium.linux.serialTransactions")
-    private let contextCounter = LockedValue(0)
+    private let contextCounter = LockedState(0)
     /// Orders commits with their merges into the main context.
-    private let saveLock = NSLock()
+    private let saveLock = Lock()
 
     init(model: CdModel, store: any StoreBackend) {
         self.model = model

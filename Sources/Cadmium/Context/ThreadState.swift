@@ -1,4 +1,4 @@
-// Per-thread state (CADMIUM.md §1.1): the thread's current context and three flags, kept in a
+// Per-thread state (docs/CADMIUM-API.md §4): the thread's current context and three flags, kept in a
 // POSIX thread-specific slot (Cadmium used the thread's `threadDictionary`; every property
 // access reads this state, and a slot costs a few nanoseconds where the dictionary cost a
 // string hash and a bridged lookup). The slot holds one retain, released when the thread ends. On the main thread the current

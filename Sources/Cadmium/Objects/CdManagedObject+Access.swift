@@ -1,5 +1,5 @@
 // Property access of a managed object: the confinement checks I (reads), J (attribute and to-one
-// writes) and K (to-many writes) of CADMIUM.md §2, then the value itself, loaded lazily from a
+// writes) and K (to-many writes) of `CdMisuse.Kind`, then the value itself, loaded lazily from a
 // snapshot of the store when the object is a fault.
 
 import Foundation

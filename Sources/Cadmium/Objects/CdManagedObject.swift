@@ -3,7 +3,7 @@
 // `Cd.create(_, transient: true)`). Its values live in `state`: what was loaded from the store
 // plus the changes made in its context; `@Attribute` and `@Relationship` read and write them
 // through `readAttribute` / `writeAttribute` / `readRelationship` / `writeRelationship`, which
-// run the confinement checks I, J and K of CADMIUM.md §2 first.
+// run the confinement checks I, J and K (`CdMisuse.Kind`) first.
 //
 // Confinement: an object is used on its context's thread (the main thread for the main context,
 // the thread running the transaction body for a transaction's context); a transient object on
@@ -12,6 +12,7 @@
 
 import Foundation
 import CdObjects
+import CdStore
 
 /// What happened to a main-context object, as told to its ``CdManagedObject/updateHandler``.
 public enum CdManagedObjectUpdateEvent: Sendable, Hashable {
@@ -64,7 +65,7 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
         var transientRelated: [String: [CdManagedObject]] = [:]
     }
 
-    let stateLock = NSLock()
+    let stateLock = Lock()
     var state: State
 
     /// Scratch data for this instance; never stored.
@@ -124,9 +125,7 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
     }
 
     func withState<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        return try body(&state)
+        try stateLock.withLock { try body(&state) }
     }
 
     // MARK: - Hashable by identity
@@ -170,25 +169,12 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
 
 /// Class → entity name, shared by all classes.
 enum EntityNames {
-    static let cache = LockedValue<[ObjectIdentifier: String]>([:])
+    static let cache = LockedState<[ObjectIdentifier: String]>([:])
 }
 
 /// Key path → property name, shared by all classes.
 enum PropertyNames {
-    static let cache = LockedValue<[AnyKeyPath: String]>([:])
-}
-
-/// A value guarded by a lock, for the module's few globals.
-final class LockedValue<Value>: @unchecked Sendable {
-    // @unchecked: every access to `value` holds `lock`.
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
+    static let cache = LockedState<[AnyKeyPath: String]>([:])
 }
 
 /// Carries a value the compiler cannot prove `Sendable` to another thread. Used where Cadmium's

@@ -1,4 +1,4 @@
-// `CdFetchRequest`: Cadmium's chained query builder (CADMIUM.md §1.3). Like Cadmium's it is a
+// `CdFetchRequest`: Cadmium's chained query builder (docs/CADMIUM-API.md §3). Like Cadmium's it is a
 // mutable class: every chain method changes the request and returns it, `sorted` appends,
 // `or` wraps the whole existing predicate, `fetchOne` sets the limit to 1 for good.
 // Terminals run in the calling thread's current context (check C1) with a fresh snapshot;
@@ -21,8 +21,9 @@ import CdObjects
 ///     .fetch()
 /// ```
 public final class CdFetchRequest<T>: @unchecked Sendable {
-    /// The underlying request (entity, predicate, sort, paging, rows).
-    public private(set) var request: FetchRequest
+    /// The underlying request (entity, predicate, sort, paging, rows): the object store's type,
+    /// which apps do not see; the builder methods are the way to shape it.
+    package private(set) var request: FetchRequest
     private var expressions: [String: FetchExpression] = [:]
     private var properties: [String] = []
     private var groupings: [String] = []

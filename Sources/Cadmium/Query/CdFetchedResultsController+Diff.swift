@@ -1,6 +1,6 @@
 // After each merge into the main context: re-run the fetch and diff the new sections against
-// the old ones by object identity (the main context has one object per ID, C1, and the old
-// results keep theirs alive), then call the delegate and `onChange` (keeps R3).
+// the old ones by object identity (the main context has one object per ID, MC1, and the old
+// results keep theirs alive), then call the delegate and `onChange` (keeps RC3).
 //
 //   section delete   a name in the old sections and not in the new (old index)
 //   section insert   a name in the new sections and not in the old (new index)

@@ -1,18 +1,18 @@
 // `CdFetchedResultsController`: Core Data's NSFetchedResultsController, which Linux lacks, rebuilt
-// on the main context (CADMIUM.md §1.2 `newFetchedResultsController`, §1.6). It holds the results
-// of one `CdFetchRequest`, split into sections by `sectionNameKeyPath`, and after each commit is
-// merged into the main context it re-runs the fetch, diffs the new results against the old ones
-// by object identity (`CdFetchedResultsController+Diff.swift`) and tells its delegate and its
-// `onChange` closure what moved.
+// on the main context (`Cd.newFetchedResultsController`; docs/CADMIUM-API.md §3). It holds the
+// results of one `CdFetchRequest`, split into sections by `sectionNameKeyPath`, and after each
+// commit is merged into the main context it re-runs the fetch, diffs the new results against the
+// old ones by object identity (`CdFetchedResultsController+Diff.swift`) and tells its delegate and
+// its `onChange` closure what moved.
 //
 // Invariants:
-//   R1. `fetchedObjects` is the request's result in the main context as of the last
-//       `performFetch` or merge; `sections` partitions it in order (no empty section).
-//   R2. With a section key path, the request sorts by that key path first, so equal section
-//       names are contiguous (checked by `performFetch`, as Core Data requires).
-//   R3. Callbacks run on the main queue, inside one merge, willChange → section changes →
-//       object changes → didChange; a merge whose refetch equals the old results (and updates
-//       none of them) makes no callback.
+//   RC1. `fetchedObjects` is the request's result in the main context as of the last
+//        `performFetch` or merge; `sections` partitions it in order (no empty section).
+//   RC2. With a section key path, the request sorts by that key path first, so equal section
+//        names are contiguous (checked by `performFetch`, as Core Data requires).
+//   RC3. Callbacks run on the main queue, inside one merge, willChange → section changes →
+//        object changes → didChange; a merge whose refetch equals the old results (and updates
+//        none of them) makes no callback.
 //
 // Confinement: the main queue (the main context's). `performFetch`, the results and the
 // callbacks belong there; `performFetch` elsewhere is misuse I1.
@@ -239,7 +239,7 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
 
     // MARK: - Sections
 
-    /// Splits `objects` into runs of equal section names (keeps R1; R2 makes runs = groups).
+    /// Splits `objects` into runs of equal section names (keeps RC1; RC2 makes runs = groups).
     func makeSections(_ objects: [T]) -> [CdFetchedResultsSection<T>] {
         guard let sectionNameKeyPath else { return objects.isEmpty ? [] : [CdFetchedResultsSection(name: "", objects: objects)] }
         var result: [CdFetchedResultsSection<T>] = []

@@ -1,17 +1,18 @@
 // The process's parsed predicate formats: `filter("SELF == %@", id)` in a loop parses its format
 // once and then binds each call's arguments to the template (PredicateTemplate, whose invariant
-// T1 makes that the same as parsing again).
+// PT1 makes that the same as parsing again).
 //
 // Invariants:
-// P1. At most `capacity` formats are kept; when full, the table is emptied and refills with the
-//     formats in use, so a program that builds formats from data cannot grow it without limit.
-// P2. A format with no template is remembered as such (nil) and parsed directly each time.
+// FC1. At most `capacity` formats are kept; when full, the table is emptied and refills with the
+//      formats in use, so a program that builds formats from data cannot grow it without limit.
+// FC2. A format with no template is remembered as such (nil) and parsed directly each time.
 
 import CdObjects
+import CdStore
 
 enum PredicateFormatCache {
     static let capacity = 256
-    private static let table = LockedValue<[String: PredicateTemplate?]>([:])
+    private static let table = LockedState<[String: PredicateTemplate?]>([:])
 
     /// `format` parsed with `arguments`, through the format's template when it has one.
     static func predicate(_ format: String, _ arguments: [Any]) throws -> CdPredicate {
@@ -30,6 +31,6 @@ enum PredicateFormatCache {
         return try CdPredicate(format: format, argumentArray: arguments)
     }
 
-    /// The number of formats kept (for tests of P1).
+    /// The number of formats kept (for tests of FC1).
     static var count: Int { table.withLock { $0.count } }
 }

@@ -5,6 +5,7 @@
 // feeds each result to the target. Same seed, same inputs.
 
 import CdStore
+import CdStoreTesting
 import Foundation
 
 /// The fuzzer's generator: the engine's SplitMix64, so a run reproduces from its seed.

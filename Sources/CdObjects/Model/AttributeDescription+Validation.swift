@@ -1,6 +1,7 @@
-// Per-value validation of an attribute, producing Core Data's error codes (CoreDataErrors.h,
-// notes §8): 1570 missing, 1550 wrong type, 1610/1620 number too large/small, 1630/1640 date
-// too late/soon, 1650 invalid date, 1660/1670 string too long/short, 1680 pattern mismatch.
+// Per-value validation of an attribute, producing Core Data's error codes (the
+// `NSCocoaErrorDomain` values of CoreDataErrors.h, as in `CdError`): 1570 missing, 1550 wrong
+// type, 1610/1620 number too large/small, 1630/1640 date too late/soon, 1650 invalid date,
+// 1660/1670 string too long/short, 1680 pattern mismatch.
 // The record layer calls `validate` at save for every attribute of every inserted or updated
 // object; the checks run in Core Data's order: presence, type, range, length, pattern.
 

@@ -1,6 +1,7 @@
 // The type of an attribute, with Core Data's names for it: the `attributeType` spelling in a
-// `.xcdatamodel` file and the `NSAttributeType` raw value (notes §1 Modeling), which the
-// version hash uses as the type's stored tag — so those numbers are frozen.
+// `.xcdatamodel` file and Core Data's `NSAttributeType` raw value (integer 16 = 100 up to URI =
+// 1200 and transformable = 1800, as `coreDataRawValue` lists them), which the version hash uses
+// as the type's stored tag — so those numbers are frozen.
 
 import Foundation
 

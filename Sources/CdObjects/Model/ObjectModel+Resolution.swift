@@ -1,11 +1,11 @@
-// The checks behind `ObjectModel.init(entities:)`: invariants M2 (acyclic inheritance), M1
-// (property names), M3/M4 (destinations and inverses), M5 (constraints, indexes) and M6
+// The checks behind `ObjectModel.init(entities:)`: invariants OM2 (acyclic inheritance), OM1
+// (property names), OM3/OM4 (destinations and inverses), OM5 (constraints, indexes) and OM6
 // (defaults, validation rules). Each throws the first `ModelError` it finds.
 
 import Foundation
 
 extension ObjectModel {
-    /// Keeps M2: following `parent` from any entity reaches a root.
+    /// Keeps OM2: following `parent` from any entity reaches a root.
     func checkInheritanceIsAcyclic() throws(ModelError) {
         for start in entities {
             var chain = [start.name]
@@ -20,7 +20,7 @@ extension ObjectModel {
         }
     }
 
-    /// Keeps M1 (property names) and M6 (defaults and validation rules) for one entity.
+    /// Keeps OM1 (property names) and OM6 (defaults and validation rules) for one entity.
     func checkProperties(of entity: EntityDescription) throws(ModelError) {
         var seen = Set(ancestors(of: entity.name).flatMap(\.propertyNames))
         for name in entity.propertyNames {
@@ -90,7 +90,7 @@ extension ObjectModel {
         }
     }
 
-    /// Keeps M3 and M4 for the relationships an entity declares.
+    /// Keeps OM3 and OM4 for the relationships an entity declares.
     func checkRelationships(of entity: EntityDescription) throws(ModelError) {
         for r in entity.relationships {
             guard self.entity(named: r.destination) != nil else {
@@ -115,7 +115,7 @@ extension ObjectModel {
         }
     }
 
-    /// Keeps M5 for one entity.
+    /// Keeps OM5 for one entity.
     func checkConstraintsAndIndexes(of entity: EntityDescription) throws(ModelError) {
         let attributes = Set(allAttributes(of: entity.name).map(\.name))
         let relationships = Dictionary(allRelationships(of: entity.name).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })

@@ -14,6 +14,8 @@
 // their UTF-8 names; constraints sorted by their property lists (each list kept as declared).
 // No `hashValue`, no dictionary iteration: the bytes are the same on every run and machine.
 
+import CdStore
+
 extension ObjectModel {
     /// The version hash: 64 lower-case hex digits of SHA-256 over ``storedShapeEncoding``.
     ///
@@ -31,33 +33,33 @@ extension ObjectModel {
         var out: [UInt8] = Array("CDMV".utf8)
         out.append(StoredShape.encodingVersion)
         let shape = StoredShape(self)
-        out.appendU32(shape.entities.count)
+        out.appendCount(shape.entities.count)
         for e in shape.entities {
             out.appendString(e.name)
             if let parent = e.parent { out.append(1); out.appendString(parent) } else { out.append(0) }
-            out.appendU32(e.attributes.count)
+            out.appendCount(e.attributes.count)
             for a in e.attributes {
                 out.appendString(a.name)
-                out.appendU16(a.typeTag)
+                out.appendLE(a.typeTag)
                 out.append(a.isOptional ? 1 : 0)
                 out.append(a.isIndexed ? 1 : 0)
             }
-            out.appendU32(e.relationships.count)
+            out.appendCount(e.relationships.count)
             for r in e.relationships {
                 out.appendString(r.name)
                 out.appendString(r.destination)
                 out.append(r.isToMany ? 1 : 0)
                 out.append(r.isOrdered ? 1 : 0)
             }
-            out.appendU32(e.constraints.count)
+            out.appendCount(e.constraints.count)
             for c in e.constraints {
-                out.appendU32(c.count)
+                out.appendCount(c.count)
                 for property in c { out.appendString(property) }
             }
-            out.appendU32(e.indexes.count)
+            out.appendCount(e.indexes.count)
             for index in e.indexes {
                 out.appendString(index.name)
-                out.appendU32(index.elements.count)
+                out.appendCount(index.elements.count)
                 for element in index.elements {
                     out.appendString(element.property)
                     out.append(element.isAscending ? 1 : 0)
@@ -128,18 +130,12 @@ func byteOrder(_ a: String, _ b: String) -> Bool {
 }
 
 extension [UInt8] {
-    mutating func appendU16(_ v: UInt16) {
-        append(UInt8(truncatingIfNeeded: v))
-        append(UInt8(truncatingIfNeeded: v >> 8))
-    }
+    /// A count as the hash input's little-endian UInt32.
+    mutating func appendCount(_ n: Int) { appendLE(UInt32(n)) }
 
-    mutating func appendU32(_ v: Int) {
-        let v = UInt32(v)
-        for shift in [0, 8, 16, 24] as [UInt32] { append(UInt8(truncatingIfNeeded: v >> shift)) }
-    }
-
+    /// A string as its UTF-8 length (UInt32) and bytes.
     mutating func appendString(_ s: String) {
-        appendU32(s.utf8.count)
+        appendCount(s.utf8.count)
         append(contentsOf: s.utf8)
     }
 }

@@ -3,15 +3,15 @@
 // sub-entities of X, all properties of X including inherited ones, the inverse of a relation).
 //
 // Invariants, established by `init(entities:)` and relied on by every accessor:
-//  M1. Entity names are non-empty and unique; property names are non-empty and unique within
-//      an entity *including its ancestors* (Core Data forbids redeclaring an inherited name).
-//  M2. Every `parent` names an entity of the model, and following parents never loops.
-//  M3. Every relationship's destination is an entity of the model.
-//  M4. A relationship's inverse, if named, exists on the destination (declared or inherited),
-//      points back at the source entity's hierarchy, and names the relationship as its inverse.
-//  M5. Uniqueness constraints and fetch indexes name existing properties of the entity
-//      (constraints: attributes or to-one relationships).
-//  M6. Default values and validation bounds fit the attribute type; patterns compile.
+//  OM1. Entity names are non-empty and unique; property names are non-empty and unique within
+//       an entity *including its ancestors* (Core Data forbids redeclaring an inherited name).
+//  OM2. Every `parent` names an entity of the model, and following parents never loops.
+//  OM3. Every relationship's destination is an entity of the model.
+//  OM4. A relationship's inverse, if named, exists on the destination (declared or inherited),
+//       points back at the source entity's hierarchy, and names the relationship as its inverse.
+//  OM5. Uniqueness constraints and fetch indexes name existing properties of the entity
+//       (constraints: attributes or to-one relationships).
+//  OM6. Default values and validation bounds fit the attribute type; patterns compile.
 //
 // An ObjectModel is an immutable value; it is Sendable and may be shared freely.
 
@@ -33,7 +33,7 @@ public struct ObjectModel: Sendable, Hashable, Codable {
     private let indexByName: [String: Int]
     private let childrenByName: [String: [String]]
 
-    /// Resolves and checks `entities` (invariants M1–M6); throws the first problem found, in
+    /// Resolves and checks `entities` (invariants OM1–OM6); throws the first problem found, in
     /// declaration order.
     public init(entities: [EntityDescription]) throws(ModelError) {
         var index: [String: Int] = [:]
@@ -167,7 +167,7 @@ public struct ObjectModel: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case entities }
 
-    /// Decodes the entities and resolves them again, so a decoded model holds M1–M6 too.
+    /// Decodes the entities and resolves them again, so a decoded model holds OM1–OM6 too.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         try self.init(entities: c.decode([EntityDescription].self, forKey: .entities))

@@ -4,7 +4,8 @@
 
 /// What happens to related objects when the source object is deleted.
 ///
-/// Raw values are Core Data's `NSDeleteRule` (notes §1 Modeling); frozen, as they are persisted.
+/// Raw values are Core Data's `NSDeleteRule` values (no action 0, nullify 1, cascade 2, deny 3);
+/// frozen, as they are persisted.
 public enum DeleteRule: Int, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// Leave related objects alone; they may point at a deleted object (Core Data "No Action").
     case noAction = 0

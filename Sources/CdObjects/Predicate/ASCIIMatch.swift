@@ -1,16 +1,16 @@
 // The ASCII path of BEGINSWITH, ENDSWITH and CONTAINS (see PredicateStringMatching.swift).
 //
 // Invariants:
-//  M1. An answer is given only when both operands are ASCII and contain no carriage return: then
-//      each Character is exactly one byte (CR LF is the one ASCII grapheme of two scalars),
-//      diacritic folding is the identity, and case folding maps A–Z to a–z and nothing else.
-//      Otherwise `match` returns nil and the caller folds with Foundation.
-//  M2. No copy of either operand is made; the search reads the strings' UTF-8 in place.
+//  AM1. An answer is given only when both operands are ASCII and contain no carriage return: then
+//       each Character is exactly one byte (CR LF is the one ASCII grapheme of two scalars),
+//       diacritic folding is the identity, and case folding maps A–Z to a–z and nothing else.
+//       Otherwise `match` returns nil and the caller folds with Foundation.
+//  AM2. No copy of either operand is made; the search reads the strings' UTF-8 in place.
 
 enum ASCIIMatch {
     enum Position { case prefix, suffix, anywhere }
 
-    /// Whether `part` occurs in `s` at `position`, or nil when M1 does not hold.
+    /// Whether `part` occurs in `s` at `position`, or nil when AM1 does not hold.
     static func match(_ s: String, _ part: String, _ position: Position, caseInsensitive: Bool) -> Bool? {
         var s = s, part = part
         return s.withUTF8 { text in

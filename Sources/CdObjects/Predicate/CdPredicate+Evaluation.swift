@@ -1,14 +1,14 @@
 // The evaluator: runs a predicate over one object by walking key paths through
 // `PredicateEvaluable`. Semantics (documented in docs/PREDICATES.md):
 //
-//   E1. A key path through a to-many relationship yields a collection; further keys map over
-//       its elements and nested collections are flattened (`department.employees.friends.name`).
-//   E2. A nil to-one relationship yields nil, and every key read from nil is nil.
-//   E3. `== nil` / `!= nil` test for nil; an ordering or string operator with a nil operand is
-//       false (as NSPredicate); comparing values of different classes throws `.typeMismatch`.
-//   E4. A direct comparison whose left side is a collection and whose right side is not is an
-//       implicit ANY (Core Data fetch semantics), except for CONTAINS, which tests membership.
-//   E5. `@sum` of an empty collection is 0; `@avg`, `@min` and `@max` of one are nil.
+//   PE1. A key path through a to-many relationship yields a collection; further keys map over
+//        its elements and nested collections are flattened (`department.employees.friends.name`).
+//   PE2. A nil to-one relationship yields nil, and every key read from nil is nil.
+//   PE3. `== nil` / `!= nil` test for nil; an ordering or string operator with a nil operand is
+//        false (as NSPredicate); comparing values of different classes throws `.typeMismatch`.
+//   PE4. A direct comparison whose left side is a collection and whose right side is not is an
+//        implicit ANY (Core Data fetch semantics), except for CONTAINS, which tests membership.
+//   PE5. `@sum` of an empty collection is 0; `@avg`, `@min` and `@max` of one are nil.
 
 import Foundation
 
@@ -98,7 +98,7 @@ struct PredicateEvaluator {
             return true
         case .direct:
             if case let .collection(elements) = left, c.op != .contains, !(c.op == .equal || c.op == .notEqual) || !right.isCollection {
-                // E4: implicit ANY.
+                // PE4: implicit ANY.
                 for element in elements where try compare(element, c.op, right, c.options) { return true }
                 return false
             }
@@ -163,7 +163,7 @@ struct PredicateEvaluator {
         guard case let .scalar(a) = l, case let .scalar(b) = r else {
             throw CdPredicateError(.typeMismatch, "\(op.rawValue) cannot order \(l.kindName) and \(r.kindName)")
         }
-        if a.isNull || b.isNull { return false }   // E3
+        if a.isNull || b.isNull { return false }   // PE3
         return accept(try CdValue.predicateCompare(a, b))
     }
 
@@ -216,7 +216,7 @@ struct PredicateEvaluator {
         }
     }
 
-    /// One key step (E1, E2).
+    /// One key step (PE1, PE2).
     static func read(_ key: String, of value: PredicateOperand) throws -> PredicateOperand {
         switch value {
         case let .object(o): return PredicateOperand(try o.predicateValue(forKey: key))

@@ -1,6 +1,6 @@
 // Static checking of a predicate against a schema, before any object is touched: every key must
 // exist on the entity it is read from, and both sides of every comparison must have types the
-// operator accepts. The rules mirror the evaluator's (CdPredicate+Evaluation.swift, E1–E5), so a
+// operator accepts. The rules mirror the evaluator's (CdPredicate+Evaluation.swift, PE1–PE5), so a
 // predicate that validates only fails at evaluation on data-dependent problems (a bad regex).
 
 import Foundation
@@ -80,7 +80,7 @@ private struct PredicateValidator<Schema: PredicateSchema> {
                 throw CdPredicateError(.typeMismatch, "\(c.quantifier.rawValue) in '\(c)' needs a to-many key path, not \(left.name)")
             }
         } else if case .collection = left, c.op != .contains, !((c.op == .equal || c.op == .notEqual) && right.element != right) {
-            left = left.element   // E4: implicit ANY
+            left = left.element   // PE4: implicit ANY
         }
         switch c.op {
         case .equal, .notEqual:

@@ -9,10 +9,10 @@
 //                         | @count/@sum/… of an expression | SUBQUERY(…)
 //
 // Invariants the parser keeps, and that hand-built ASTs must keep for `description` to round-trip:
-//   P1. `.keyPath(_, keys)` has at least one key, and no key is empty.
-//   P2. `NONE` is represented as `.not(.comparison(quantifier: .any))`, `SOME` as `.any`.
-//   P3. `BETWEEN` has an `.aggregate` of exactly two elements (or a two-element constant
-//       collection from an argument, which the parser turns into the same `.aggregate`).
+//   CP1. `.keyPath(_, keys)` has at least one key, and no key is empty.
+//   CP2. `NONE` is represented as `.not(.comparison(quantifier: .any))`, `SOME` as `.any`.
+//   CP3. `BETWEEN` has an `.aggregate` of exactly two elements (or a two-element constant
+//        collection from an argument, which the parser turns into the same `.aggregate`).
 
 import Foundation
 

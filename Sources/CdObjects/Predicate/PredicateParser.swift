@@ -131,7 +131,7 @@ struct PredicateParser {
         switch keyword {
         case "ANY", "SOME": quantifier = .any; advance()
         case "ALL": quantifier = .all; advance()
-        case "NONE": quantifier = .any; negate = true; advance()    // keeps P2
+        case "NONE": quantifier = .any; negate = true; advance()    // keeps CP2
         default: break
         }
         let left = try parseExpression()

@@ -3,17 +3,17 @@
 // then only binds arguments.
 //
 // Invariants:
-// T1. `bind(arguments)` gives exactly what `CdPredicate(format:argumentArray:)` gives for the
-//     same arguments: the same tree, or an error of the same kind, message and offset. Formats
-//     and arguments for which that could fail have no template, and the caller parses directly:
-//     - a `%K` (it changes the tree's shape, not a value in it);
-//     - any rule of the parser that looks at a bound value (`BETWEEN %@`, `-%@`, `CAST(%@, …)`):
+// PT1. `bind(arguments)` gives exactly what `CdPredicate(format:argumentArray:)` gives for the
+//      same arguments: the same tree, or an error of the same kind, message and offset. Formats
+//      and arguments for which that could fail have no template, and the caller parses directly:
+//      - a `%K` (it changes the tree's shape, not a value in it);
+//      - any rule of the parser that looks at a bound value (`BETWEEN %@`, `-%@`, `CAST(%@, …)`):
 //       in a template parse the value is a slot variable, the rule throws and there is no
 //       template;
 //     - an argument that is itself a `CdPredicateExpression` (`%@.name` would join key paths
 //       that a slot keeps apart): `bind` returns nil.
-// T2. Slots are variables named `%0`, `%1`, …; a format cannot name them (`$` takes letters
-//     only), so substituting them touches the slots and nothing else.
+// PT2. Slots are variables named `%0`, `%1`, …; a format cannot name them (`$` takes letters
+//      only), so substituting them touches the slots and nothing else.
 
 /// A predicate format parsed once, to be bound to arguments many times.
 ///
@@ -35,7 +35,7 @@ public struct PredicateTemplate: Sendable {
     private let predicate: CdPredicate
     private let slots: [Slot]
 
-    /// The template of `format`, or nil when the format has none (invariant T1) or does not parse
+    /// The template of `format`, or nil when the format has none (invariant PT1) or does not parse
     /// (the direct parse then reports the error as it always does).
     public init?(format: String) {
         guard var parser = try? PredicateParser(templateFormat: format), let parsed = try? parser.parse() else { return nil }
@@ -73,6 +73,6 @@ public struct PredicateTemplate: Sendable {
         return predicate.substituting(bound)
     }
 
-    /// The variable name of slot `index` (T2).
+    /// The variable name of slot `index` (PT2).
     static func slotName(_ index: Int) -> String { "%\(index)" }
 }

@@ -2,7 +2,7 @@
 //
 // Expressions (`FetchExpression.format`): `@sum.x`, `@avg.x`, `@min.x`, `@max.x`, `@count.x`,
 // `x.@count` (and `x.@sum` …), `@count` (objects in the group), or a plain key path. Aggregates
-// follow the predicate layer's rules (E5): nil values are ignored, `@sum` of nothing is 0,
+// follow the predicate layer's rules (PE5): nil values are ignored, `@sum` of nothing is 0,
 // `@avg`/`@min`/`@max` of nothing are nil; the result is converted to the expression's type.
 //
 // Without `groupBy` and without aggregate expressions there is one row per object, in sort order.

@@ -96,7 +96,7 @@ final class QueryExecutor {
                     let code: Int
                     do { code = try RecordCodec.entityCode(value) } catch let e as RecordDecodingError { throw stored.corruption(recordTree, e.message) }
                     guard codes.contains(code) else { return true }
-                    let pk = Int64(bitPattern: readU64BE(key, at: 0))
+                    let pk = Int64(bitPattern: key.readBE(UInt64.self, at: 0))
                     if idsOnly {
                         out.append(QueryMatch(id: ObjectID(entity: layout.byCode[code].name, primaryKey: pk), record: nil, sortKey: []))
                         return stopAfter.map { out.count < $0 } ?? true
@@ -116,8 +116,8 @@ final class QueryExecutor {
                     scan: for (lower, upper) in ranges {
                         var more = true
                         try tree.scan(from: lower, upTo: upper) { key, _ in
-                            guard let rec = try load(Int64(bitPattern: readU64BE(key, at: key.count - 8))) else { return true }
-                            more = try consider(Int64(bitPattern: readU64BE(key, at: key.count - 8)), rec)
+                            guard let rec = try load(Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8))) else { return true }
+                            more = try consider(Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8)), rec)
                             return more
                         }
                         if !more { break scan }
@@ -126,7 +126,7 @@ final class QueryExecutor {
                     var pks = Set<Int64>()
                     for (lower, upper) in ranges {
                         try tree.scan(from: lower, upTo: upper) { key, _ in
-                            pks.insert(Int64(bitPattern: readU64BE(key, at: key.count - 8)))
+                            pks.insert(Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8)))
                             return true
                         }
                     }
@@ -145,7 +145,7 @@ final class QueryExecutor {
         case let .indexOrder(index):
             if let tree = try stored.tree(index.definition.tree) {
                 try tree.scan { key, _ in
-                    let pk = Int64(bitPattern: readU64BE(key, at: key.count - 8))
+                    let pk = Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8))
                     guard let rec = try load(pk) else { return true }
                     return try consider(pk, rec)
                 }

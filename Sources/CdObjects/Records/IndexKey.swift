@@ -20,17 +20,18 @@
 // An index key is the columns in order, then the object's primary key (u64 BE).
 //
 // Invariants:
-//  K1. Every column encoding is prefix-free, so a scan from E(v) to successor(E(v)) visits exactly
-//      the keys whose column equals v (up to cutting and decimal rounding, which only add candidates).
-//  K2. For values a ≤ b of one column (CdValue.compare, no options): E(a) ≤ E(b) bytewise.
+//  IK1. Every column encoding is prefix-free, so a scan from E(v) to successor(E(v)) visits exactly
+//       the keys whose column equals v (up to cutting and decimal rounding, which only add candidates).
+//  IK2. For values a ≤ b of one column (CdValue.compare, no options): E(a) ≤ E(b) bytewise.
 
+import CdStore
 import Foundation
 
 enum IndexKey {
     /// Longest string or data prefix that goes into a key.
     static let maxTextBytes = 400
 
-    /// The index key of a record for one index (K1, K2), the primary key appended.
+    /// The index key of a record for one index (IK1, IK2), the primary key appended.
     static func key(_ index: IndexLayout, _ record: Record, primaryKey: Int64) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(24)
@@ -42,7 +43,7 @@ enum IndexKey {
             }
             if !c.ascending { complement(&out, from: start) }
         }
-        out.appendU64BE(UInt64(bitPattern: primaryKey))
+        out.appendBE(UInt64(bitPattern: primaryKey))
         return out
     }
 
@@ -63,7 +64,7 @@ enum IndexKey {
     static func appendObjectColumn(_ target: ObjectID?, to out: inout [UInt8]) {
         guard let target else { out.append(0); return }
         out.append(1)
-        out.appendU64BE(UInt64(bitPattern: target.primaryKey) ^ (1 << 63))
+        out.appendBE(UInt64(bitPattern: target.primaryKey) ^ (1 << 63))
     }
 
     /// One attribute column. `value` must be nil or of the attribute's type (the planner converts
@@ -73,7 +74,7 @@ enum IndexKey {
         out.append(1)
         switch value {
         case .null: break
-        case let .integer(i): out.appendU64BE(UInt64(bitPattern: i) ^ (1 << 63))
+        case let .integer(i): out.appendBE(UInt64(bitPattern: i) ^ (1 << 63))
         case let .bool(b): out.append(b ? 1 : 0)
         case let .double(d): appendDouble(d, to: &out)
         case let .date(d): appendDouble(d.timeIntervalSinceReferenceDate, to: &out)
@@ -86,9 +87,9 @@ enum IndexKey {
     }
 
     static func appendDouble(_ d: Double, to out: inout [UInt8]) {
-        if d.isNaN { out.appendU64BE(0); return }
+        if d.isNaN { out.appendBE(UInt64(0)); return }
         let bits = (d == 0 ? 0.0 : d).bitPattern
-        out.appendU64BE(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63))
+        out.appendBE(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63))
     }
 
     static func appendText(_ bytes: some Collection<UInt8>, to out: inout [UInt8], terminate: Bool = true) {

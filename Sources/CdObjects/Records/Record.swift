@@ -3,7 +3,7 @@
 //
 // Record value (docs/FORMAT.md §Record):
 //   u8      format version (1)
-//   varint  entity code (L1 in EntityLayout.swift)
+//   varint  entity code (EL1 in EntityLayout.swift)
 //   varint  number of fields that follow (nil values are omitted)
 //   fields  varint slot, u8 tag, payload — slots strictly increasing
 //
@@ -12,6 +12,7 @@
 // bits of seconds since 2001-01-01), 8 data (length-prefixed), 9 UUID (16 bytes), 10 URI
 // (length-prefixed UTF-8 absolute string), 11 object (varint entity code, varint primary key).
 
+import CdStore
 import Foundation
 
 /// The stored state of one object.
@@ -56,7 +57,7 @@ enum RecordCodec {
     static func key(_ primaryKey: Int64) -> [UInt8] {
         var k: [UInt8] = []
         k.reserveCapacity(8)
-        k.appendU64BE(UInt64(bitPattern: primaryKey))
+        k.appendBE(UInt64(bitPattern: primaryKey))
         return k
     }
 
@@ -89,11 +90,11 @@ enum RecordCodec {
         switch v {
         case .null: preconditionFailure("nil values are omitted from records")
         case let .integer(i): out.append(RecordTag.integer.rawValue); out.appendZigZag(i)
-        case let .double(d): out.append(RecordTag.double.rawValue); out.appendU64LE(d.bitPattern)
+        case let .double(d): out.append(RecordTag.double.rawValue); out.appendLE(d.bitPattern)
         case let .decimal(d): out.append(RecordTag.decimal.rawValue); out.appendLengthPrefixed(Array(d.description.utf8))
         case let .string(s): out.append(RecordTag.string.rawValue); out.appendLengthPrefixed(s.utf8)
         case let .bool(b): out.append(b ? RecordTag.boolTrue.rawValue : RecordTag.boolFalse.rawValue)
-        case let .date(d): out.append(RecordTag.date.rawValue); out.appendU64LE(d.timeIntervalSinceReferenceDate.bitPattern)
+        case let .date(d): out.append(RecordTag.date.rawValue); out.appendLE(d.timeIntervalSinceReferenceDate.bitPattern)
         case let .data(d): out.append(RecordTag.data.rawValue); out.appendLengthPrefixed(d)
         case let .uuid(u):
             out.append(RecordTag.uuid.rawValue)

@@ -1,7 +1,11 @@
 // Byte helpers of the record layer: LEB128 varints, zig-zag integers, fixed-width fields, and a
 // bounds-checked reader that turns every overrun into a thrown error (records come from disk).
 //
-// Keys are big-endian (so byte order is numeric order); values are little-endian (STYLE §4).
+// Fixed-width fields use the package's byte-coding helpers (`appendLE`/`appendBE`,
+// `readLE`/`readBE` in CdStore's ByteCoding.swift): keys are big-endian, so that byte order is
+// numeric order; values are little-endian, like every file structure of the engine.
+
+import CdStore
 
 /// Appending encoders for record and key bytes.
 extension Array where Element == UInt8 {
@@ -22,42 +26,11 @@ extension Array where Element == UInt8 {
         appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
-    @inline(__always)
-    mutating func appendU64LE(_ value: UInt64) {
-        for i in 0..<8 { append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
-    }
-
-    @inline(__always)
-    mutating func appendU64BE(_ value: UInt64) {
-        for i in (0..<8).reversed() { append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
-    }
-
-    @inline(__always)
-    mutating func appendU32BE(_ value: UInt32) {
-        for i in (0..<4).reversed() { append(UInt8(truncatingIfNeeded: value >> (8 * UInt32(i)))) }
-    }
-
     /// A length-prefixed byte string (varint length, then the bytes).
     mutating func appendLengthPrefixed(_ bytes: some Collection<UInt8>) {
         appendVarint(UInt64(bytes.count))
         append(contentsOf: bytes)
     }
-}
-
-/// Reads big-endian u64 from `bytes[offset..<offset+8]` (the caller checked the length).
-@inline(__always)
-func readU64BE(_ bytes: [UInt8], at offset: Int) -> UInt64 {
-    var v: UInt64 = 0
-    for i in 0..<8 { v = (v << 8) | UInt64(bytes[offset + i]) }
-    return v
-}
-
-/// Reads big-endian u32 from `bytes[offset..<offset+4]` (the caller checked the length).
-@inline(__always)
-func readU32BE(_ bytes: [UInt8], at offset: Int) -> UInt32 {
-    var v: UInt32 = 0
-    for i in 0..<4 { v = (v << 8) | UInt32(bytes[offset + i]) }
-    return v
 }
 
 /// Why bytes could not be decoded; the caller adds the location.
@@ -106,10 +79,8 @@ struct RecordReader {
 
     mutating func u64LE() throws -> UInt64 {
         guard bytes.count - offset >= 8 else { throw RecordDecodingError("truncated u64 at byte \(offset)") }
-        var v: UInt64 = 0
-        for i in 0..<8 { v |= UInt64(bytes[offset + i]) << (8 * UInt64(i)) }
-        offset += 8
-        return v
+        defer { offset += 8 }
+        return bytes.readLE(UInt64.self, at: offset)
     }
 
     mutating func slice(_ count: Int) throws -> ArraySlice<UInt8> {

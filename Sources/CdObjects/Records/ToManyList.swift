@@ -3,18 +3,18 @@
 // commit.
 //
 // Invariants:
-// L1. An unordered list is sorted by primary key with no repeats. Its members share one
-//     inheritance root, so a primary key names one member.
-// L2. An ordered list keeps the caller's order with no repeats; a new member goes at the end.
-// L3. Inserting or removing changes the list in place: a run of links to one owner costs a
-//     binary search each (an append when keys arrive in increasing order, as new objects' do),
-//     never a copy of the whole list.
+// TL1. An unordered list is sorted by primary key with no repeats. Its members share one
+//      inheritance root, so a primary key names one member.
+// TL2. An ordered list keeps the caller's order with no repeats; a new member goes at the end.
+// TL3. Inserting or removing changes the list in place: a run of links to one owner costs a
+//      binary search each (an append when keys arrive in increasing order, as new objects' do),
+//      never a copy of the whole list.
 
-/// Insertion and removal of one member of a to-many list, keeping invariants L1–L2.
-public enum ToManyList {
+/// Insertion and removal of one member of a to-many list, keeping invariants TL1–TL2.
+package enum ToManyList {
     /// Adds `member` once; returns whether the list changed.
     @discardableResult
-    public static func insert(_ member: ObjectID, into list: inout [ObjectID], ordered: Bool) -> Bool {
+    package static func insert(_ member: ObjectID, into list: inout [ObjectID], ordered: Bool) -> Bool {
         if ordered {
             guard !list.contains(member) else { return false }
             list.append(member)
@@ -29,7 +29,7 @@ public enum ToManyList {
 
     /// Removes `member` if it is there; returns whether the list changed.
     @discardableResult
-    public static func remove(_ member: ObjectID, from list: inout [ObjectID], ordered: Bool) -> Bool {
+    package static func remove(_ member: ObjectID, from list: inout [ObjectID], ordered: Bool) -> Bool {
         let i: Int
         if ordered {
             guard let found = list.firstIndex(of: member) else { return false }
@@ -43,7 +43,7 @@ public enum ToManyList {
     }
 
     /// The first position in `list` (sorted by primary key) whose key is not below `key`.
-    public static func lowerBound(of key: Int64, in list: [ObjectID]) -> Int {
+    package static func lowerBound(of key: Int64, in list: [ObjectID]) -> Int {
         var low = 0, high = list.count
         while low < high {
             let mid = (low + high) / 2

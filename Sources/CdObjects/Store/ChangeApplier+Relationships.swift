@@ -1,4 +1,4 @@
-// Phase 2 of apply: given relationship values are set and inverses kept in step (A3 in
+// Phase 2 of apply: given relationship values are set and inverses kept in step (CA3 in
 // ChangeApplier.swift). A to-one that moves takes the object out of its previous owner's
 // to-many; a one-to-one target that gets a new owner is taken from the old one.
 

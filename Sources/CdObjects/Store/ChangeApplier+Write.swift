@@ -145,7 +145,7 @@ extension ChangeApplier {
             let next = max(storedNext, nextKeys[root] ?? 1, (largest[root] ?? 0) + 1)
             if next != storedNext {
                 var v: [UInt8] = []
-                v.appendU64LE(UInt64(bitPattern: next))
+                v.appendLE(UInt64(bitPattern: next))
                 try stored.writableTree(StoreLayout.metaTree).put(StoreLayout.nextKeyKey(root: root), v)
             }
             written[root] = next
@@ -163,7 +163,7 @@ extension ChangeApplier {
             let prefix = Array(key.dropLast(8))
             var conflict: ObjectID?
             try tree.scan(from: prefix, upTo: IndexKey.successor(prefix)) { k, _ in
-                let pk = Int64(bitPattern: readU64BE(k, at: k.count - 8))
+                let pk = Int64(bitPattern: k.readBE(UInt64.self, at: k.count - 8))
                 guard pk != id.primaryKey else { return true }
                 if let other = try self.currentRecord(primaryKey: pk, recordTree: rec.entity.recordTree),
                    Self.sameColumns(index, rec, other.1) {
@@ -230,7 +230,7 @@ extension ChangeApplier {
 
     static func position(_ i: Int) -> [UInt8] {
         var p: [UInt8] = []
-        p.appendU32BE(UInt32(i))
+        p.appendBE(UInt32(i))
         return p
     }
 }

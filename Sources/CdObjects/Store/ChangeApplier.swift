@@ -10,13 +10,13 @@
 //                 record, index and relationship tree updates, next keys.
 //
 // Invariants:
-//  A1. `records[id]` is the current state of every object loaded or changed; `originals[id]` the
-//      stored state it was loaded with (nil for a new object). Index maintenance diffs the two.
-//  A2. `lists[key]` is the current list of every to-many relationship read or changed, and
-//      `listOriginals[key]` the stored one; the write phase writes the difference.
-//  A3. Setting one side of a relationship with an inverse updates the other side in the same
-//      step, so after phase 2 both sides agree for every object in the working set.
-//  A4. Deleted objects are never in `records`' live view: `record(_:)` answers nil for them.
+//  CA1. `records[id]` is the current state of every object loaded or changed; `originals[id]` the
+//       stored state it was loaded with (nil for a new object). Index maintenance diffs the two.
+//  CA2. `lists[key]` is the current list of every to-many relationship read or changed, and
+//       `listOriginals[key]` the stored one; the write phase writes the difference.
+//  CA3. Setting one side of a relationship with an inverse updates the other side in the same
+//       step, so after phase 2 both sides agree for every object in the working set.
+//  CA4. Deleted objects are never in `records`' live view: `record(_:)` answers nil for them.
 //
 // Confinement: one applier per apply or query, used by one thread.
 
@@ -43,7 +43,7 @@ final class ChangeApplier {
     var updated: Set<ObjectID> = []
     /// Objects deleted (given and cascaded) that existed.
     var deleted: Set<ObjectID> = []
-    /// Objects named for deletion or reached by cascade (A4), whether or not they existed.
+    /// Objects named for deletion or reached by cascade (CA4), whether or not they existed.
     var deleting: Set<ObjectID>
     /// Deny rules that found related objects: (object, relationship, blockers).
     var denials: [(ObjectID, RelationshipDescription, [ObjectID])] = []
@@ -73,7 +73,7 @@ final class ChangeApplier {
     }
 
     #if DEBUG
-    /// Debug-only check of A3 over the loaded part of the working set: a to-one and the inverse
+    /// Debug-only check of CA3 over the loaded part of the working set: a to-one and the inverse
     /// to-many (or to-one) it points at agree, in both directions.
     func checkInvariants() {
         for (id, rec) in records where !isDeleting(id) {
@@ -81,9 +81,9 @@ final class ChangeApplier {
                 guard let t = rec.toOne[i], !isDeleting(t),
                       let inverse = rec.entity.inverses[r.name] else { continue }
                 if inverse.isToMany, let l = lists[RelationshipKey(object: t, relationship: inverse.name)] {
-                    precondition(l.contains(id), "A3: \(id).\(r.name) = \(t) but \(t).\(inverse.name) lacks \(id)")
+                    precondition(l.contains(id), "CA3: \(id).\(r.name) = \(t) but \(t).\(inverse.name) lacks \(id)")
                 } else if !inverse.isToMany, let other = records[t], let slot = other.entity.toOneSlots[inverse.name] {
-                    precondition(other.toOne[slot] == id, "A3: \(id).\(r.name) = \(t) but \(t).\(inverse.name) = \(String(describing: other.toOne[slot]))")
+                    precondition(other.toOne[slot] == id, "CA3: \(id).\(r.name) = \(t) but \(t).\(inverse.name) = \(String(describing: other.toOne[slot]))")
                 }
             }
         }
@@ -92,9 +92,9 @@ final class ChangeApplier {
                   let inverse = entity.inverses[key.relationship] else { continue }
             for m in list where !isDeleting(m) {
                 if !inverse.isToMany, let rec = records[m], let slot = rec.entity.toOneSlots[inverse.name] {
-                    precondition(rec.toOne[slot] == key.object, "A3: \(key.object).\(key.relationship) holds \(m) but \(m).\(inverse.name) = \(String(describing: rec.toOne[slot]))")
+                    precondition(rec.toOne[slot] == key.object, "CA3: \(key.object).\(key.relationship) holds \(m) but \(m).\(inverse.name) = \(String(describing: rec.toOne[slot]))")
                 } else if inverse.isToMany, let l = lists[RelationshipKey(object: m, relationship: inverse.name)] {
-                    precondition(l.contains(key.object), "A3: \(key.object).\(key.relationship) holds \(m) but \(m).\(inverse.name) lacks it")
+                    precondition(l.contains(key.object), "CA3: \(key.object).\(key.relationship) holds \(m) but \(m).\(inverse.name) lacks it")
                 }
             }
         }
@@ -166,7 +166,7 @@ final class ChangeApplier {
 
     // MARK: - Working set access
 
-    /// The current state of `id` (A1, A4): working set, else a staged insert, else the store.
+    /// The current state of `id` (CA1, CA4): working set, else a staged insert, else the store.
     func record(_ id: ObjectID) throws -> Record? {
         if isDeleting(id) { return nil }
         if let r = records[id] { return r }
@@ -192,7 +192,7 @@ final class ChangeApplier {
         return r
     }
 
-    /// The current list of a to-many relationship (A2).
+    /// The current list of a to-many relationship (CA2).
     func list(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout) throws -> [ObjectID] {
         let key = RelationshipKey(object: id, relationship: r.name)
         if let l = lists[key] { return l }
@@ -202,7 +202,7 @@ final class ChangeApplier {
         return l
     }
 
-    /// Adds `member` to a to-many list in place, once (A2): an unordered list stays sorted by
+    /// Adds `member` to a to-many list in place, once (CA2): an unordered list stays sorted by
     /// primary key (members share one inheritance root, so keys are unique), an ordered one gets
     /// it at the end. In place, so a bulk insert that links many objects to one owner costs a
     /// binary search per link, not a copy and sort of the owner's whole list.
@@ -226,7 +226,7 @@ final class ChangeApplier {
         markUpdated(id)
     }
 
-    /// Whether `id` is being deleted (A4); free when nothing is.
+    /// Whether `id` is being deleted (CA4); free when nothing is.
     @inline(__always) func isDeleting(_ id: ObjectID) -> Bool {
         !deleting.isEmpty && deleting.contains(id)
     }

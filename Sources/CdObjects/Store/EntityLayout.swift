@@ -5,13 +5,13 @@
 // in the model.
 //
 // Invariants:
-//  L1. Codes and slots depend only on the model's stored shape: entity code = position of the
-//      name among all entity names sorted by UTF-8 bytes; attribute slot = position among the
-//      entity's stored (non-transient) attributes, inherited included, sorted by name; to-one
-//      slot = attribute count + position among stored to-one relationships sorted by name.
-//      Two models with the same version hash therefore read each other's records.
-//  L2. Every object of the entity has exactly one entry in each index of `indexes`, nil values
-//      included (nil sorts first), so an index scan over all keys visits every object.
+//  EL1. Codes and slots depend only on the model's stored shape: entity code = position of the
+//       name among all entity names sorted by UTF-8 bytes; attribute slot = position among the
+//       entity's stored (non-transient) attributes, inherited included, sorted by name; to-one
+//       slot = attribute count + position among stored to-one relationships sorted by name.
+//       Two models with the same version hash therefore read each other's records.
+//  EL2. Every object of the entity has exactly one entry in each index of `indexes`, nil values
+//       included (nil sorts first), so an index scan over all keys visits every object.
 
 /// One column of an index key.
 struct IndexColumn: Sendable {
@@ -48,10 +48,10 @@ struct IndexLayout: Sendable {
     let columns: [IndexColumn]
 }
 
-/// The stored layout of one entity (see L1, L2). Immutable after init.
+/// The stored layout of one entity (see EL1, EL2). Immutable after init.
 final class EntityLayout: Sendable {
     let name: String
-    /// Numeric code stored in records (L1).
+    /// Numeric code stored in records (EL1).
     let code: Int
     let isAbstract: Bool
     /// The root of the inheritance hierarchy: all its objects share one record tree.
@@ -77,7 +77,7 @@ final class EntityLayout: Sendable {
     let transients: Set<String>
     /// The entity and all its sub-entities.
     let kinds: Set<String>
-    /// Indexes covering this entity, resolved to its slots (L2).
+    /// Indexes covering this entity, resolved to its slots (EL2).
     let indexes: [IndexLayout]
 
     init(name: String, code: Int, model: ObjectModel, definitions: [IndexDefinition]) {

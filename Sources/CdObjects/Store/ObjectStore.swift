@@ -6,11 +6,11 @@
 // inheritance root.
 //
 // Invariants:
-//  S1. `nextKeys[root]` ≥ the stored next key of the root, and every key handed out by
-//      `newObjectIDs` is below `nextKeys[root]`: keys are never handed out twice, even across
-//      reopenings, because each apply stores max(stored, counter, largest inserted + 1).
-//  S2. The stored model's version hash equals `model.versionHash` (checked at open), so the
-//      layout computed from `model` reads every stored record (L1).
+//  OS1. `nextKeys[root]` ≥ the stored next key of the root, and every key handed out by
+//       `newObjectIDs` is below `nextKeys[root]`: keys are never handed out twice, even across
+//       reopenings, because each apply stores max(stored, counter, largest inserted + 1).
+//  OS2. The stored model's version hash equals `model.versionHash` (checked at open), so the
+//       layout computed from `model` reads every stored record (EL1).
 
 import CdStore
 import Foundation
@@ -29,7 +29,7 @@ public final class ObjectStore: @unchecked Sendable {
     /// The engine store underneath.
     public let engine: Store
     let layout: StoreLayout
-    private let counterLock = NSLock()
+    private let counterLock = Lock()
     private var nextKeys: [String: Int64]
 
     private init(model: ObjectModel, engine: Store, layout: StoreLayout, nextKeys: [String: Int64]) {
@@ -77,7 +77,7 @@ public final class ObjectStore: @unchecked Sendable {
                 try engine.write { tx in
                     let meta = try tx.openOrCreateTree(StoreLayout.metaTree)
                     var format: [UInt8] = []
-                    format.appendU64LE(UInt64(StoreLayout.formatVersion))
+                    format.appendLE(UInt64(StoreLayout.formatVersion))
                     try meta.put(StoreLayout.metaFormatKey, Array(format.prefix(4)))
                     try meta.put(StoreLayout.metaModelKey, Array(json))
                     try meta.put(StoreLayout.metaHashKey, Array(hash.utf8))
@@ -101,7 +101,7 @@ public final class ObjectStore: @unchecked Sendable {
     }
 
     /// New permanent IDs for `count` objects of `entity` (a concrete, non-abstract entity).
-    /// Thread-safe; never hands out a key twice, even for objects that are never saved (S1).
+    /// Thread-safe; never hands out a key twice, even for objects that are never saved (OS1).
     ///
     /// ```swift
     /// let ids = try store.newObjectIDs(entity: "Employee", count: 100)

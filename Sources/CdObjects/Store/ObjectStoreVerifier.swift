@@ -2,14 +2,14 @@
 // trees this layer writes. Run over any engine transaction of a store written by ObjectStore.
 //
 // Checks, in order (each problem names entity, object, tree and key where it has them):
-//   V1. `cd.meta` holds a format version this code reads, a model that decodes, and its hash.
-//   V2. Every record decodes against its entity, lives in its hierarchy's tree, is of a concrete
-//       entity, and has every required attribute.
-//   V3. Every index entry matches a record and every record has its index entries (L2).
-//   V4. No two objects share the values of a uniqueness constraint (nil columns exempt).
-//   V5. To-one targets and to-many entries point at existing objects of the destination entity,
-//       and inverses agree both ways.
-// Dangling references left by a No Action delete rule are reported under V5: they are what
+//   OV1. `cd.meta` holds a format version this code reads, a model that decodes, and its hash.
+//   OV2. Every record decodes against its entity, lives in its hierarchy's tree, is of a concrete
+//        entity, and has every required attribute.
+//   OV3. Every index entry matches a record and every record has its index entries (EL2).
+//   OV4. No two objects share the values of a uniqueness constraint (nil columns exempt).
+//   OV5. To-one targets and to-many entries point at existing objects of the destination entity,
+//        and inverses agree both ways.
+// Dangling references left by a No Action delete rule are reported under OV5: they are what
 // Core Data leaves too, but they are worth knowing about.
 
 import CdStore
@@ -45,7 +45,7 @@ public struct ObjectStoreProblem: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Checks the object-level structure of a store (V1–V5).
+/// Checks the object-level structure of a store (OV1–OV5).
 ///
 /// ```swift
 /// let problems = try store.read { tx in try ObjectStoreVerifier().verify(tx) }
@@ -63,7 +63,7 @@ public struct ObjectStoreVerifier: Sendable {
     public func verify(_ tx: Transaction) throws -> [ObjectStoreProblem] {
         var problems: [ObjectStoreProblem] = []
         func report(_ p: ObjectStoreProblem) { if problems.count < maxProblems { problems.append(p) } }
-        // V1
+        // OV1
         let metaName = StoreLayout.metaTree
         guard let meta = try tx.tree(metaName) else {
             return [ObjectStoreProblem(tree: metaName, message: "the meta tree is missing: not an object store")]
@@ -87,7 +87,7 @@ public struct ObjectStoreVerifier: Sendable {
         let layout = StoreLayout(model: model)
         let stored = StoredObjects(tx: tx, layout: layout)
 
-        // V2: records, and the index entries they imply.
+        // OV2: records, and the index entries they imply.
         var records: [String: [Int64: Record]] = [:]
         var expected: [String: Set<[UInt8]>] = [:]
         for root in layout.roots {
@@ -99,7 +99,7 @@ public struct ObjectStoreVerifier: Sendable {
                         report(ObjectStoreProblem(entity: root, tree: name, key: key, message: "record key is \(key.count) bytes, not 8"))
                         return true
                     }
-                    let pk = Int64(bitPattern: readU64BE(key, at: 0))
+                    let pk = Int64(bitPattern: key.readBE(UInt64.self, at: 0))
                     let rec: Record
                     do { rec = try RecordCodec.decode(value, layout: layout) } catch {
                         report(ObjectStoreProblem(entity: root, tree: name, key: key, message: "record \(pk) does not decode: \(error)"))
@@ -131,7 +131,7 @@ public struct ObjectStoreVerifier: Sendable {
             return r
         }
 
-        // V3, V4
+        // OV3, OV4
         for d in layout.indexDefinitions {
             var missing = expected[d.tree] ?? []
             var previous: (prefix: [UInt8], id: ObjectID, record: Record)?
@@ -141,7 +141,7 @@ public struct ObjectStoreVerifier: Sendable {
                         report(ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "index key too short"))
                         return true
                     }
-                    let pk = Int64(bitPattern: readU64BE(key, at: key.count - 8))
+                    let pk = Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8))
                     guard missing.remove(key) != nil else {
                         report(ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "index entry for primary key \(pk) matches no record"))
                         return true
@@ -160,12 +160,12 @@ public struct ObjectStoreVerifier: Sendable {
                 }
             }
             for key in missing.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                let pk = Int64(bitPattern: readU64BE(key, at: key.count - 8))
+                let pk = Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8))
                 report(ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "record \(pk) has no entry in index \(d.label)"))
             }
         }
 
-        // V5: to-one side.
+        // OV5: to-one side.
         for root in layout.roots {
             for (pk, rec) in records[root] ?? [:] {
                 let id = ObjectID(entity: rec.entity.name, primaryKey: pk)
@@ -191,7 +191,7 @@ public struct ObjectStoreVerifier: Sendable {
                 }
             }
         }
-        // V5: to-many trees.
+        // OV5: to-many trees.
         var seenTrees = Set<String>()
         for entity in layout.byCode {
             for r in entity.toManys {
@@ -203,7 +203,7 @@ public struct ObjectStoreVerifier: Sendable {
                         report(ObjectStoreProblem(entity: owner, tree: name, key: key, message: "relationship key is \(key.count) bytes"))
                         return true
                     }
-                    let spk = Int64(bitPattern: readU64BE(key, at: 0))
+                    let spk = Int64(bitPattern: key.readBE(UInt64.self, at: 0))
                     let target: ObjectID
                     do { target = try stored.decodeRelationshipEntry(key: key, value: value, ordered: r.isOrdered, tree: t) } catch {
                         report(ObjectStoreProblem(entity: owner, tree: name, key: key, message: "\(error)"))

@@ -23,7 +23,7 @@ final class StoreLayout: Sendable {
 
     let model: ObjectModel
     let entities: [String: EntityLayout]
-    /// Layouts by code (L1).
+    /// Layouts by code (EL1).
     let byCode: [EntityLayout]
     /// Names of inheritance roots, sorted.
     let roots: [String]

@@ -83,7 +83,7 @@ final class StoredObjects {
             guard key.count == (ordered ? 12 : 16) else { throw RecordDecodingError("key of \(key.count) bytes") }
             let code = try r.varint()
             guard code < UInt64(layout.byCode.count) else { throw RecordDecodingError("unknown entity code \(code)") }
-            let pk = ordered ? Int64(bitPattern: try r.varint()) : Int64(bitPattern: readU64BE(key, at: 8))
+            let pk = ordered ? Int64(bitPattern: try r.varint()) : Int64(bitPattern: key.readBE(UInt64.self, at: 8))
             guard r.isAtEnd else { throw RecordDecodingError("trailing bytes") }
             return ObjectID(entity: layout.byCode[Int(code)].name, primaryKey: pk)
         } catch let error as RecordDecodingError {

@@ -24,6 +24,11 @@
 //  H1. A copy is valid iff its magic, CRC and version are right; a valid copy's fields are then
 //      checked against the file before use (directory inside the file, page size in range).
 //  H2. The data area starts at `dataStart` (8192); nothing but the two copies lives before it.
+//  H3. The checkpoint sequence is in 1...CommitSequence.limit and the commit sequence at most the
+//      limit, so that the `+ 1` of the next checkpoint or commit never wraps. A copy outside them
+//      is damaged (no store reaches 2^62 checkpoints or commits).
+//  H4. A copy whose commit sequence is 0 describes a store created but never formatted: no pages,
+//      no map chunks. With pages it is damaged: formatting it would overwrite a store.
 
 /// One copy of the page file's header.
 struct FileHeader: Equatable, Sendable {
@@ -72,6 +77,16 @@ struct FileHeader: Equatable, Sendable {
         case badChecksum
         case unsupportedVersion(UInt32)
         case badField(String)
+
+        /// The reason in words.
+        var text: String {
+            switch self {
+            case .badMagic: return "bad magic"
+            case .badChecksum: return "checksum mismatch"
+            case .unsupportedVersion(let v): return "format version \(v), expected \(FileHeader.formatVersion)"
+            case .badField(let field): return "invalid \(field)"
+            }
+        }
     }
 
     /// Decodes one copy (H1). The bytes must be at least `size` long.
@@ -101,6 +116,15 @@ struct FileHeader: Equatable, Sendable {
                 return .failure(.badField("chunk count \(h.chunkCount) for \(h.pageCount) pages"))
             }
             guard h.dataEnd >= dataStart else { return .failure(.badField("data end \(h.dataEnd)")) }
+            guard h.checkpointSequence >= 1, h.checkpointSequence <= CommitSequence.limit.rawValue else {
+                return .failure(.badField("checkpoint sequence \(h.checkpointSequence)"))
+            }
+            guard h.commitSequence <= CommitSequence.limit else {
+                return .failure(.badField("commit sequence \(h.commitSequence)"))
+            }
+            guard h.commitSequence != CommitSequence(0) || (h.pageCount == 0 && h.chunkCount == 0) else {
+                return .failure(.badField("commit sequence 0 with \(h.pageCount) pages"))
+            }
             return .success(h)
         }
     }

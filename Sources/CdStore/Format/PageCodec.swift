@@ -1,7 +1,8 @@
 import CZlib
 
 // zlib raw-deflate compression of page images. One `PageCompressor` belongs to the writer (a
-// reused deflate stream: allocating one per call halves throughput, notes §6.2); inflate streams
+// reused deflate stream: on 4 KiB pages, `compress2()` per call runs at about half the speed of
+// a stream kept and reset with `deflateReset`, 30 against 56–69 MB/s at level 1); inflate streams
 // are pooled for concurrent readers.
 //
 // Invariants:

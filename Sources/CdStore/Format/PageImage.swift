@@ -14,10 +14,10 @@
 //       24    N stored bytes: the page itself (codec 0, N = page size) or its deflate stream
 //
 // Invariants:
-//  I1. 0 < N ≤ page size; a raw image has N = page size exactly.
-//  I2. The stored bytes decode to exactly one page whose byte 0 equals the header's type (Z1).
-//  I3. The page number and commit in the header are the ones the reference (map entry or WAL
-//      frame) expects: a misdirected or stale write is caught even though its CRC is good.
+//  PI1. 0 < N ≤ page size; a raw image has N = page size exactly.
+//  PI2. The stored bytes decode to exactly one page whose byte 0 equals the header's type (Z1).
+//  PI3. The page number and commit in the header are the ones the reference (map entry or WAL
+//       frame) expects: a misdirected or stale write is caught even though its CRC is good.
 
 /// Encodes and decodes page images.
 enum PageImage {
@@ -62,7 +62,7 @@ enum PageImage {
     }
 
     /// Checks an image completely and decodes it into a fresh page buffer, or returns why it is
-    /// damaged (I1–I3). `expected` is the page number the caller followed a reference to.
+    /// damaged (PI1–PI3). `expected` is the page number the caller followed a reference to.
     static func decode(_ image: UnsafeRawBufferPointer, expected: PageNumber, expectedCommit: CommitSequence?,
                        pageSize: Int, pool: PageDecompressorPool) -> Result<PageBuffer, DamageReport> {
         guard image.count >= headerSize else { return .failure("image of \(image.count) bytes is shorter than its header") }

@@ -19,6 +19,12 @@ public struct CommitSequence: RawRepresentable, Hashable, Comparable, Sendable, 
     public init(_ value: UInt64) { self.rawValue = value }
 
     public static func < (lhs: CommitSequence, rhs: CommitSequence) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The highest sequence a store uses (2^62), for commits and checkpoints alike. A store that
+    /// commits once a nanosecond reaches it after 146 years; a file that claims more is damaged,
+    /// and checking against it keeps every `+ 1` on a sequence read from the file from wrapping.
+    public static let limit = CommitSequence(1 << 62)
+
     public var next: CommitSequence { CommitSequence(rawValue &+ 1) }
     public var description: String { "\(rawValue)" }
 }

@@ -1,12 +1,12 @@
 // A `StoreFileSystem` held in memory, for fast tests and throwaway stores. All state lives in one
 // `InMemoryVolume` behind one `LockedState` (a pthread mutex); every call takes the lock for its whole duration, so each
-// operation is atomic with respect to every other (which also makes F3 trivially true: nothing is
+// operation is atomic with respect to every other (which also makes FS3 trivially true: nothing is
 // ever lost, there is no power to lose — use `FaultInjectingFileSystem` for that).
 
 /// A file system whose files are byte arrays in memory.
 ///
 /// Paths are plain keys: there are no directories, and `"a/b"` and `"./a/b"` are different files.
-/// Locks follow F4 per handle, like `flock`: two handles on one path conflict even in one thread.
+/// Locks follow FS4 per handle, like `flock`: two handles on one path conflict even in one thread.
 /// Safe to use from any number of threads; each call is atomic.
 ///
 /// ```swift

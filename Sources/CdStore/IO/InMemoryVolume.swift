@@ -3,15 +3,15 @@
 //
 // A plain value type with no locking of its own: its owner keeps it inside a `LockedState` and calls it
 // only while holding that lock. Errors use the POSIX call names of `POSIXFile`, so tests expect
-// the same `StoreError.io` from every implementation (F5).
+// the same `StoreError.io` from every implementation (FS5).
 //
 // Invariants:
-//  V1. Every path in `entries` names a node in `nodes`.
-//  V2. A node lives while a path names it or a handle has it open (`openHandles > 0`); then it is
-//      deleted, like an unlinked inode whose last descriptor is closed.
-//  V3. A handle's `lock` conflicts with no other handle's lock on the same node: at most one
-//      handle holds `.exclusive`, and then no other handle holds anything (F4).
-//  V4. No node holds more than `maximumFileSize` bytes; larger offsets fail with EFBIG.
+//  MV1. Every path in `entries` names a node in `nodes`.
+//  MV2. A node lives while a path names it or a handle has it open (`openHandles > 0`); then it is
+//       deleted, like an unlinked inode whose last descriptor is closed.
+//  MV3. A handle's `lock` conflicts with no other handle's lock on the same node: at most one
+//       handle holds `.exclusive`, and then no other handle holds anything (FS4).
+//  MV4. No node holds more than `maximumFileSize` bytes; larger offsets fail with EFBIG.
 
 #if canImport(Glibc)
 import Glibc
@@ -19,33 +19,33 @@ import Glibc
 import Darwin
 #endif
 
-struct InMemoryVolume {
-    typealias NodeID = Int
-    typealias HandleID = Int
+package struct InMemoryVolume {
+    package typealias NodeID = Int
+    package typealias HandleID = Int
 
-    /// The largest file the in-memory stores accept (V4): big enough for any test, small enough
+    /// The largest file the in-memory stores accept (MV4): big enough for any test, small enough
     /// that a wild offset fails instead of allocating terabytes.
-    static let maximumFileSize: UInt64 = 1 << 32
+    package static let maximumFileSize: UInt64 = 1 << 32
 
-    struct Node {
-        var data: [UInt8] = []
-        var openHandles = 0
+    package struct Node {
+        package var data: [UInt8] = []
+        package var openHandles = 0
     }
 
-    struct Handle {
-        let node: NodeID
-        let path: String
-        let writable: Bool
-        var lock: FileLockKind?
+    package struct Handle {
+        package let node: NodeID
+        package let path: String
+        package let writable: Bool
+        package var lock: FileLockKind?
     }
 
-    private(set) var entries: [String: NodeID] = [:]
-    private(set) var nodes: [NodeID: Node] = [:]
+    package private(set) var entries: [String: NodeID] = [:]
+    package private(set) var nodes: [NodeID: Node] = [:]
     private var handles: [HandleID: Handle] = [:]
     private var nextNode: NodeID = 1
     private var nextHandle: HandleID = 1
 
-    init(files: [String: [UInt8]] = [:]) {
+    package init(files: [String: [UInt8]] = [:]) {
         for (path, data) in files {
             let node = newNode()
             nodes[node]?.data = data
@@ -56,7 +56,7 @@ struct InMemoryVolume {
     // MARK: - Namespace
 
     /// Opens `path` and returns the new handle, its node and whether the file was created.
-    mutating func open(_ path: String, mode: FileOpenMode) throws -> (handle: HandleID, node: NodeID, created: Bool) {
+    package mutating func open(_ path: String, mode: FileOpenMode) throws -> (handle: HandleID, node: NodeID, created: Bool) {
         var created = false
         let node: NodeID
         if let existing = entries[path] {
@@ -76,28 +76,28 @@ struct InMemoryVolume {
         return (handle, node, created)
     }
 
-    func exists(_ path: String) -> Bool { entries[path] != nil }
+    package func exists(_ path: String) -> Bool { entries[path] != nil }
 
-    /// Unlinks `path`; open handles keep the node (V2). Returns the node that was unlinked.
+    /// Unlinks `path`; open handles keep the node (MV2). Returns the node that was unlinked.
     @discardableResult
-    mutating func remove(_ path: String) -> NodeID? {
+    package mutating func remove(_ path: String) -> NodeID? {
         guard let node = entries.removeValue(forKey: path) else { return nil }
         releaseIfUnused(node)
         return node
     }
 
     /// The bytes of the file at `path`, or nil when there is none.
-    func contents(of path: String) -> [UInt8]? {
+    package func contents(of path: String) -> [UInt8]? {
         entries[path].flatMap { nodes[$0]?.data }
     }
 
-    func contents(ofNode node: NodeID) -> [UInt8] { nodes[node]?.data ?? [] }
+    package func contents(ofNode node: NodeID) -> [UInt8] { nodes[node]?.data ?? [] }
 
-    func node(ofHandle handle: HandleID) -> NodeID? { handles[handle]?.node }
+    package func node(ofHandle handle: HandleID) -> NodeID? { handles[handle]?.node }
 
     // MARK: - Handles
 
-    func read(_ handle: HandleID, path: String, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
+    package func read(_ handle: HandleID, path: String, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
         let node = try openHandle(handle, path, "pread").node
         let data = nodes[node]!.data
         guard offset < UInt64(data.count), buffer.count > 0 else { return 0 }
@@ -109,14 +109,14 @@ struct InMemoryVolume {
         return count
     }
 
-    mutating func write(_ handle: HandleID, path: String, _ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws {
+    package mutating func write(_ handle: HandleID, path: String, _ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws {
         let open = try openHandle(handle, path, "pwrite")
         guard open.writable else { throw StoreError.io(operation: "pwrite", path: open.path, errno: EBADF) }
         guard bytes.count > 0 else { return }
         let end = try checkedEnd(offset, bytes.count, open.path, "pwrite")
         let start = Int(offset)
         if nodes[open.node]!.data.count < end {
-            // A gap between the old end and `offset` reads as zeros (F2).
+            // A gap between the old end and `offset` reads as zeros (FS2).
             nodes[open.node]!.data.append(contentsOf: repeatElement(0, count: end - nodes[open.node]!.data.count))
         }
         nodes[open.node]!.data.withUnsafeMutableBytes { target in
@@ -124,11 +124,11 @@ struct InMemoryVolume {
         }
     }
 
-    func size(_ handle: HandleID, path: String) throws -> UInt64 {
+    package func size(_ handle: HandleID, path: String) throws -> UInt64 {
         UInt64(nodes[try openHandle(handle, path, "fstat").node]!.data.count)
     }
 
-    mutating func truncate(_ handle: HandleID, path: String, to size: UInt64) throws {
+    package mutating func truncate(_ handle: HandleID, path: String, to size: UInt64) throws {
         let open = try openHandle(handle, path, "ftruncate")
         // ftruncate on a descriptor not open for writing fails with EINVAL on Linux.
         guard open.writable else { throw StoreError.io(operation: "ftruncate", path: open.path, errno: EINVAL) }
@@ -141,9 +141,9 @@ struct InMemoryVolume {
         }
     }
 
-    /// Takes `kind` for `handle` or throws `StoreError.locked` (F4, keeps V3). Like Linux `flock`,
+    /// Takes `kind` for `handle` or throws `StoreError.locked` (FS4, keeps MV3). Like Linux `flock`,
     /// converting a held lock first drops it, so a failed conversion leaves no lock.
-    mutating func lock(_ handle: HandleID, path: String, _ kind: FileLockKind) throws {
+    package mutating func lock(_ handle: HandleID, path: String, _ kind: FileLockKind) throws {
         let open = try openHandle(handle, path, "flock")
         if open.lock == kind { return }
         handles[handle]!.lock = nil
@@ -155,8 +155,8 @@ struct InMemoryVolume {
         handles[handle]!.lock = kind
     }
 
-    /// Releases the handle and its lock; the node goes when nothing refers to it any more (V2).
-    mutating func close(_ handle: HandleID, path: String) throws {
+    /// Releases the handle and its lock; the node goes when nothing refers to it any more (MV2).
+    package mutating func close(_ handle: HandleID, path: String) throws {
         let open = try openHandle(handle, path, "close")
         handles[handle] = nil
         nodes[open.node]!.openHandles -= 1
@@ -164,7 +164,7 @@ struct InMemoryVolume {
     }
 
     /// Throws EBADF named `operation` when the handle is closed (a sync has nothing else to check).
-    func checkOpen(_ handle: HandleID, path: String, _ operation: String) throws {
+    package func checkOpen(_ handle: HandleID, path: String, _ operation: String) throws {
         _ = try openHandle(handle, path, operation)
     }
 

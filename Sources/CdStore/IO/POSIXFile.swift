@@ -3,11 +3,11 @@
 // the number for an unrelated file, and the read would land there.
 //
 // Invariants (kept by `withDescriptor` and `close`):
-//  P1. Once `close()` has been called, no new call starts on the descriptor; each fails with EBADF.
-//  P2. The descriptor is closed exactly once, when `close()` has been called and no call is inside
-//      a system call on it (`users == 0`), so a number is never used after the kernel reuses it.
-//  P3. Short reads and writes are looped: `read` stops early only at end of file (F1), `write`
-//      writes everything or throws (F2).
+//  PF1. Once `close()` has been called, no new call starts on the descriptor; each fails with EBADF.
+//  PF2. The descriptor is closed exactly once, when `close()` has been called and no call is inside
+//       a system call on it (`users == 0`), so a number is never used after the kernel reuses it.
+//  PF3. Short reads and writes are looped: `read` stops early only at end of file (FS1), `write`
+//       writes everything or throws (FS2).
 
 import SystemPackage
 
@@ -21,7 +21,7 @@ import Darwin
 ///
 /// Safe to use from several threads at once: reads and writes at different offsets run in
 /// parallel; `close()` waits for nothing but makes every later call fail with `EBADF`, and the
-/// descriptor is released when the last call in flight returns (P1, P2).
+/// descriptor is released when the last call in flight returns (PF1, PF2).
 ///
 /// ```swift
 /// let file = try POSIXFileSystem().open(path, mode: .readOnly)
@@ -60,7 +60,7 @@ public final class POSIXFile: StoreFile {
     // MARK: - StoreFile
 
     /// Reads up to `buffer.count` bytes at `offset`, looping over short `pread`s; returns fewer
-    /// only at end of file (F1, P3).
+    /// only at end of file (FS1, PF3).
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
         try withDescriptor("pread") { descriptor in
             let start = try checkedOffset(offset, count: buffer.count)
@@ -76,7 +76,7 @@ public final class POSIXFile: StoreFile {
         }
     }
 
-    /// Writes all of `bytes` at `offset`, looping over short `pwrite`s (F2, P3).
+    /// Writes all of `bytes` at `offset`, looping over short `pwrite`s (FS2, PF3).
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws {
         try withDescriptor("pwrite") { descriptor in
             let start = try checkedOffset(offset, count: bytes.count)
@@ -93,7 +93,7 @@ public final class POSIXFile: StoreFile {
         }
     }
 
-    /// `fdatasync`: the data and the size of the file are durable when it returns (F3).
+    /// `fdatasync`: the data and the size of the file are durable when it returns (FS3).
     public func sync() throws {
         try withDescriptor("fdatasync") { descriptor in
             #if canImport(Darwin)
@@ -122,7 +122,7 @@ public final class POSIXFile: StoreFile {
     }
 
     /// `flock(LOCK_SH|LOCK_NB)` or `flock(LOCK_EX|LOCK_NB)`; a conflict throws
-    /// `StoreError.locked(path:)` (F4). Converting a held lock follows Linux: if the new lock
+    /// `StoreError.locked(path:)` (FS4). Converting a held lock follows Linux: if the new lock
     /// conflicts, the old one is gone too.
     public func lock(_ kind: FileLockKind) throws {
         let operation = (kind == .exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
@@ -142,7 +142,7 @@ public final class POSIXFile: StoreFile {
                 throw StoreError.io(operation: "close", path: path, errno: EBADF)
             }
             state.closeRequested = true
-            guard state.users == 0 else { return nil }   // the last user closes it (P2)
+            guard state.users == 0 else { return nil }   // the last user closes it (PF2)
             defer { state.descriptor = nil }
             return state.descriptor
         }
@@ -158,8 +158,8 @@ public final class POSIXFile: StoreFile {
     // MARK: - Descriptor lifetime
 
     /// Runs `body` with the descriptor, counted as a user so that `close()` cannot release the
-    /// number under it (P1, P2). Maps an `Errno` thrown by `body` to `StoreError.io` named
-    /// `operation` (F5).
+    /// number under it (PF1, PF2). Maps an `Errno` thrown by `body` to `StoreError.io` named
+    /// `operation` (FS5).
     @discardableResult
     private func withDescriptor<R>(_ operation: String, _ body: (FileDescriptor) throws -> R) throws -> R {
         let descriptor: FileDescriptor = try state.withLock { state in

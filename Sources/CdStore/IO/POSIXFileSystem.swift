@@ -2,11 +2,13 @@
 //
 // Every system call goes through `retryingInterrupts` / `posixFailure` so that EINTR is retried in
 // one place and every failure becomes `StoreError.io(operation:path:errno:)` with the name of the
-// call (F5). The names are shared with the in-memory and fault-injecting file systems, so a test
+// call (FS5). The names are shared with the in-memory and fault-injecting file systems, so a test
 // can expect the same error from all three.
 //
-// Durability (notes §5.2): creating or removing a file changes its parent directory; the change
-// survives power loss only after `syncDirectory(containing:)`, which fsyncs the directory.
+// Durability: creating or removing a file changes its parent directory; the change survives
+// power loss only after `syncDirectory(containing:)`, which fsyncs the directory (Linux's rule
+// for a new file is create, write, fsync the file, fsync the parent directory; an unlink or
+// truncate that acts as a commit point is durable only after the directory's fsync too).
 
 import SystemPackage
 
@@ -20,7 +22,7 @@ import Darwin
 ///
 /// Files are opened with `O_CLOEXEC` and created with mode `0644`. `lock(_:)` uses `flock`, whose
 /// locks belong to the open file description: a second `open` of the same path in the same process
-/// gets its own lock and conflicts with the first (F4).
+/// gets its own lock and conflicts with the first (FS4).
 ///
 /// ```swift
 /// let fs = POSIXFileSystem()
@@ -82,7 +84,8 @@ public struct POSIXFileSystem: StoreFileSystem {
     }
 
     /// Opens the directory that contains `path` read-only and fsyncs it, so that files created or
-    /// removed there survive power loss (notes §5.2 rules 1 and 4).
+    /// removed there survive power loss (a new file's name, and an unlink, are durable only once
+    /// the parent directory is fsynced).
     ///
     /// Errors name the directory: `open` when it cannot be opened, `fsync` when the sync fails.
     public func syncDirectory(containing path: String) throws {
@@ -103,7 +106,7 @@ public struct POSIXFileSystem: StoreFileSystem {
     }
 
     /// The directory part of `path`: `"."` for a bare name, `"/"` for a file at the root.
-    static func parentDirectory(of path: String) -> String {
+    package static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let directory = path[..<slash]
         return directory.isEmpty ? "/" : String(directory)

@@ -1,14 +1,16 @@
-// All engine I/O goes through these two protocols (STYLE §7): the POSIX implementation for real
-// files, an in-memory one for fast tests, and a fault-injecting one that can fail any call, cut a
-// write short, tear a write and, on "power loss", drop everything that was not synced.
+// All engine I/O goes through these two protocols, so that one small seam can be traced and
+// broken on demand: the POSIX implementation for real files, an in-memory one for fast tests
+// and in-memory stores, and (in the test-only target CdStoreTesting) a fault-injecting one that
+// can fail any call, cut a write short, tear a write and, on "power loss", drop everything that
+// was not synced.
 //
 // Contract every implementation keeps:
-//  F1. `read` returns the number of bytes read; fewer than asked only at end of file.
-//  F2. `write` writes all bytes or throws; it may extend the file (a gap reads as zeros).
-//  F3. After `sync` returns, every earlier `write` and `truncate` of that file survives power loss.
-//  F4. `lock` is advisory and per handle: a second handle on the same path — in this process or
-//      another — cannot take a conflicting lock and gets `StoreError.locked`.
-//  F5. Errors are `StoreError.io` carrying the operation, the path and the errno.
+//  FS1. `read` returns the number of bytes read; fewer than asked only at end of file.
+//  FS2. `write` writes all bytes or throws; it may extend the file (a gap reads as zeros).
+//  FS3. After `sync` returns, every earlier `write` and `truncate` of that file survives power loss.
+//  FS4. `lock` is advisory and per handle: a second handle on the same path — in this process or
+//       another — cannot take a conflicting lock and gets `StoreError.locked`.
+//  FS5. Errors are `StoreError.io` carrying the operation, the path and the errno.
 
 /// How a file is opened.
 public enum FileOpenMode: Sendable, Equatable {
@@ -32,17 +34,17 @@ public enum FileLockKind: Sendable, Equatable {
 public protocol StoreFile: AnyObject, Sendable {
     /// The path this file was opened at (for error messages).
     var path: String { get }
-    /// Reads up to `buffer.count` bytes at `offset`; returns how many were read (F1).
+    /// Reads up to `buffer.count` bytes at `offset`; returns how many were read (FS1).
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int
-    /// Writes all of `bytes` at `offset` (F2).
+    /// Writes all of `bytes` at `offset` (FS2).
     func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws
-    /// Makes every earlier write durable (F3).
+    /// Makes every earlier write durable (FS3).
     func sync() throws
     /// The current size in bytes.
     func size() throws -> UInt64
     /// Cuts or extends the file to `size` bytes.
     func truncate(to size: UInt64) throws
-    /// Takes an advisory lock without waiting, or throws `StoreError.locked` (F4).
+    /// Takes an advisory lock without waiting, or throws `StoreError.locked` (FS4).
     func lock(_ kind: FileLockKind) throws
     /// Releases the lock and the handle. Further calls fail.
     func close() throws
@@ -87,7 +89,7 @@ import Darwin
 
 extension StoreFile {
     /// Takes `kind`, waiting up to `seconds` while another handle holds a conflicting lock, then
-    /// throws `StoreError.locked` (F4). The short wait covers a lock that outlives its holder for
+    /// throws `StoreError.locked` (FS4). The short wait covers a lock that outlives its holder for
     /// an instant: a process that spawns a child (posix_spawn) lends it copies of its open
     /// descriptors until the child's exec closes them, and with them the `flock` of a store the
     /// parent has just closed. A real second opener still gets `locked`, only that much later.

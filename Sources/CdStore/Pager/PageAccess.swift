@@ -5,7 +5,7 @@
 public protocol PageSource: AnyObject {
     /// The logical page size in bytes.
     var pageSize: Int { get }
-    /// The page's bytes as of this snapshot. The buffer must not be written (B2).
+    /// The page's bytes as of this snapshot. The buffer must not be written (PB2).
     /// Throws `StoreError.corruption` when the page is missing or damaged.
     func page(_ number: PageNumber) throws -> PageBuffer
 }

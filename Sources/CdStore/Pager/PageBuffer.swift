@@ -1,13 +1,13 @@
 // A decompressed logical page in memory.
 //
 // Invariants:
-//  B1. `count` is the store's page size and never changes.
-//  B2. A buffer handed to readers (from the page cache or a snapshot) is never written again;
-//      a writer that changes a page works on its own copy (see `PageSink.writablePage`).
+//  PB1. `count` is the store's page size and never changes.
+//  PB2. A buffer handed to readers (from the page cache or a snapshot) is never written again;
+//       a writer that changes a page works on its own copy (see `PageSink.writablePage`).
 
 /// One logical page's bytes, owned by this object and freed with it.
 public final class PageBuffer: @unchecked Sendable {
-    /// The page size in bytes (B1).
+    /// The page size in bytes (PB1).
     public let count: Int
     /// The first byte. Valid for `count` bytes while this object lives.
     public let base: UnsafeMutableRawPointer
@@ -37,7 +37,7 @@ public final class PageBuffer: @unchecked Sendable {
 
     /// The bytes, read-only.
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
-    /// The bytes, writable. Only the owner of a writable page may use this (B2).
+    /// The bytes, writable. Only the owner of a writable page may use this (PB2).
     public var mutableBytes: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(start: base, count: count) }
 
     /// The page type byte (byte 0), or nil when it is not a known type.

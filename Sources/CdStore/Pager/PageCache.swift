@@ -1,13 +1,13 @@
 // A bounded cache of decompressed pages shared by every transaction of a store.
 //
 // Invariants:
-//  C1. Entries are keyed by (page, commit that wrote the version). A version never changes, so an
-//      entry is never stale: snapshots at different commits share what they can and nothing needs
-//      invalidating when a commit or checkpoint happens.
-//  C2. At most `capacity` pages are held: `capacity` = budget / page size (at least 16). Eviction
-//      is CLOCK (second chance): a hit sets the slot's reference bit, the hand clears bits until it
-//      finds a slot without one.
-//  C3. Cached buffers are immutable (B2); writers copy before changing.
+//  PC1. Entries are keyed by (page, commit that wrote the version). A version never changes, so an
+//       entry is never stale: snapshots at different commits share what they can and nothing needs
+//       invalidating when a commit or checkpoint happens.
+//  PC2. At most `capacity` pages are held: `capacity` = budget / page size (at least 16). Eviction
+//       is CLOCK (second chance): a hit sets the slot's reference bit, the hand clears bits until it
+//       finds a slot without one.
+//  PC3. Cached buffers are immutable (PB2); writers copy before changing.
 
 /// The shared page cache of one store. Thread-safe.
 final class PageCache: @unchecked Sendable {
@@ -55,7 +55,7 @@ final class PageCache: @unchecked Sendable {
                 slots.append(Slot(key: key, buffer: buffer, referenced: false))
                 return
             }
-            while slots[hand].referenced {          // C2
+            while slots[hand].referenced {          // PC2
                 slots[hand].referenced = false
                 hand = (hand + 1) % slots.count
             }

@@ -4,13 +4,16 @@ import Glibc
 import Darwin
 #endif
 
-/// A mutual-exclusion lock over pthread_mutex; `withLock` is the only way in.
-final class Lock: @unchecked Sendable {
+/// A mutual-exclusion lock over pthread_mutex; `withLock` is the only way in. With
+/// `LockedState` (a value behind such a lock) it is the one lock primitive of every module of
+/// the package: the engine, the object store, Cadmium's contexts and objects, the tools and the
+/// tests.
+package final class Lock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    init() { pthread_mutex_init(mutex, nil) }
+    package init() { pthread_mutex_init(mutex, nil) }
     deinit { pthread_mutex_destroy(mutex); mutex.deallocate() }
     @inline(__always)
-    func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: () throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
@@ -61,22 +64,22 @@ final class WriterGate: @unchecked Sendable {
     }
 }
 
-/// A value behind a pthread mutex, with `Synchronization.Mutex`'s `withLock` shape. The file
-/// layers use it instead of `Mutex`, whose Linux implementation waits on a raw futex that
+/// A value behind a pthread mutex, with `Synchronization.Mutex`'s `withLock` shape. Every module
+/// uses it instead of `Mutex`, whose Linux implementation waits on a raw futex that
 /// ThreadSanitizer cannot see: every access under a `Mutex` is reported as a race
 /// ("Swift access race"), which would bury real reports from `make test-tsan`.
-final class LockedState<Value>: @unchecked Sendable {
+package final class LockedState<Value>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         pthread_mutex_init(mutex, nil)
     }
 
     deinit { pthread_mutex_destroy(mutex); mutex.deallocate() }
 
-    func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
+    package func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

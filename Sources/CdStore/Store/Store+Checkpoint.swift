@@ -55,6 +55,10 @@ extension Store {
         let bound = stateLock.withLock { min(committed, readers.keys.min() ?? committed) }
         var copied = 0
         if bound > header.commitSequence, let wal {
+            // FileHeader H3: the sequence read from the file is at most the limit; never wrap it.
+            guard header.checkpointSequence < CommitSequence.limit.rawValue else {
+                throw StoreError.invalidArgument("the store has reached its limit of \(CommitSequence.limit) checkpoints")
+            }
             if options.durability == .normal { try syncOrPoison(wal, what: "WAL") }
             let (changes, newCount) = stateLock.withLock {
                 (walIndex.latest(after: header.commitSequence, upTo: bound), walIndex.pageCount(atOrBefore: bound))

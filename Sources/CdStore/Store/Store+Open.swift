@@ -63,6 +63,8 @@ extension Store {
                 if !walIsClean {
                     _ = try store.checkpointLocked(resetLog: true, forceReset: true, keepLogFile: false)
                 }
+                // Commit 0 with no WAL commit is a store created but never formatted: its header
+                // has no pages and no map (FileHeader H4), so formatting overwrites nothing.
                 if store.committed == CommitSequence(0) { try store.formatNewStore() }
             }
             return store
@@ -91,90 +93,43 @@ extension Store {
         if durability != .off { try file.sync() }
     }
 
-    /// Picks the valid header copy with the higher checkpoint sequence (H1).
+    /// Picks the valid header copy with the higher checkpoint sequence (H1), through the one
+    /// structure reader the verifier uses too (PageFileStructure).
     static func readHeader(_ file: any StoreFile, size: UInt64) throws -> (FileHeader, Int) {
-        var best: (FileHeader, Int)?
-        var rejections: [FileHeader.Rejection] = []
-        for (slot, offset) in FileHeader.slotOffsets.enumerated() {
-            guard size >= offset + UInt64(FileHeader.size) else { rejections.append(.badMagic); continue }
-            let bytes = try file.readExactly(FileHeader.size, at: offset, location: .header(offset: offset))
-            switch FileHeader.decode(bytes) {
-            case .success(let h):
-                if best == nil || h.checkpointSequence > best!.0.checkpointSequence { best = (h, slot) }
-            case .failure(let why):
-                rejections.append(why)
-            }
+        let copies = try PageFileStructure.readHeaderCopies(file, fileSize: size)
+        guard let best = PageFileStructure.current(of: copies) else {
+            throw PageFileStructure.noUsableHeader(copies, path: file.path, fileSize: size)
         }
-        if let best { return best }
-        let path = file.path
-        for r in rejections { if case .unsupportedVersion(let v) = r {
-            throw StoreError.unsupportedFormatVersion(path: path, found: v, supported: FileHeader.formatVersion)
-        } }
-        if rejections.allSatisfy({ $0 == .badMagic }) {
-            throw StoreError.notAStore(path: path, detail: size < UInt64(FileHeader.size) ? "the file is only \(size) bytes" : "no Cadmium header magic")
-        }
-        throw StoreError.corruption(path: path, location: .header(offset: 0),
-                                    detail: "both header copies are damaged: \(rejections.map { "\($0)" }.joined(separator: "; "))")
+        return best
     }
 
     // MARK: - Page map
 
-    /// Reads and checks the directory and every map chunk. Every present entry must lie inside
-    /// the data area of the file and have a plausible length.
+    /// Reads and checks the directory and every map chunk, and every present entry (PageFileStructure
+    /// G1, G2): the first damage is thrown.
     static func loadPageMap(_ file: any StoreFile, header: FileHeader, fileSize: UInt64) throws -> ([MapEntry], [ChunkLocation]) {
         let path = file.path
-        func damaged(_ detail: String) -> StoreError {
-            StoreError.corruption(path: path, location: .pageMap(detail: detail), detail: detail)
+        func damaged(_ why: DamageReport) -> StoreError {
+            StoreError.corruption(path: path, location: .pageMap(detail: why.text), detail: why.text)
         }
-        let chunkCount = Int(header.chunkCount)
-        guard chunkCount > 0 else { return ([], []) }
-        // Every entry is stored in a chunk inside the file: a header claiming more pages than the
-        // file could map is damaged, and must not make us allocate for them.
-        let mapBytes = UInt64(header.pageCount) * UInt64(PageMapLayout.entrySize)
-            + UInt64(chunkCount) * UInt64(PageMapLayout.chunkHeaderSize)
-        guard mapBytes <= fileSize else {
-            throw damaged("\(header.pageCount) pages need \(mapBytes) bytes of map, more than the file's \(fileSize)")
-        }
-        let dirLength = PageMapLayout.directoryHeaderSize + chunkCount * PageMapLayout.directoryEntrySize
-        guard Int(header.directoryLength) == dirLength else { throw damaged("directory length \(header.directoryLength), expected \(dirLength)") }
-        guard header.directoryOffset >= FileHeader.dataStart, header.directoryOffset + UInt64(dirLength) <= fileSize else {
-            throw damaged("directory at \(header.directoryOffset) lies outside the file")
-        }
-        let dirBytes = try file.readExactly(dirLength, at: header.directoryOffset, location: .pageMap(detail: "directory"))
-        guard Checksum.crc32(dirBytes) == header.directoryCRC else { throw damaged("directory checksum mismatch") }
+        guard header.chunkCount > 0 else { return ([], []) }
+        if let why = PageFileStructure.checkMapSize(header, fileSize: fileSize) { throw damaged(why) }
         let chunks: [ChunkLocation]
-        switch PageMapLayout.decodeDirectory(dirBytes, chunkCount: chunkCount) {
+        switch try PageFileStructure.readDirectory(file, header: header, fileSize: fileSize) {
         case .success(let c): chunks = c
-        case .failure(let why): throw damaged(why.text)
+        case .failure(let why): throw damaged(why)
         }
-        let perChunk = Int(header.entriesPerChunk)
-        let pageCount = Int(header.pageCount)
         var map: [MapEntry] = []
-        map.reserveCapacity(pageCount)
-        let maxImage = UInt32(PageImage.maxImageSize(pageSize: Int(header.pageSize)))
+        map.reserveCapacity(Int(header.pageCount))
         for (i, c) in chunks.enumerated() {
-            let count = min(perChunk, pageCount - i * perChunk)
-            let expectedLength = PageMapLayout.chunkHeaderSize + count * PageMapLayout.entrySize
-            guard Int(c.length) == expectedLength else { throw damaged("chunk \(i) length \(c.length), expected \(expectedLength)") }
-            guard c.offset >= FileHeader.dataStart, c.offset + UInt64(c.length) <= fileSize else {
-                throw damaged("chunk \(i) at \(c.offset) lies outside the file")
-            }
-            let bytes = try file.readExactly(expectedLength, at: c.offset, location: .pageMap(detail: "chunk \(i)"))
-            guard Checksum.crc32(bytes) == c.crc else { throw damaged("chunk \(i) checksum mismatch") }
-            switch PageMapLayout.decodeChunk(bytes, index: UInt32(i), expectedCount: count) {
+            switch try PageFileStructure.readChunk(file, index: i, location: c, header: header, fileSize: fileSize) {
             case .success(let entries): map.append(contentsOf: entries)
-            case .failure(let why): throw damaged(why.text)
+            case .failure(let why): throw damaged(why)
             }
         }
         for (n, e) in map.enumerated() where e.isPresent {
-            guard n != 0 else { throw damaged("page 0 has an image") }
-            guard e.offset >= FileHeader.dataStart, e.offset + UInt64(e.length) <= fileSize else {
-                throw StoreError.corruption(path: path, location: .page(PageNumber(UInt32(n))),
-                                            detail: "image at offset \(e.offset) length \(e.length) lies outside the file of \(fileSize) bytes")
-            }
-            guard e.length > UInt32(PageImage.headerSize), e.length <= maxImage else {
-                throw StoreError.corruption(path: path, location: .page(PageNumber(UInt32(n))),
-                                            detail: "image length \(e.length) is out of range")
+            if let why = PageFileStructure.checkEntry(e, page: n, header: header, fileSize: fileSize) {
+                throw StoreError.corruption(path: path, location: .page(PageNumber(UInt32(n))), detail: why.text)
             }
         }
         return (map, chunks)
@@ -201,19 +156,11 @@ extension Store {
 
     // MARK: - WAL recovery
 
-    /// Indexes the WAL's complete commits that follow the page file's commit without a gap (X2, W1).
+    /// Indexes the WAL's complete commits that recovery applies (WALRecoveryPlan Y1, Y2).
     func indexRecoveredCommits(_ scan: WALScanResult) {
-        var next = header.commitSequence.next
-        var pageCount = header.pageCount
-        for c in scan.commits {
-            if c.commit < next { continue }           // already in the page file
-            if c.commit != next { break }             // a gap: nothing after it can be trusted
-            // Pages only come into being with an image in the commit that allocates them.
-            if UInt64(c.pageCount) > UInt64(pageCount) + UInt64(c.frames.count) { break }
-            pageCount = c.pageCount
+        for c in WALRecoveryPlan(scan: scan, after: header.commitSequence, pageCount: header.pageCount).commits {
             walIndex.add(commit: c.commit, frames: c.frames, pageCount: c.pageCount)
             committed = c.commit
-            next = c.commit.next
         }
     }
 

@@ -46,6 +46,12 @@ extension Store {
         if let firstError { throw firstError }
     }
 
+    /// Logical pages 1..<n exist at `commit` (the last commit, or one a reader holds): the page
+    /// count of its WAL commit record, else the page file header's.
+    func pageCount(at commit: CommitSequence) -> UInt32 {
+        fileLock.withReadLock { stateLock.withLock { walIndex.pageCount(atOrBefore: commit) ?? header.pageCount } }
+    }
+
     /// Counters describing the store now.
     public var statistics: StoreStatistics {
         let cacheStats = cache.statistics

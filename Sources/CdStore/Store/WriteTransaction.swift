@@ -8,6 +8,11 @@
 //      commit writes a tombstone for each (M2). A freed page allocated again leaves `freed`.
 //  R3. The commit writes frames for exactly the pages in `dirty` and `freed`, then the commit
 //      record; its bytes grow with the pages changed, never with the store.
+//  R4. The meta page's counters are checked before the writer trusts them: its page count
+//      against the store's (the header's or the last WAL commit record's, both bounded by the
+//      file), its commit against the snapshot, its free count against its page count at the
+//      start and against the free list at every allocation and free. A disagreement is
+//      corruption, never an allocation for a page count nobody wrote nor a wrapped counter.
 //  R5. A commit of at most `rawImagePageLimit` pages writes its images raw: a stream of small
 //      commits rewrites the same few pages, and compressing each version would cost a deflate per
 //      page per commit; the checkpoint compresses the one version it copies. Larger commits
@@ -44,6 +49,9 @@ public final class WriteTransaction: Transaction, PageSink {
                 case .failure(let why):
                     throw StoreError.corruption(path: store.path, location: .page(MetaPage.number), detail: why.text)
                 }
+                if let why = Self.disagreement(of: meta, snapshot: snapshot, pageCount: store.pageCount(at: snapshot)) {
+                    throw StoreError.corruption(path: store.path, location: .page(MetaPage.number), detail: why.text)
+                }
             } catch {
                 finished = true
                 if ownsGate { store.writerGate.release() }
@@ -53,6 +61,21 @@ public final class WriteTransaction: Transaction, PageSink {
     }
 
     deinit { if !finished { abort() } }
+
+    /// Why the meta page cannot be trusted for writing (R4): the writer allocates from its page
+    /// count and keeps its free count, so both must agree with the rest of the store. Its page
+    /// count must be the one the header or the last WAL commit record gives (bounded by the file's
+    /// map), its commit the snapshot's, its free count below its page count.
+    static func disagreement(of meta: MetaPage, snapshot: CommitSequence, pageCount: UInt32) -> DamageReport? {
+        if meta.commit != snapshot { return "the meta page was written by commit \(meta.commit), the last commit is \(snapshot)" }
+        if meta.pageCount != pageCount {
+            return "the meta page counts \(meta.pageCount) pages, the store's map and log \(pageCount)"
+        }
+        if meta.freeCount >= meta.pageCount {
+            return "the meta page counts \(meta.freeCount) free pages of \(meta.pageCount)"
+        }
+        return nil
+    }
 
     /// The most pages a commit writes as raw images (R5).
     static let rawImagePageLimit = 8
@@ -88,6 +111,11 @@ public final class WriteTransaction: Transaction, PageSink {
             let number: PageNumber
             if trunk.count > 0 {
                 number = trunk.entry(trunk.count - 1)
+                // R4: the count read from the file must agree with the list it counts.
+                guard meta.freeCount > 0 else {
+                    throw StoreError.corruption(path: store.path, location: .page(MetaPage.number),
+                                                detail: "the meta page counts no free pages, but trunk \(head) lists \(trunk.count)")
+                }
                 trunk.count -= 1
                 meta.freeCount -= 1
                 freed.remove(number)
@@ -117,6 +145,10 @@ public final class WriteTransaction: Transaction, PageSink {
             let trunk = FreeListTrunk(page: try writablePage(meta.freeListHead))
             if trunk.count < FreeListTrunk.capacity(pageSize: pageSize) {
                 trunk.setEntry(trunk.count, number)
+                guard meta.freeCount < meta.pageCount else {
+                    throw StoreError.corruption(path: store.path, location: .page(MetaPage.number),
+                                                detail: "the meta page counts \(meta.freeCount) free pages of \(meta.pageCount)")
+                }
                 trunk.count += 1
                 meta.freeCount += 1
                 freed.insert(number)
@@ -195,6 +227,9 @@ public final class WriteTransaction: Transaction, PageSink {
         try store.checkUsable()
         guard !dirty.isEmpty || !freed.isEmpty else { finished = true; return }
         guard let wal = store.wal else { throw StoreError.readOnly(path: store.path) }
+        guard snapshot < CommitSequence.limit else {
+            throw StoreError.invalidArgument("the store has reached its limit of \(CommitSequence.limit) commits")
+        }
         let sequence = snapshot.next
         meta.commit = sequence
         let metaPage = dirty[MetaPage.number] ?? PageBuffer(zeroed: pageSize)

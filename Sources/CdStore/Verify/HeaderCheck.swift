@@ -9,44 +9,29 @@ struct HeaderCheck: VerificationPass {
     func run(_ context: VerificationContext) throws {
         let size = context.fileSize
         guard size > 0 else { throw StoreError.notAStore(path: context.path, detail: "the file is empty") }
-        var decoded: [(slot: Int, result: Result<FileHeader, FileHeader.Rejection>?, zero: Bool)] = []
-        for (slot, offset) in FileHeader.slotOffsets.enumerated() {
-            guard size >= offset + UInt64(FileHeader.size) else { decoded.append((slot, nil, false)); continue }
-            let bytes = try context.file.readExactly(FileHeader.size, at: offset, location: .header(offset: offset))
-            decoded.append((slot, FileHeader.decode(bytes), bytes.allSatisfy { $0 == 0 }))
+        let copies = try PageFileStructure.readHeaderCopies(context.file, fileSize: size)
+        guard copies.contains(where: \.hasMagic) else {
+            throw PageFileStructure.noUsableHeader(copies, path: context.path, fileSize: size)
         }
-        let valid = decoded.compactMap { d -> (Int, FileHeader)? in
-            if case .success(let h)? = d.result { return (d.slot, h) } else { return nil }
-        }
-        let hasMagic = decoded.contains { d in
-            switch d.result {
-            case .success?, .failure(.badChecksum)?, .failure(.unsupportedVersion)?, .failure(.badField)?: return true
-            case .failure(.badMagic)?, nil: return false
-            }
-        }
-        guard hasMagic else {
-            throw StoreError.notAStore(path: context.path, detail: size < UInt64(FileHeader.size)
-                                       ? "the file is only \(size) bytes" : "no Cadmium header magic")
-        }
+        let valid = copies.compactMap { c in c.header.map { (c.slot, $0) } }
         if valid.isEmpty {
-            for d in decoded { if case .failure(.unsupportedVersion(let v))? = d.result {
-                throw StoreError.unsupportedFormatVersion(path: context.path, found: v, supported: FileHeader.formatVersion)
+            for c in copies { if case .failure(.unsupportedVersion)? = c.decoded {
+                throw PageFileStructure.noUsableHeader(copies, path: context.path, fileSize: size)
             } }
         }
-        let best = valid.max { $0.1.checkpointSequence < $1.1.checkpointSequence }
-        for d in decoded {
-            let offset = FileHeader.slotOffsets[d.slot]
-            let location = VerificationLocation(area: .header, offset: offset)
-            switch d.result {
+        let best = PageFileStructure.current(of: copies)
+        for c in copies {
+            let location = VerificationLocation(area: .header, offset: c.offset)
+            switch c.decoded {
             case nil:
-                context.problem(location, "the file (\(size) bytes) ends before header copy \(d.slot)")
+                context.problem(location, "the file (\(size) bytes) ends before header copy \(c.slot)")
             case .success:
                 break
             case .failure(let why):
-                if d.zero, let best, best.1.checkpointSequence == 1, best.0 != d.slot {
-                    context.report(.note, location, "header copy \(d.slot) was never written (the store is new)")
+                if c.isAllZero, let best, best.header.checkpointSequence == 1, best.slot != c.slot {
+                    context.report(.note, location, "header copy \(c.slot) was never written (the store is new)")
                 } else {
-                    context.problem(location, "header copy \(d.slot) is damaged: \(describe(why))")
+                    context.problem(location, "header copy \(c.slot) is damaged: \(why.text)")
                 }
             }
         }
@@ -54,7 +39,7 @@ struct HeaderCheck: VerificationPass {
             context.problem(VerificationLocation(area: .header, offset: FileHeader.slotOffsets[1]),
                             "both header copies have checkpoint sequence \(valid[0].1.checkpointSequence)")
         }
-        guard let (slot, header) = best else {
+        guard let (header, slot) = best else {
             context.problem(VerificationLocation(area: .header, offset: 0), "no valid header copy: nothing else can be checked")
             context.halted = true
             return
@@ -73,15 +58,6 @@ struct HeaderCheck: VerificationPass {
         }
         if size < FileHeader.dataStart {
             context.problem(VerificationLocation(area: .file), "the file is \(size) bytes, shorter than its header area of \(FileHeader.dataStart)")
-        }
-    }
-
-    private func describe(_ r: FileHeader.Rejection) -> String {
-        switch r {
-        case .badMagic: return "bad magic"
-        case .badChecksum: return "checksum mismatch"
-        case .unsupportedVersion(let v): return "format version \(v), expected \(FileHeader.formatVersion)"
-        case .badField(let text): return "invalid \(text)"
         }
     }
 }

@@ -1,5 +1,6 @@
 // Pass 2: the page map (PageMapLayout) and the data area it describes. Reads the directory and
-// each chunk only after checking that the header's lengths fit inside the file, checks every
+// each chunk through PageFileStructure, the reader `Store.open` uses too (so the two cannot
+// disagree), after checking that the header's lengths fit inside the file; checks every
 // entry's extent (inside the file and the data area, aligned to the granule, written by a commit
 // the page file holds), then sweeps all used extents — images, chunks, directory — for overlaps
 // and measures the free space between them (FreeSpace S1, S2). A damaged chunk is one problem;
@@ -15,61 +16,39 @@ struct PageMapCheck: VerificationPass {
         func mapProblem(_ text: String, offset: UInt64? = nil) {
             context.problem(VerificationLocation(area: .pageMap, offset: offset), text)
         }
-        // A map for `pageCount` pages takes 24 bytes per page in the file: refuse to believe (and
-        // allocate for) more pages than the file can describe.
-        guard UInt64(pageCount) * UInt64(PageMapLayout.entrySize) <= size else {
-            mapProblem("page count \(pageCount) needs a map larger than the file (\(size) bytes)")
+        // Refuse to believe (and allocate for) more pages than the file can describe (PageFileStructure G2).
+        if let why = PageFileStructure.checkMapSize(header, fileSize: size) {
+            mapProblem(why.text)
             context.halted = true
             return
         }
         context.map = Array(repeating: nil, count: pageCount)
         var used: [(start: UInt64, length: UInt64, what: String, page: UInt32?)] = []
-        let chunkCount = Int(header.chunkCount)
         var chunks: [ChunkLocation] = []
-        if chunkCount > 0 {
-            let dirLength = PageMapLayout.directoryHeaderSize + chunkCount * PageMapLayout.directoryEntrySize
-            if Int(header.directoryLength) != dirLength {
-                mapProblem("directory length \(header.directoryLength), expected \(dirLength)", offset: header.directoryOffset)
-            } else if header.directoryOffset < FileHeader.dataStart || header.directoryOffset > size
-                        || UInt64(dirLength) > size - header.directoryOffset {
-                mapProblem("directory at offset \(header.directoryOffset) lies outside the file (\(size) bytes)", offset: header.directoryOffset)
-            } else {
-                let bytes = try context.file.readExactly(dirLength, at: header.directoryOffset, location: .pageMap(detail: "directory"))
-                used.append((header.directoryOffset, UInt64(dirLength), "the map directory", nil))
-                if Checksum.crc32(bytes) != header.directoryCRC {
-                    mapProblem("directory checksum mismatch", offset: header.directoryOffset)
-                } else {
-                    switch PageMapLayout.decodeDirectory(bytes, chunkCount: chunkCount) {
-                    case .success(let c): chunks = c
-                    case .failure(let why): mapProblem(why.text, offset: header.directoryOffset)
-                    }
+        if header.chunkCount > 0 {
+            switch try PageFileStructure.readDirectory(context.file, header: header, fileSize: size) {
+            case .success(let c):
+                chunks = c
+                used.append((header.directoryOffset, UInt64(header.directoryLength), "the map directory", nil))
+            case .failure(let why):
+                mapProblem(why.text, offset: header.directoryOffset)
+                if PageFileStructure.extentFits(offset: header.directoryOffset, length: UInt64(header.directoryLength),
+                                                fileSize: size) {
+                    used.append((header.directoryOffset, UInt64(header.directoryLength), "the map directory", nil))
                 }
-            }
-            if chunks.isEmpty {
                 mapProblem("pages 1..<\(pageCount) cannot be located: the directory is unreadable")
             }
         }
-        let perChunk = Int(header.entriesPerChunk)
         for (i, c) in chunks.enumerated() {
             context.progress(name, i, chunks.count)
-            let first = i * perChunk
-            let count = min(perChunk, pageCount - first)
-            let expected = PageMapLayout.chunkHeaderSize + count * PageMapLayout.entrySize
-            let pages = "pages \(first)..<\(first + count)"
-            guard Int(c.length) == expected else {
-                mapProblem("chunk \(i) (\(pages)) is \(c.length) bytes, expected \(expected)", offset: c.offset); continue
+            let pages = PageFileStructure.pages(ofChunk: i, header: header)
+            let expected = PageMapLayout.chunkHeaderSize + pages.count * PageMapLayout.entrySize
+            if Int(c.length) == expected, PageFileStructure.extentFits(offset: c.offset, length: UInt64(c.length), fileSize: size) {
+                used.append((c.offset, UInt64(c.length), "map chunk \(i)", nil))
             }
-            guard c.offset >= FileHeader.dataStart, c.offset <= size, UInt64(c.length) <= size - c.offset else {
-                mapProblem("chunk \(i) (\(pages)) at offset \(c.offset) lies outside the file (\(size) bytes)", offset: c.offset); continue
-            }
-            used.append((c.offset, UInt64(c.length), "map chunk \(i)", nil))
-            let bytes = try context.file.readExactly(expected, at: c.offset, location: .pageMap(detail: "chunk \(i)"))
-            guard Checksum.crc32(bytes) == c.crc else {
-                mapProblem("chunk \(i) (\(pages)) fails the checksum in the directory", offset: c.offset); continue
-            }
-            switch PageMapLayout.decodeChunk(bytes, index: UInt32(i), expectedCount: count) {
-            case .failure(let why): mapProblem("\(why.text) (\(pages))", offset: c.offset)
-            case .success(let entries): for (j, e) in entries.enumerated() { context.map[first + j] = e }
+            switch try PageFileStructure.readChunk(context.file, index: i, location: c, header: header, fileSize: size) {
+            case .failure(let why): mapProblem(why.text, offset: c.offset)
+            case .success(let entries): for (j, e) in entries.enumerated() { context.map[pages.lowerBound + j] = e }
             }
         }
         checkEntries(context, header: header, used: &used)
@@ -80,29 +59,17 @@ struct PageMapCheck: VerificationPass {
     private func checkEntries(_ context: VerificationContext, header: FileHeader,
                               used: inout [(start: UInt64, length: UInt64, what: String, page: UInt32?)]) {
         let size = context.fileSize
-        let maxImage = UInt64(PageImage.maxImageSize(pageSize: Int(header.pageSize)))
+        let maxImage = PageImage.maxImageSize(pageSize: Int(header.pageSize))
         for n in context.map.indices {
             guard let e = context.map[n], e.isPresent else { continue }
             let page = PageNumber(UInt32(n))
             let location = VerificationLocation(area: .page, page: page, offset: e.offset)
-            var bad: String?
-            if n == 0 {
-                bad = "page 0 is never a page, but the map gives it an image"
-            } else if e.offset < FileHeader.dataStart {
-                bad = "image at offset \(e.offset) lies inside the header area"
-            } else if UInt64(e.length) <= UInt64(PageImage.headerSize) || UInt64(e.length) > maxImage {
-                bad = "image length \(e.length) is outside \(PageImage.headerSize + 1)...\(maxImage)"
-            } else if e.offset > size || UInt64(e.length) > size - e.offset {
-                bad = "image at offset \(e.offset) length \(e.length) lies past the end of the file (\(size) bytes): truncated?"
-            } else if e.offset % PageMapLayout.granule != 0 {
-                bad = "image offset \(e.offset) is not a multiple of \(PageMapLayout.granule)"
-            } else if e.commit > header.commitSequence {
-                bad = "image is from commit \(e.commit), newer than the page file's commit \(header.commitSequence)"
-            }
+            let bad = PageFileStructure.checkEntry(e, page: n, header: header, fileSize: size)?.text
             if let bad {
                 context.problem(location, bad)
                 context.map[n] = nil
-                if n != 0, e.offset >= FileHeader.dataStart, e.offset <= size {
+                // Kept for the overlap sweep when its end cannot overflow (a bounded length).
+                if n != 0, e.offset >= FileHeader.dataStart, e.offset <= size, Int(e.length) <= maxImage {
                     used.append((e.offset, UInt64(e.length), "page \(n)'s image", UInt32(n)))
                 }
                 continue

@@ -7,7 +7,7 @@ import Darwin
 // The verifier (fsck) of a store: SQLite's integrity_check and bbolt's check, for our format
 // (notes §1.4, §2.2, §7). It opens the page file and the WAL read-only under a shared lock,
 // never runs recovery nor a checkpoint, and checks the store as recovery would see it: the page
-// file plus the WAL commits newer than the header's commit (Store.indexRecoveredCommits).
+// file plus the WAL commits newer than the header's commit (WALRecoveryPlan, the rule recovery follows).
 //
 // The work is a list of passes over one `VerificationContext`, each one concept in its own file:
 //   1. HeaderCheck        both header copies (magic, version, page size, CRC)

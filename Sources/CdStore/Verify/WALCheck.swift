@@ -1,6 +1,5 @@
-// Pass 3: the WAL (WALLayout W1–W3) through WALScan, the same reader recovery uses. Complete
-// commits newer than the page file's commit, without a gap, form the logical view
-// (Store.indexRecoveredCommits). What the scan could not read is classified:
+// Pass 3: the WAL (WALLayout W1–W3) through WALScan, the same reader recovery uses. The commits
+// recovery applies (WALRecoveryPlan, the rule `Store.open` follows too) form the logical view. What the scan could not read is classified:
 //  - a torn tail — frames after the last complete commit that reach no commit record — is what a
 //    crash mid-commit leaves: a note, recovery drops it and loses nothing that was committed;
 //  - bytes without this generation's salt right after the last complete commit are what a reused
@@ -35,16 +34,10 @@ struct WALCheck: VerificationPass {
         if scan.stopReason != nil {
             try classifyTail(context, scan: scan, walHeader: walHeader, wal: wal, framesBefore: summary.frames)
         }
-        // The logical view: commits after the page file's, without a gap.
-        var next = header.commitSequence.next
+        // The logical view: the commits recovery applies (WALRecoveryPlan).
+        let plan = WALRecoveryPlan(scan: scan, after: header.commitSequence, pageCount: header.pageCount)
         var pageCount = header.pageCount
-        for c in scan.commits {
-            if c.commit < next { continue }
-            if c.commit != next {
-                context.problem(VerificationLocation(area: .wal, walFrame: c.frames.first?.frameIndex),
-                                "WAL commit \(c.commit) follows commit \(next.rawValue - 1) of the page file: commits are missing, recovery ignores this one and those after it")
-                break
-            }
+        for c in plan.commits {
             if c.pageCount < pageCount {
                 context.problem(VerificationLocation(area: .wal, walFrame: c.frames.last.map { $0.frameIndex + 1 }),
                                 "commit \(c.commit) records a page count of \(c.pageCount), below the \(pageCount) before it")
@@ -56,8 +49,17 @@ struct WALCheck: VerificationPass {
             pageCount = max(pageCount, c.pageCount)
             context.walIndex.add(commit: c.commit, frames: c.frames, pageCount: c.pageCount)
             context.lastCommit = c.commit
-            next = c.commit.next
             summary.commitsToApply += 1
+        }
+        switch plan.stop {
+        case nil:
+            break
+        case .gap(let expected, let c):
+            context.problem(VerificationLocation(area: .wal, walFrame: c.frames.first?.frameIndex),
+                            "WAL commit \(c.commit) follows commit \(expected.rawValue - 1) of the page file: commits are missing, recovery ignores this one and those after it")
+        case .growth(let before, let c):
+            context.problem(VerificationLocation(area: .wal, walFrame: c.frames.last.map { $0.frameIndex + 1 }),
+                            "commit \(c.commit) records a page count of \(c.pageCount) after \(before) pages, more than its \(c.frames.count) frames can add: recovery ignores this one and those after it")
         }
         // Every page needs an image (more than 24 bytes) or a 4-byte free-list entry somewhere in
         // the two files: a larger count is a lie, and checking it page by page would never end.

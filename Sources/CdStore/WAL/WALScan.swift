@@ -100,6 +100,8 @@ enum WALScan {
             computed = Checksum.crc32(payload, seed: computed)
             guard computed == storedCRC else { stop("frame \(frameIndex) at offset \(offset) fails its checksum"); break }
             let seq = CommitSequence(commit)
+            // A sequence past the limit (FileHeader H3) is no commit of ours: `seq.next` must not wrap.
+            guard seq <= CommitSequence.limit else { stop("frame \(frameIndex) carries commit \(seq), past the limit \(CommitSequence.limit)"); break }
             if let e = expected, seq != e { stop("frame \(frameIndex) carries commit \(seq), expected \(e)"); break }
             expected = seq
             var imageCRC: UInt32 = 0

@@ -5,6 +5,7 @@
 
 import Foundation
 import Testing
+import CdStore
 @testable import Cadmium
 
 /// The entity of Cadmium's test model: `id` Integer 64 required default 0, `name` String required.
@@ -77,14 +78,13 @@ func waitUntil(timeout: Double = 5, _ condition: @escaping @Sendable () -> Bool)
     return condition()
 }
 
-/// A lock-protected value for test closures.
-final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-    func update(_ body: (inout Value) -> Void) { lock.withLock { body(&value) } }
+/// A lock-protected value for test closures: the package's `LockedState`.
+typealias LockedBox = LockedState
+
+extension LockedState {
+    func get() -> Value { withLock { $0 } }
+    func set(_ newValue: Value) { withLock { $0 = newValue } }
+    func update(_ body: (inout Value) -> Void) { withLock { body(&$0) } }
 }
 
 /// Records misuses instead of stopping the program.
@@ -115,7 +115,7 @@ func initCd(_ source: ModelSource = .swift, serialTX: Bool = false) throws -> Bo
     return true
 }
 
-/// Expects `body` to report `kind` (and, if it throws, to throw `CdError.misuse` of that kind).
+/// Expects `body` to report `kind` (and, if it throws, to throw the `CdMisuse` of that kind).
 func expectMisuse(_ kind: CdMisuse.Kind, sourceLocation: SourceLocation = #_sourceLocation,
                   _ body: () throws -> Void) {
     let recorder = MisuseRecorder()
@@ -124,7 +124,7 @@ func expectMisuse(_ kind: CdMisuse.Kind, sourceLocation: SourceLocation = #_sour
     defer { Cd.misuseHandler = previous }
     do {
         try body()
-    } catch let CdError.misuse(misuse) {
+    } catch let misuse as CdMisuse {
         #expect(misuse.kind == kind, "thrown misuse", sourceLocation: sourceLocation)
     } catch {
         Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)

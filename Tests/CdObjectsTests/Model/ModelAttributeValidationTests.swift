@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import CdObjects
 
-/// One case per Core Data validation code (CoreDataErrors.h values, notes §8).
+/// One case per Core Data validation code (the CoreDataErrors.h values `CdError` documents).
 @Suite struct ModelAttributeValidationTests {
     private func code(_ attribute: AttributeDescription, _ value: CdValue) -> Int? {
         attribute.validate(value, entityName: "E")?.code

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import CdObjects
 import CdStore
+import CdStoreTesting
 
 /// Random models and random mutations: the version hash and `firstStoredShapeDifference` must
 /// agree (equal hashes ⇔ no difference), and a non-stored mutation must never change the hash.

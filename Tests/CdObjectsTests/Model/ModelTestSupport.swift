@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import CdObjects
 
-/// The shared, read-only Core Data model files (/work/shared/fixtures/models/SOURCES.md), found
-/// as `../shared/fixtures/models` next to the repository root.
+/// Real-world Core Data model files, read-only and kept outside the repository (they are other
+/// projects' models), found in the folder `shared/fixtures/models` beside the checkout; tests
+/// that need them skip without it, or fail under `CI=true`.
 enum ModelFixtures {
     /// The repository root: this file is Tests/CdObjectsTests/Model/ModelTestSupport.swift.
     static let repoRoot: URL = URL(fileURLWithPath: #filePath)

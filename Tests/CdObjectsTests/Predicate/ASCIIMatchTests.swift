@@ -1,7 +1,8 @@
 // The ASCII path of BEGINSWITH / ENDSWITH / CONTAINS must answer exactly as the Foundation
-// folding path does (M1 of ASCIIMatch.swift), and must step aside for anything else.
+// folding path does (AM1 of ASCIIMatch.swift), and must step aside for anything else.
 
 import CdStore
+import CdStoreTesting
 import Foundation
 import Testing
 @testable import CdObjects

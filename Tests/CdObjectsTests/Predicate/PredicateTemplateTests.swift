@@ -1,4 +1,4 @@
-// PredicateTemplate keeps invariant T1: for every fixture case, binding the template gives what
+// PredicateTemplate keeps invariant PT1: for every fixture case, binding the template gives what
 // the direct parse gives (the same tree, or an error of the same kind, message and offset), and
 // the formats whose shape depends on an argument have no template.
 

@@ -1,4 +1,5 @@
 import CdStore
+import CdStoreTesting
 import Foundation
 import Testing
 @testable import CdObjects

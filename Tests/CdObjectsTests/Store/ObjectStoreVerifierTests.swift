@@ -38,7 +38,7 @@ struct ObjectStoreVerifierTests {
         try Self.tamper(store) { tx, _ in
             var key: [UInt8] = []
             IndexKey.appendColumn(.string("Ghost"), type: .string, to: &key)
-            key.appendU64BE(99)
+            key.appendBE(99)
             try tx.tree("cd.idx.Employee.attr.name")!.put(key, [])
         }
         let problems = try store.verify()

@@ -1,5 +1,5 @@
 // ToManyList against a plain model: random inserts and removes on unordered and ordered lists
-// give what a sorted set (L1) or an append-once array (L2) gives, and report change the same way.
+// give what a sorted set (TL1) or an append-once array (TL2) gives, and report change the same way.
 
 import Testing
 @testable import CdObjects

@@ -4,6 +4,7 @@
 import Dispatch
 import Testing
 @testable import CdStore
+import CdStoreTesting
 
 #if canImport(Glibc)
 import Glibc

@@ -1,9 +1,10 @@
 // Shared harness of the I/O tests: every `StoreFileSystem` implementation behind one factory, so
-// that one test body runs against all of them (STYLE §10, GRDB's habit).
+// that one test body runs against all of them (GRDB's habit: one body, every implementation).
 
 import Foundation
 import Testing
 @testable import CdStore
+import CdStoreTesting
 
 /// The namespace of the I/O test suites (so that `swift test --filter IO` runs exactly them).
 enum IOTests {}

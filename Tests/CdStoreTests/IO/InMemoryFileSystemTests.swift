@@ -1,5 +1,5 @@
 // What is particular to the in-memory file system: seeding it with files, inspecting it, and its
-// size limit (V4 of InMemoryVolume.swift).
+// size limit (MV4 of InMemoryVolume.swift).
 
 import Testing
 @testable import CdStore

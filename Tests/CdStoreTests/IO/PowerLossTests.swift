@@ -3,6 +3,7 @@
 
 import Testing
 @testable import CdStore
+import CdStoreTesting
 
 extension IOTests {
     @Suite struct PowerLoss {

@@ -1,4 +1,4 @@
-// The contract F1–F5 of StoreFileSystem.swift, checked with one body against every
+// The contract FS1–FS5 of StoreFileSystem.swift, checked with one body against every
 // implementation: POSIX files in a temporary directory, in-memory, and fault-injecting with an
 // empty plan.
 
@@ -172,7 +172,7 @@ extension IOTests {
         }
     }
 
-    /// F4: advisory locks per handle, so two opens in one process conflict like two processes.
+    /// FS4: advisory locks per handle, so two opens in one process conflict like two processes.
     @Suite struct StoreFileLocking {
         @Test(arguments: FileSystemKind.allCases)
         func secondExclusiveLockOnSamePathIsLocked(kind: FileSystemKind) throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CdStore
+import CdStoreTesting
 
 /// The bytes a commit writes grow with the pages it changed, never with the size of the store:
 /// a one-record commit writes the same handful of page images into a store of 2,000 records and

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CdStore
+import CdStoreTesting
 
 /// Crash simulation: run a workload on the fault-injecting file system, "crash" at every Nth I/O
 /// operation (a torn write where the crash hits a write), lose power (unsynced writes dropped, or

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CdStore
+import CdStoreTesting
 
 /// I/O errors at every step: EIO and ENOSPC on each operation of a workload in turn. The failing
 /// call reports a typed `StoreError`; the store stays at its previous commit; the process goes on

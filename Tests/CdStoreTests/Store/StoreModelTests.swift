@@ -35,7 +35,8 @@ import Testing
         }
         func value(_ rng: inout SeededGenerator) -> [UInt8] {
             switch Int.random(in: 0..<20, using: &rng) {
-            case 0: return randomBytes(Int.random(in: options.pageSize / 2...options.pageSize * 3, using: &rng), &rng)  // overflow
+            case 0:  // an overflow value
+                return randomBytes(Int.random(in: options.pageSize / 2...options.pageSize * 3, using: &rng), &rng)
             case 1: return []
             default: return Array(String(repeating: "v\(Int.random(in: 0..<1000, using: &rng)) ", count: Int.random(in: 1...12, using: &rng)).utf8)
             }

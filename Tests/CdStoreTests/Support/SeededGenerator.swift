@@ -1,5 +1,6 @@
 import Foundation
 import CdStore
+import CdStoreTesting
 
 /// The tests' seeded generator: the library's SplitMix64.
 typealias SeededGenerator = SplitMix64

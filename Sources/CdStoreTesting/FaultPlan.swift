@@ -1,7 +1,10 @@
 // What `FaultInjectingFileSystem` should break, and when. A plan is a list of rules; each
 // operation is matched against them in order and the first match fires. Modelled on SQLite's
-// I/O-error tests (fail the Nth operation, once or persistently from then on) and crash VFS
-// (stop the process at a chosen point), notes §1.5.
+// I/O-error tests (a rigged file system fails the Nth operation; each loop runs twice, failing
+// once, then failing every operation after the first failure) and crash tests (a child process
+// stops at a chosen point inside a write, and the parent checks all-or-nothing).
+
+import CdStore
 
 #if canImport(Glibc)
 import Glibc

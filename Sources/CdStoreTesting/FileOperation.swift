@@ -1,6 +1,9 @@
 // One entry of `FaultInjectingFileSystem`'s operation log: what the engine asked the file system
 // to do, in order. Tests compare the log (or sums over it, such as the bytes a commit wrote) with
-// expected values, in the spirit of STYLE §10: capture what the engine did.
+// expected values: a test captures what the engine did and compares it with what it should
+// have done.
+
+import CdStore
 
 /// A kind of file-system operation, as counted and logged by `FaultInjectingFileSystem`.
 ///
@@ -19,7 +22,7 @@ public enum FileOperationKind: String, Sendable, Hashable, CaseIterable {
     case remove
     case syncDirectory
 
-    /// The POSIX call `POSIXFileSystem` makes for this operation; `StoreError.io` names it (F5).
+    /// The POSIX call `POSIXFileSystem` makes for this operation; `StoreError.io` names it (FS5).
     public var systemCall: String {
         switch self {
         case .open: return "open"

@@ -1,20 +1,22 @@
-// The value that describes one misuse of the `Cd` API (module Cadmium). It lives here, in the
-// object store's module, only so that `CdError.misuse(CdMisuse)` can carry it; the checks
-// themselves are all in Cadmium.
+// The value that describes one misuse of the `Cd` API, and the error a throwing call throws when
+// `Cd.misuseHandler` returns. It belongs to this module, the layer that knows threads and
+// contexts; the object store's `CdError` knows nothing of it.
 //
-// Misuse: a call that breaks Cadmium's confinement rules (CADMIUM.md §2, checks A1 to K2).
-// Every check reports at the offending call through `Cd.misuseHandler`; the default handler stops
-// the program, as Cadmium's "Cadmium Exception" did. If a handler returns, a throwing call throws
-// `CdError.misuse` and a non-throwing one (a property write) does nothing.
+// Misuse: a call that breaks Cadmium's confinement rules (checks A1 to K2, listed with their
+// meaning in `Kind` below and in docs/CADMIUM-API.md §5). Every check reports at the offending
+// call through `Cd.misuseHandler`; the default handler stops the program, as Cadmium's "Cadmium
+// Exception" did. If a handler returns, a throwing call throws the `CdMisuse` itself and a
+// non-throwing one (a property write) does nothing.
 
-
-/// One misuse of the API, as reported to `Cd.misuseHandler` (module Cadmium).
+/// One misuse of the API, as reported to `Cd.misuseHandler`, and the error a throwing call
+/// throws when the handler returns.
 ///
 /// ```swift
 /// Cd.misuseHandler = { misuse in log.error("\(misuse.kind): \(misuse.message)") }
+/// do { try Cd.commit() } catch let misuse as CdMisuse { print(misuse.kind) }   // .f4
 /// ```
 public struct CdMisuse: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Which check of CADMIUM.md §2 failed.
+    /// Which check failed: one letter per area of the API, one number per situation.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// A1: the API was used before `Cd.initWithStore`.
         case a1

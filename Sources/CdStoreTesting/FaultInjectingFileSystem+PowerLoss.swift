@@ -1,9 +1,10 @@
 // Power loss: what survives of a `FaultInjectingFileSystem` when the power goes.
 //
-// The names that survive are exactly `durableEntries` (D3). Each surviving file starts from its
-// durable image (D2); then, depending on the mode, some of its pending changes land too, as a
-// disk's volatile cache may have written them back in any order before the power went (SQLite's
-// crash VFS, notes §1.5; "the OS reorders writes", atomiccommit):
+// The names that survive are exactly `durableEntries` (FD3). Each surviving file starts from its
+// durable image (FD2); then, depending on the mode, some of its pending changes land too, as a
+// disk's volatile cache may have written them back in any order before the power went (as
+// SQLite's crash VFS, src/test6.c, applies, drops or garbles each queued write at a crash, and
+// as its atomic-commit design assumes that the OS reorders writes between syncs):
 //
 //   mode                          pending changes that land
 //   ----------------------------  -------------------------------------------------------------
@@ -16,6 +17,8 @@
 // `.tearLast` combines with either: the torn write is applied after the others. Everything is
 // drawn from a SplitMix64 generator seeded with `seed`, and files are visited in sorted path
 // order, so one seed always gives the same damage.
+
+import CdStore
 
 /// Which unsynced changes a simulated power loss lets through. See
 /// `FaultInjectingFileSystem.powerLoss(seed:mode:)`.
@@ -91,7 +94,7 @@ extension FaultInjectingFileSystem {
 
     /// The length of the part of a write of `count` bytes at `offset` that lands when it is torn:
     /// it ends at a random sector boundary strictly inside the write, or is empty if there is none.
-    static func tornPrefix(offset: UInt64, count: Int, using random: inout SplitMix64) -> Int {
+    package static func tornPrefix(offset: UInt64, count: Int, using random: inout SplitMix64) -> Int {
         let end = offset + UInt64(count)
         let firstBoundary = (offset / sectorSize + 1) * sectorSize
         guard firstBoundary < end else { return 0 }

@@ -1,6 +1,8 @@
 // A file of `FaultInjectingFileSystem`. Each call is one operation of the file system's sequence:
 // it is admitted (counted, logged, matched against the plan) and performed under the file
-// system's lock, and it keeps the disk model's invariants D1–D2 (see FaultInjectingFileSystem.swift).
+// system's lock, and it keeps the disk model's invariants FD1–FD2 (see FaultInjectingFileSystem.swift).
+
+import CdStore
 
 #if canImport(Glibc)
 import Glibc
@@ -61,7 +63,7 @@ public final class FaultInjectingFile: StoreFile {
                 let prefix = UnsafeRawBufferPointer(rebasing: bytes[..<landing])
                 try state.volume.write(handle, path: path, prefix, at: offset)
                 if landing > 0, let node = state.volume.node(ofHandle: handle) {
-                    state.shadows[node]!.pending.append(.write(offset: offset, bytes: Array(prefix)))   // keeps D1
+                    state.shadows[node]!.pending.append(.write(offset: offset, bytes: Array(prefix)))   // keeps FD1
                 }
                 switch fault {
                 case let .shortWrite(_, code)?:
@@ -79,7 +81,7 @@ public final class FaultInjectingFile: StoreFile {
         }
     }
 
-    /// Makes the file's current bytes its durable image (D2).
+    /// Makes the file's current bytes its durable image (FD2).
     public func sync() throws {
         try fileSystem.state.withLock { state in
             try state.perform(.sync, path) { state, _ in
@@ -102,7 +104,7 @@ public final class FaultInjectingFile: StoreFile {
             try state.perform(.truncate, path, offset: size) { state, _ in
                 try state.volume.truncate(handle, path: path, to: size)
                 if let node = state.volume.node(ofHandle: handle) {
-                    state.shadows[node]!.pending.append(.truncate(size: size))   // keeps D1
+                    state.shadows[node]!.pending.append(.truncate(size: size))   // keeps FD1
                 }
             }
         }

@@ -1,7 +1,7 @@
 // A file system for crash and I/O-error tests: an in-memory volume, a disk model with a volatile
 // write cache on top of it, an operation counter and log, and a `FaultPlan` that fails, shortens
 // or "crashes" chosen operations. In the spirit of SQLite's crash VFS (src/test6.c) and LevelDB's
-// fault-injection env (notes §1.5).
+// fault-injection env, which drops the data a process wrote but did not sync.
 //
 // The disk model. Every file (node) has a *durable* image and a list of *pending* changes: the
 // writes and truncates made since its last sync. The live image that reads see is always the
@@ -10,18 +10,20 @@
 //
 // Invariants (all state sits in one `FaultState` behind one `LockedState` (a pthread mutex); every operation holds it
 // from admission to completion, so operations are atomic and the sequence is total):
-//  D1. Applying `shadows[n].pending` in order to `shadows[n].durable` gives the live bytes of node
-//      n, for as long as the node lives in the volume.
-//  D2. `sync` of a file sets its durable image to the live bytes and empties its pending list
-//      (F3); nothing else makes data durable.
-//  D3. A created or removed name changes `durableEntries` only through `syncDirectory` of its
-//      directory; a name in `durableEntries` always has a shadow, even after its node is unlinked
-//      and closed (a shadow is never deleted).
-//  D4. Operation numbers are 1, 2, 3… in the order the operations were admitted; every admitted
-//      operation is logged (when logging is on) with the outcome it really had.
-//  D5. Once a crash fired, nothing changes any more: every call throws `SimulatedCrash`, and
-//      only inspection (`operationLog`, `survivingFiles`, `powerLoss`) still works.
-// `invariantViolations()` re-checks D1 and D3; the tests call it after their workloads.
+//  FD1. Applying `shadows[n].pending` in order to `shadows[n].durable` gives the live bytes of node
+//       n, for as long as the node lives in the volume.
+//  FD2. `sync` of a file sets its durable image to the live bytes and empties its pending list
+//       (FS3); nothing else makes data durable.
+//  FD3. A created or removed name changes `durableEntries` only through `syncDirectory` of its
+//       directory; a name in `durableEntries` always has a shadow, even after its node is unlinked
+//       and closed (a shadow is never deleted).
+//  FD4. Operation numbers are 1, 2, 3… in the order the operations were admitted; every admitted
+//       operation is logged (when logging is on) with the outcome it really had.
+//  FD5. Once a crash fired, nothing changes any more: every call throws `SimulatedCrash`, and
+//       only inspection (`operationLog`, `survivingFiles`, `powerLoss`) still works.
+// `invariantViolations()` re-checks FD1 and FD3; the tests call it after their workloads.
+
+import CdStore
 
 #if canImport(Glibc)
 import Glibc
@@ -98,24 +100,24 @@ public final class FaultInjectingFileSystem: StoreFileSystem {
     /// Every live path, sorted.
     public var paths: [String] { state.withLock { $0.volume.entries.keys.sorted() } }
 
-    /// Re-checks D1 and D3 and returns the violations, empty when the disk model is consistent.
+    /// Re-checks FD1 and FD3 and returns the violations, empty when the disk model is consistent.
     /// Tests call it after a workload, in the spirit of SQLite's `assert_pager_state`.
-    func invariantViolations() -> [String] {
+    package func invariantViolations() -> [String] {
         state.withLock { state in
             var violations: [String] = []
             for (node, live) in state.volume.nodes.sorted(by: { $0.key < $1.key }) {
                 guard let shadow = state.shadows[node] else {
-                    violations.append("D3: live node \(node) has no shadow")
+                    violations.append("FD3: live node \(node) has no shadow")
                     continue
                 }
                 var replayed = shadow.durable
                 for change in shadow.pending { Self.apply(change, to: &replayed) }
                 if replayed != live.data {
-                    violations.append("D1: node \(node): durable + pending gives \(replayed.count) bytes, live has \(live.data.count)")
+                    violations.append("FD1: node \(node): durable + pending gives \(replayed.count) bytes, live has \(live.data.count)")
                 }
             }
             for (path, node) in state.durableEntries where state.shadows[node] == nil {
-                violations.append("D3: durable entry \(path) names node \(node) without a shadow")
+                violations.append("FD3: durable entry \(path) names node \(node) without a shadow")
             }
             return violations
         }
@@ -140,14 +142,14 @@ public final class FaultInjectingFileSystem: StoreFileSystem {
         state.withLock { $0.volume.exists(path) }
     }
 
-    /// Removes the live name; the removal is durable only after `syncDirectory` (D3).
+    /// Removes the live name; the removal is durable only after `syncDirectory` (FD3).
     public func remove(_ path: String) throws {
         try state.withLock { state in
             try state.perform(.remove, path) { state, _ in _ = state.volume.remove(path) }
         }
     }
 
-    /// Makes every creation and removal in `path`'s directory durable (D3).
+    /// Makes every creation and removal in `path`'s directory durable (FD3).
     public func syncDirectory(containing path: String) throws {
         try state.withLock { state in
             try state.perform(.syncDirectory, path) { state, _ in
@@ -173,7 +175,7 @@ struct FaultState {
         case truncate(size: UInt64)
     }
 
-    /// A node's durable image and its pending changes (D1).
+    /// A node's durable image and its pending changes (FD1).
     struct Shadow {
         var durable: [UInt8] = []
         var pending: [PendingChange] = []
@@ -202,13 +204,13 @@ struct FaultState {
         self.logging = logging
     }
 
-    /// Admits one operation (D4), applies the plan, then runs `body` with the fault it must
+    /// Admits one operation (FD4), applies the plan, then runs `body` with the fault it must
     /// model itself (a short or torn write), if any. Injected failures of other kinds throw here.
     /// Any `StoreError` from `body` is recorded as the operation's outcome.
     mutating func perform<R>(_ kind: FileOperationKind, _ path: String, offset: UInt64? = nil,
                              length: Int? = nil,
                              _ body: (inout FaultState, FaultAction?) throws -> R) throws -> R {
-        if let crash { throw crash }   // D5
+        if let crash { throw crash }   // FD5
         sequence += 1
         kindCounts[kind, default: 0] += 1
         pathKindCounts[path, default: [:]][kind, default: 0] += 1
