@@ -9,6 +9,7 @@
 //                  freed by deletes and a dropped tree: a free-list trunk with entries; closed.
 
 import CdStore
+import CdStoreTesting
 
 /// One of the campaign's stores.
 public enum CampaignStore: String, CaseIterable, Sendable {
