@@ -28,11 +28,15 @@ public enum BuiltExecutable {
         throw NotFound(name: name, override: override, searched: candidates.map(\.path))
     }
 
-    /// Runs `executable` with `arguments` to its end and returns what it printed.
-    public static func run(_ executable: URL, arguments: [String]) throws -> Output {
+    /// Runs `executable` with `arguments` (and `environment` added to this process's) to its end
+    /// and returns what it printed.
+    public static func run(_ executable: URL, arguments: [String], environment: [String: String] = [:]) throws -> Output {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

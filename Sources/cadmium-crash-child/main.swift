@@ -9,6 +9,8 @@
 //   --cd              object transactions through `Cd.transactAndWait`, `CdCrashWorkload`
 //   --cd --check      no commits: checks the store through `Cd` and prints "LAST n" (exit 0) or
 //                     the broken rule (exit 5)
+//   --structure-campaign [--full] [--start N], --structure-fixture PATH
+//                     the structure campaign's cases, one line each (StructureCampaignChild)
 //
 // In `--cd` mode the work runs on a background queue while the main thread runs the main queue
 // (`dispatchMain()`), as in an app: `Cd.transactAndWait` is not allowed on the main thread.
@@ -82,6 +84,9 @@ enum Child {
 }
 
 let arguments = CommandLine.arguments
+if arguments.contains("--structure-campaign") || arguments.contains("--structure-fixture") {
+    exit(StructureCampaignChild.run(arguments) { Child.say($0) })
+}
 let flags = Set(arguments.dropFirst().filter { $0.hasPrefix("--") })
 let positional = arguments.dropFirst().enumerated().filter { i, a in !a.hasPrefix("--") && arguments[i] != "--max" }.map(\.element)
 guard let path = positional.first else {

@@ -10,12 +10,14 @@ import Foundation
 
 /// One fuzz target: a parser or reader of untrusted bytes and the rule its results must obey.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    /// Opens a store (page file and WAL packed with `StoreFuzzInput`) read-only and read-write,
-    /// and reads every tree forwards and backwards; the read-write open also commits once.
+    /// Opens a store (page file and WAL packed with `StoreFuzzInput`, or chosen mutations of a
+    /// campaign store, `StructureFuzzInput`) read-only and read-write, and reads every tree
+    /// forwards and backwards; the read-write open also commits once.
     case storeOpen = "store-open"
-    /// Recovers a fuzzed WAL against the clean golden page file `v1-wal.cdstore`.
+    /// Recovers a fuzzed WAL against the clean golden page file `v1-wal.cdstore` (or, for a
+    /// `StructureFuzzInput`, chosen mutations of the WAL of the campaign's `wal` store).
     case walRecovery = "wal-recovery"
-    /// Runs `StoreVerifier` on a packed page file and WAL.
+    /// Runs `StoreVerifier` on a packed page file and WAL (or a `StructureFuzzInput`).
     case verifier
     /// Parses a predicate format string; a parsed predicate must print to a string that parses
     /// back to an equal predicate (CdPredicate+Description's promise).
@@ -26,20 +28,28 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Runs the target on `input`: nil when the rule held, else what broke it.
     public func run(_ input: [UInt8]) -> String? {
         switch self {
-        case .storeOpen: return StoreFuzzTargets.openAndReadAll(StoreFuzzInput.unpack(input))
-        case .walRecovery: return StoreFuzzTargets.recover(wal: input)
-        case .verifier: return StoreFuzzTargets.verify(StoreFuzzInput.unpack(input))
+        case .storeOpen: return StoreFuzzTargets.openAndReadAll(StructureFuzzInput.decode(input) ?? StoreFuzzInput.unpack(input))
+        case .walRecovery:
+            if let files = StructureFuzzInput.decode(input, walOnly: true) { return StoreFuzzTargets.openAndReadAll(files) }
+            return StoreFuzzTargets.recover(wal: input)
+        case .verifier: return StoreFuzzTargets.verify(StructureFuzzInput.decode(input) ?? StoreFuzzInput.unpack(input))
         case .predicate: return ObjectFuzzTargets.parsePredicate(input)
         case .modelReader: return ObjectFuzzTargets.readModel(input)
         }
     }
 
-    /// The seed inputs, made from the files under `fixtures` (the repository's `Fixtures/`).
-    public func seeds(fixtures: URL) -> [[UInt8]] {
+    /// The seed inputs, made from the files under `fixtures` (the repository's `Fixtures/`), and
+    /// for the store targets, when `structure`, structure-mode inputs (`StructureFuzzInput`). The
+    /// in-process loop of `make test` leaves those out: the structure campaign covers that space in
+    /// a child process, where a trap is reported instead of ending the test run.
+    public func seeds(fixtures: URL, structure: Bool = true) -> [[UInt8]] {
         var seeds: [[UInt8]]
         switch self {
-        case .storeOpen, .verifier: seeds = StoreFuzzInput.goldenStores(fixtures)
-        case .walRecovery: seeds = StoreFuzzInput.goldenStores(fixtures, packed: false).compactMap { $0.isEmpty ? nil : $0 }
+        case .storeOpen, .verifier:
+            seeds = StoreFuzzInput.goldenStores(fixtures) + (structure ? StructureFuzzInput.seeds(walOnly: false) : [])
+        case .walRecovery:
+            seeds = StoreFuzzInput.goldenStores(fixtures, packed: false).compactMap { $0.isEmpty ? nil : $0 }
+                + (structure ? StructureFuzzInput.seeds(walOnly: true) : [])
         case .predicate: seeds = ObjectFuzzTargets.predicateSeeds(fixtures)
         case .modelReader: seeds = ObjectFuzzTargets.modelSeeds(fixtures)
         }

@@ -2,7 +2,7 @@ import CZlib
 
 /// CRC-32 (ISO-HDLC, the zlib/gzip polynomial) over stored bytes. Every header, page image, map
 /// chunk and WAL frame carries one; see docs/FORMAT.md.
-enum Checksum {
+package enum Checksum {
     /// The CRC-32 of `bytes`, continuing from `seed` (0 to start).
     static func crc32(_ bytes: UnsafeRawBufferPointer, seed: UInt32 = 0) -> UInt32 {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return seed }
@@ -17,11 +17,11 @@ enum Checksum {
         return UInt32(truncatingIfNeeded: crc)
     }
 
-    static func crc32(_ bytes: [UInt8], seed: UInt32 = 0) -> UInt32 {
+    package static func crc32(_ bytes: [UInt8], seed: UInt32 = 0) -> UInt32 {
         bytes.withUnsafeBytes { crc32($0, seed: seed) }
     }
 
-    static func crc32(_ bytes: ArraySlice<UInt8>, seed: UInt32 = 0) -> UInt32 {
+    package static func crc32(_ bytes: ArraySlice<UInt8>, seed: UInt32 = 0) -> UInt32 {
         bytes.withUnsafeBytes { crc32($0, seed: seed) }
     }
 }

@@ -11,18 +11,18 @@ import CZlib
 //  Z2. Compression output is used only when it is smaller than the raw page (`stored raw` otherwise).
 
 /// Codec id stored in each page image header. Persisted: frozen.
-enum PageCodecID: UInt8 {
+package enum PageCodecID: UInt8 {
     case raw = 0
     case deflate = 1
 }
 
 /// Compresses pages with a reused raw-deflate stream. Not thread-safe: one per writer.
-final class PageCompressor {
+package final class PageCompressor {
     private var stream = z_stream()
     private var output: [UInt8]
     let level: Int32
 
-    init(level: Int, pageSize: Int) {
+    package init(level: Int, pageSize: Int) {
         self.level = Int32(max(0, min(9, level)))
         // raw deflate (negative window bits), memLevel 8, default strategy.
         let status = deflateInit2_(&stream, self.level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
@@ -34,7 +34,7 @@ final class PageCompressor {
     deinit { deflateEnd(&stream) }
 
     /// Returns the codec used and the stored bytes for one page (Z2).
-    func compress(_ page: UnsafeRawBufferPointer) -> (PageCodecID, ArraySlice<UInt8>) {
+    package func compress(_ page: UnsafeRawBufferPointer) -> (PageCodecID, ArraySlice<UInt8>) {
         if level == 0 { return (.raw, ArraySlice(page)) }
         deflateReset(&stream)
         let produced: Int = output.withUnsafeMutableBytes { out -> Int in
@@ -52,9 +52,11 @@ final class PageCompressor {
 }
 
 /// A pool of inflate streams shared by all readers of a store.
-final class PageDecompressorPool: @unchecked Sendable {
+package final class PageDecompressorPool: @unchecked Sendable {
     private let lock = Lock()
     private var free: [UnsafeMutablePointer<z_stream>] = []
+
+    package init() {}
 
     deinit {
         for s in free {
@@ -78,7 +80,7 @@ final class PageDecompressorPool: @unchecked Sendable {
 
     /// Inflates `stored` into `page`, which is exactly one page long (Z1). Returns an error text
     /// when the stream is damaged or does not produce exactly one page.
-    func decompress(_ stored: UnsafeRawBufferPointer, into page: UnsafeMutableRawBufferPointer) -> String? {
+    package func decompress(_ stored: UnsafeRawBufferPointer, into page: UnsafeMutableRawBufferPointer) -> String? {
         let s = take()
         defer { give(s) }
         inflateReset(s)

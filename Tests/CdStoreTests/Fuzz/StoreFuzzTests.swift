@@ -42,7 +42,7 @@ func replay(_ regression: FuzzRegression) throws {
 func runShortFuzz(_ target: FuzzTarget, defaultRuns: Int) throws {
     let seed = testSeeds([0xF022]).first!
     let runs = environmentInt("CADMIUM_FUZZ_RUNS", default: defaultRuns)
-    let seeds = target.seeds(fixtures: fixturesDirectory())
+    let seeds = target.seeds(fixtures: fixturesDirectory(), structure: false)
     #expect(seeds.count > 1, "\(target.rawValue): no seeds found under Fixtures/")
     let start = Date()
     let result = target.mutationRun(seeds: seeds, iterations: runs, seed: seed)
