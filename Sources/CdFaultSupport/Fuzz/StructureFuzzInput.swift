@@ -34,7 +34,8 @@ public enum StructureFuzzInput {
         var files = layout.files
         var at = 5
         while at + mutationSize <= input.count, at < 5 + 3 * mutationSize {
-            let sites = at == 5 ? (walOnly ? baseWALSites : baseSites)[store] : layout.sites().filter { !walOnly || $0.inWAL }
+            let sites =
+                at == 5 ? (walOnly ? baseWALSites : baseSites)[store] : layout.sites().filter { !walOnly || $0.inWAL }
             guard !sites.isEmpty else { break }
             let site = sites[Int(le(input, at, 4)!) % sites.count]
             let choice = input[at + 4], raw = le(input, at + 5, 8)!
@@ -42,7 +43,9 @@ public enum StructureFuzzInput {
             if choice < 128, !site.values.isEmpty {
                 value = site.values[Int(choice) % site.values.count]
             } else {
-                value = site.spec.width > 0 ? .integer(raw & (site.spec.width == 8 ? .max : (1 << (8 * UInt64(site.spec.width))) - 1))
+                value =
+                    site.spec.width > 0
+                    ? .integer(raw & (site.spec.width == 8 ? .max : (1 << (8 * UInt64(site.spec.width))) - 1))
                     : .fill(UInt8(truncatingIfNeeded: raw))
             }
             files = layout.apply(StoreMutation(site: site, value: value))
@@ -60,7 +63,8 @@ public enum StructureFuzzInput {
             let sites = layout.sites().filter { !walOnly || $0.inWAL }
             for n in stride(from: 0, to: sites.count, by: max(1, sites.count / count)) {
                 var input = magic + [UInt8(index)]
-                input += (0..<4).map { UInt8(truncatingIfNeeded: n >> (8 * $0)) } + [0] + [UInt8](repeating: 0, count: 8)
+                input +=
+                    (0..<4).map { UInt8(truncatingIfNeeded: n >> (8 * $0)) } + [0] + [UInt8](repeating: 0, count: 8)
                 seeds.append(input)
             }
         }

@@ -71,11 +71,13 @@ public enum CampaignStore: String, CaseIterable, Sendable {
             try store.write { tx in try tx.tree("alpha")!.put(key(7), bytes(12, fill: 0x37)) }
             try store.write { tx in _ = try tx.tree("late")!.delete(Array("long".utf8)) }
             // The commits stay in the WAL: copy the files as a crash would leave them.
-            let files = StoreFuzzInput(pageFile: fs.contents(of: Self.path) ?? [], wal: fs.contents(of: Self.path + "-wal") ?? [])
+            let files = StoreFuzzInput(
+                pageFile: fs.contents(of: Self.path) ?? [], wal: fs.contents(of: Self.path + "-wal") ?? [])
             try store.close()
             return files
         }
         try store.close()
-        return StoreFuzzInput(pageFile: fs.contents(of: Self.path) ?? [], wal: fs.contents(of: Self.path + "-wal") ?? [])
+        return StoreFuzzInput(
+            pageFile: fs.contents(of: Self.path) ?? [], wal: fs.contents(of: Self.path + "-wal") ?? [])
     }
 }

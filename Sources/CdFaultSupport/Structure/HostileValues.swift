@@ -39,8 +39,10 @@ struct HostileContext {
 enum HostileValues {
     /// The values for `spec`, none of them a no-op: not the current value, and no fill with the
     /// byte `region` already holds throughout.
-    static func values(for spec: StoreFieldSpec, current: UInt64, context c: HostileContext,
-                       region: ArraySlice<UInt8>) -> [HostileValue] {
+    static func values(
+        for spec: StoreFieldSpec, current: UInt64, context c: HostileContext,
+        region: ArraySlice<UInt8>
+    ) -> [HostileValue] {
         guard spec.width > 0 else {
             return [HostileValue.fill(0), .fill(0xFF), .flipFirst].filter { v in
                 if case .fill(let b) = v { return !region.allSatisfy { $0 == b } }

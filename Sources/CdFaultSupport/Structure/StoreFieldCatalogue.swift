@@ -144,7 +144,8 @@ public enum StoreFieldCatalogue {
     ]
 
     /// Every field the mutator knows, in FORMAT.md order.
-    public static let all: [StoreFieldSpec] = header + image + mapEntry + chunk + directory + meta + trunk + node
+    public static let all: [StoreFieldSpec] =
+        header + image + mapEntry + chunk + directory + meta + trunk + node
         + leafCell + branchCell + overflow + catalogValue + walHeader + frame + commitRecord
 
     /// The field called `name` (names are unique).
@@ -154,7 +155,9 @@ public enum StoreFieldCatalogue {
     public static func markdownTable() -> String {
         var lines = ["| structure (FORMAT.md) | offset | size | field | hostile values |", "|---|---|---|---|---|"]
         for spec in all {
-            lines.append("| \(spec.table) | \(spec.docOffset ?? "(prose)") | \(spec.docSize ?? "") | \(spec.name) | \(spec.role.rawValue) |")
+            lines.append(
+                "| \(spec.table) | \(spec.docOffset ?? "(prose)") | \(spec.docSize ?? "") | \(spec.name) | \(spec.role.rawValue) |"
+            )
         }
         return lines.joined(separator: "\n")
     }

@@ -60,8 +60,10 @@ public struct StoreFieldSpec: Sendable, Hashable {
     /// For counts: the size of what is counted (products with it can overflow). For offsets: 0.
     public var unit: Int
 
-    init(_ table: String, _ docOffset: String?, _ docSize: String?, _ name: String, _ role: FieldRole,
-         at offset: Int, width: Int, unit: Int = 0) {
+    init(
+        _ table: String, _ docOffset: String?, _ docSize: String?, _ name: String, _ role: FieldRole,
+        at offset: Int, width: Int, unit: Int = 0
+    ) {
         self.table = table; self.docOffset = docOffset; self.docSize = docSize; self.name = name
         self.role = role; self.offset = offset; self.width = width; self.unit = unit
     }

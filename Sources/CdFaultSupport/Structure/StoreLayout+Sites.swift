@@ -31,50 +31,69 @@ extension StoreLayout {
     public func sites(cellsPerPage: Int? = 3) -> [StoreFieldSite] {
         var out: [StoreFieldSite] = []
         let pf = files.pageFile, wal = files.wal
-        func context(owner: UInt32? = nil, fileSize: Int, neighbour: UInt64 = 0, capacity: Int? = nil) -> HostileContext {
-            HostileContext(ownerPage: owner, pageCount: pageCount, fileSize: fileSize, pageSize: pageSize,
-                           neighbour: neighbour, capacity: capacity)
+        func context(owner: UInt32? = nil, fileSize: Int, neighbour: UInt64 = 0, capacity: Int? = nil) -> HostileContext
+        {
+            HostileContext(
+                ownerPage: owner, pageCount: pageCount, fileSize: fileSize, pageSize: pageSize,
+                neighbour: neighbour, capacity: capacity)
         }
-        func add(_ prefix: String, _ specs: [StoreFieldSpec], base: Int, bytes: [UInt8], inWAL: Bool,
-                 place: (Int) -> StoreFieldSite.Place, context c: HostileContext, regionEnd: Int? = nil,
-                 neighbours: [String: UInt64] = [:]) {
-            out += Self.sites(specs, id: prefix, base: base, bytes: bytes, regionEnd: regionEnd, context: c,
-                              neighbours: neighbours, inWAL: inWAL, place: place)
+        func add(
+            _ prefix: String, _ specs: [StoreFieldSpec], base: Int, bytes: [UInt8], inWAL: Bool,
+            place: (Int) -> StoreFieldSite.Place, context c: HostileContext, regionEnd: Int? = nil,
+            neighbours: [String: UInt64] = [:]
+        ) {
+            out += Self.sites(
+                specs, id: prefix, base: base, bytes: bytes, regionEnd: regionEnd, context: c,
+                neighbours: neighbours, inWAL: inWAL, place: place)
         }
         let filePlace: (Int) -> StoreFieldSite.Place = { .pageFile($0) }
         let walPlace: (Int) -> StoreFieldSite.Place = { .wal($0) }
 
         for slot in validHeaders {
-            add("header@\(slot)", StoreFieldCatalogue.header, base: slot, bytes: pf, inWAL: false, place: filePlace,
+            add(
+                "header@\(slot)", StoreFieldCatalogue.header, base: slot, bytes: pf, inWAL: false, place: filePlace,
                 context: context(fileSize: pf.count), regionEnd: slot + 124,
                 neighbours: ["directory offset": le(pf, slot + 48, 4)!])
         }
         if let d = directory {
-            add("directory", Array(StoreFieldCatalogue.directory.prefix(2)), base: d.offset, bytes: pf, inWAL: false,
+            add(
+                "directory", Array(StoreFieldCatalogue.directory.prefix(2)), base: d.offset, bytes: pf, inWAL: false,
                 place: filePlace, context: context(fileSize: pf.count))
             for (i, chunk) in chunks.enumerated() {
-                add("directory/chunk \(i)", Array(StoreFieldCatalogue.directory.suffix(3)), base: chunk.directoryEntry, bytes: pf,
+                add(
+                    "directory/chunk \(i)", Array(StoreFieldCatalogue.directory.suffix(3)), base: chunk.directoryEntry,
+                    bytes: pf,
                     inWAL: false, place: filePlace, context: context(fileSize: pf.count),
                     neighbours: ["directory chunk offset": UInt64(chunk.length)])
-                add("chunk \(i)", StoreFieldCatalogue.chunk, base: chunk.offset, bytes: pf, inWAL: false, place: filePlace,
+                add(
+                    "chunk \(i)", StoreFieldCatalogue.chunk, base: chunk.offset, bytes: pf, inWAL: false,
+                    place: filePlace,
                     context: context(fileSize: pf.count, capacity: 1024), regionEnd: chunk.offset + chunk.length)
                 let count = (chunk.length - 16) / 24
                 for j in 0..<count {
                     let e = chunk.offset + 16 + 24 * j
-                    add("chunk \(i)/entry \(j)", StoreFieldCatalogue.mapEntry, base: e, bytes: pf, inWAL: false, place: filePlace,
-                        context: context(owner: UInt32(j), fileSize: pf.count), neighbours: ["entry offset": le(pf, e + 8, 4)!])
+                    add(
+                        "chunk \(i)/entry \(j)", StoreFieldCatalogue.mapEntry, base: e, bytes: pf, inWAL: false,
+                        place: filePlace,
+                        context: context(owner: UInt32(j), fileSize: pf.count),
+                        neighbours: ["entry offset": le(pf, e + 8, 4)!])
                 }
             }
         }
         if walHeaderValid {
-            add("wal header", StoreFieldCatalogue.walHeader, base: 0, bytes: wal, inWAL: true, place: walPlace,
+            add(
+                "wal header", StoreFieldCatalogue.walHeader, base: 0, bytes: wal, inWAL: true, place: walPlace,
                 context: context(fileSize: wal.count))
             for (i, frame) in frames.enumerated() {
-                add("wal frame \(i)", StoreFieldCatalogue.frame, base: frame.offset, bytes: wal, inWAL: true, place: walPlace,
+                add(
+                    "wal frame \(i)", StoreFieldCatalogue.frame, base: frame.offset, bytes: wal, inWAL: true,
+                    place: walPlace,
                     context: context(owner: UInt32(le(wal, frame.offset + 4, 4)!), fileSize: wal.count),
                     regionEnd: frame.payloadOffset + frame.payloadLength)
                 if frame.kind == 3 {
-                    add("wal frame \(i)/commit record", StoreFieldCatalogue.commitRecord, base: frame.payloadOffset, bytes: wal,
+                    add(
+                        "wal frame \(i)/commit record", StoreFieldCatalogue.commitRecord, base: frame.payloadOffset,
+                        bytes: wal,
                         inWAL: true, place: walPlace, context: context(fileSize: wal.count),
                         regionEnd: frame.payloadOffset + frame.payloadLength)
                 }
@@ -87,27 +106,34 @@ extension StoreLayout {
             case .pageFile: inWAL = false; prefix = "page \(image.page) image"
             case .wal(let frame): inWAL = true; prefix = "wal frame \(frame)/page \(image.page) image"
             }
-            add(prefix, StoreFieldCatalogue.image, base: offset, bytes: bytes, inWAL: inWAL, place: inWAL ? walPlace : filePlace,
+            add(
+                prefix, StoreFieldCatalogue.image, base: offset, bytes: bytes, inWAL: inWAL,
+                place: inWAL ? walPlace : filePlace,
                 context: context(owner: image.page, fileSize: bytes.count), regionEnd: offset + length)
             if let page = image.decoded {
-                out += pageSites(page, image: index, prefix: prefix.replacingOccurrences(of: " image", with: ""),
-                                 inWAL: inWAL, number: image.page, cellsPerPage: cellsPerPage)
+                out += pageSites(
+                    page, image: index, prefix: prefix.replacingOccurrences(of: " image", with: ""),
+                    inWAL: inWAL, number: image.page, cellsPerPage: cellsPerPage)
             }
         }
         return out
     }
 
     /// The sites inside one decoded logical page, by its type byte.
-    private func pageSites(_ page: [UInt8], image: Int, prefix: String, inWAL: Bool, number: UInt32,
-                           cellsPerPage: Int?) -> [StoreFieldSite] {
+    private func pageSites(
+        _ page: [UInt8], image: Int, prefix: String, inWAL: Bool, number: UInt32,
+        cellsPerPage: Int?
+    ) -> [StoreFieldSite] {
         var out: [StoreFieldSite] = []
-        let c = HostileContext(ownerPage: number, pageCount: pageCount, fileSize: inWAL ? files.wal.count : files.pageFile.count,
-                               pageSize: pageSize)
+        let c = HostileContext(
+            ownerPage: number, pageCount: pageCount, fileSize: inWAL ? files.wal.count : files.pageFile.count,
+            pageSize: pageSize)
         func add(_ name: String, _ specs: [StoreFieldSpec], base: Int, regionEnd: Int? = nil, capacity: Int? = nil) {
             var ctx = c
             ctx.capacity = capacity
-            out += Self.sites(specs, id: name.isEmpty ? prefix : "\(prefix)/\(name)", base: base, bytes: page, regionEnd: regionEnd,
-                              context: ctx, inWAL: inWAL, place: { .page(image: image, offset: $0) })
+            out += Self.sites(
+                specs, id: name.isEmpty ? prefix : "\(prefix)/\(name)", base: base, bytes: page, regionEnd: regionEnd,
+                context: ctx, inWAL: inWAL, place: { .page(image: image, offset: $0) })
         }
         func chosen(_ count: Int) -> [Int] {
             guard let limit = cellsPerPage, count > limit else { return Array(0..<count) }
@@ -145,14 +171,19 @@ extension StoreLayout {
                     if kind == 1 {
                         add("leaf cell \(i)", [StoreFieldCatalogue.leafCell[5]], base: cell + keyLength)
                     } else if number == 2, valueLength == 8, valueAt + 8 <= pageSize {
-                        add("catalog cell \(i)", StoreFieldCatalogue.catalogValue, base: valueAt, regionEnd: valueAt + 8)
+                        add(
+                            "catalog cell \(i)", StoreFieldCatalogue.catalogValue, base: valueAt, regionEnd: valueAt + 8
+                        )
                     } else if valueLength > 0 {
-                        add("leaf cell \(i)", [StoreFieldCatalogue.leafCell[4]], base: cell + keyLength,
+                        add(
+                            "leaf cell \(i)", [StoreFieldCatalogue.leafCell[4]], base: cell + keyLength,
                             regionEnd: min(pageSize, valueAt + valueLength))
                     }
                 } else {
                     add("branch cell \(i)", Array(StoreFieldCatalogue.branchCell.prefix(2)), base: cell)
-                    add("branch cell \(i)", [StoreFieldCatalogue.branchCell[2]], base: cell, regionEnd: cell + 6 + keyLength)
+                    add(
+                        "branch cell \(i)", [StoreFieldCatalogue.branchCell[2]], base: cell,
+                        regionEnd: cell + 6 + keyLength)
                 }
             }
         default:
@@ -163,9 +194,11 @@ extension StoreLayout {
 
     /// The sites of `specs` laid out from `base` in `bytes`: a region without a fixed size ends at
     /// `regionEnd`; fields that do not fit the bytes are left out.
-    private static func sites(_ specs: [StoreFieldSpec], id: String, base: Int, bytes: [UInt8], regionEnd: Int?,
-                              context: HostileContext, neighbours: [String: UInt64] = [:], inWAL: Bool,
-                              place: (Int) -> StoreFieldSite.Place) -> [StoreFieldSite] {
+    private static func sites(
+        _ specs: [StoreFieldSpec], id: String, base: Int, bytes: [UInt8], regionEnd: Int?,
+        context: HostileContext, neighbours: [String: UInt64] = [:], inWAL: Bool,
+        place: (Int) -> StoreFieldSite.Place
+    ) -> [StoreFieldSite] {
         specs.compactMap { spec in
             let at = base + spec.offset
             let length = spec.width > 0 ? spec.width : spec.fixedRegionSize ?? max(0, (regionEnd ?? (at + 1)) - at)
@@ -173,9 +206,11 @@ extension StoreLayout {
             var ctx = context
             if let n = neighbours[spec.name] { ctx.neighbour = n }
             let current = spec.width > 0 ? le(bytes, at, spec.width)! : 0
-            return StoreFieldSite(id: "\(id)/\(spec.name)", spec: spec, place: place(at), length: length, current: current,
-                                  values: HostileValues.values(for: spec, current: current, context: ctx, region: bytes[at..<(at + length)]),
-                                  inWAL: inWAL)
+            return StoreFieldSite(
+                id: "\(id)/\(spec.name)", spec: spec, place: place(at), length: length, current: current,
+                values: HostileValues.values(
+                    for: spec, current: current, context: ctx, region: bytes[at..<(at + length)]),
+                inWAL: inWAL)
         }
     }
 }

@@ -70,7 +70,8 @@ public struct StoreLayout: Sendable {
         let pf = files.pageFile
         for slot in [0, 4096] {
             guard slot + 128 <= pf.count, Array(pf[slot..<(slot + 8)]) == Array("CdStore\0".utf8),
-                  Checksum.crc32(pf[slot..<(slot + 124)]) == UInt32(le(pf, slot + 124, 4)!) else { continue }
+                Checksum.crc32(pf[slot..<(slot + 124)]) == UInt32(le(pf, slot + 124, 4)!)
+            else { continue }
             validHeaders.append(slot)
             if activeHeader.map({ le(pf, slot + 16, 8)! > le(pf, $0 + 16, 8)! }) ?? true { activeHeader = slot }
         }
@@ -81,7 +82,8 @@ public struct StoreLayout: Sendable {
         let chunkCount = Int(le(pf, h + 36, 4)!)
         let dirOffset = le(pf, h + 40, 8)!, dirLength = le(pf, h + 48, 4)!
         guard dirOffset > 0, dirOffset < UInt64(pf.count), dirLength <= UInt64(pf.count) - dirOffset,
-              dirLength == UInt64(8 + 16 * chunkCount) else { return }
+            dirLength == UInt64(8 + 16 * chunkCount)
+        else { return }
         let dir = Int(dirOffset)
         guard Array(pf[dir..<(dir + 4)]) == Array("CdMD".utf8) else { return }
         directory = (dir, Int(dirLength))
@@ -97,10 +99,13 @@ public struct StoreLayout: Sendable {
                 let e = chunk.offset + 16 + 24 * j
                 let imageOffset = le(pf, e, 8)!, imageLength = le(pf, e + 8, 4)!
                 guard imageOffset > 0, imageOffset < UInt64(pf.count), imageLength >= 24,
-                      imageLength <= UInt64(pf.count) - imageOffset else { continue }
+                    imageLength <= UInt64(pf.count) - imageOffset
+                else { continue }
                 let at = Int(imageOffset)
-                images.append(LayoutImage(place: .pageFile(entry: e, offset: at, length: Int(imageLength)),
-                                          page: UInt32(truncatingIfNeeded: i &* entriesPerChunk &+ j), codec: pf[at + 1]))
+                images.append(
+                    LayoutImage(
+                        place: .pageFile(entry: e, offset: at, length: Int(imageLength)),
+                        page: UInt32(truncatingIfNeeded: i &* entriesPerChunk &+ j), codec: pf[at + 1]))
             }
         }
     }
@@ -108,7 +113,8 @@ public struct StoreLayout: Sendable {
     private mutating func parseWAL() {
         let wal = files.wal
         guard wal.count >= 32, Array(wal[0..<8]) == Array("CdWAL\0\0\0".utf8),
-              Checksum.crc32(wal[0..<28]) == UInt32(le(wal, 28, 4)!) else { return }
+            Checksum.crc32(wal[0..<28]) == UInt32(le(wal, 28, 4)!)
+        else { return }
         walHeaderValid = true
         let salt = le(wal, 24, 4)!
         var at = 32
@@ -117,8 +123,10 @@ public struct StoreLayout: Sendable {
             guard (1...3).contains(kind), le(wal, at + 20, 4)! == salt, length <= wal.count - at - 32 else { break }
             frames.append(LayoutFrame(offset: at, kind: kind, payloadLength: length))
             if kind == 1, length >= 24 {
-                images.append(LayoutImage(place: .wal(frame: frames.count - 1), page: UInt32(le(wal, at + 4, 4)!),
-                                          codec: wal[at + 32 + 1]))
+                images.append(
+                    LayoutImage(
+                        place: .wal(frame: frames.count - 1), page: UInt32(le(wal, at + 4, 4)!),
+                        codec: wal[at + 32 + 1]))
             }
             if kind == 3, length >= 8 { pageCount = UInt32(le(wal, at + 32 + 4, 4)!); walCommitted = true }
             at += 32 + length
@@ -138,7 +146,9 @@ public struct StoreLayout: Sendable {
             switch images[i].codec {
             case 0 where stored == pageSize: page = streamBytes
             case 1:
-                let failure = streamBytes.withUnsafeBytes { s in page.withUnsafeMutableBytes { pool.decompress(s, into: $0) } }
+                let failure = streamBytes.withUnsafeBytes { s in
+                    page.withUnsafeMutableBytes { pool.decompress(s, into: $0) }
+                }
                 if failure != nil { continue }
             default: continue
             }

@@ -64,7 +64,9 @@ extension StoreLayout {
                         target = roundUp(pf.count)
                         newDataEnd = UInt64(roundUp(target + image.count))
                     }
-                    if pf.count < target + image.count { pf += [UInt8](repeating: 0, count: target + image.count - pf.count) }
+                    if pf.count < target + image.count {
+                        pf += [UInt8](repeating: 0, count: target + image.count - pf.count)
+                    }
                     pf.replaceSubrange(target..<(target + image.count), with: image)
                     putLE(&pf, entry, 8, UInt64(target))
                     putLE(&pf, entry + 8, 4, UInt64(image.count))
@@ -94,13 +96,16 @@ extension StoreLayout {
             seal(&pf, inWAL: false, at: entry + 12, UInt32(le(pf, offset + 20, 4)!))
         }
         for c in chunks {
-            let crc = Checksum.crc32(pf[(c.offset + 16)..<(c.offset + c.length)], seed: Checksum.crc32(pf[c.offset..<(c.offset + 12)]))
+            let crc = Checksum.crc32(
+                pf[(c.offset + 16)..<(c.offset + c.length)], seed: Checksum.crc32(pf[c.offset..<(c.offset + 12)]))
             seal(&pf, inWAL: false, at: c.offset + 12, crc)
             seal(&pf, inWAL: false, at: c.directoryEntry + 12, Checksum.crc32(pf[c.offset..<(c.offset + c.length)]))
         }
         if let h = activeHeader {
             if let newDataEnd, free(false, h + 56, 8) { putLE(&pf, h + 56, 8, max(newDataEnd, le(pf, h + 56, 8)!)) }
-            if let d = directory { seal(&pf, inWAL: false, at: h + 52, Checksum.crc32(pf[d.offset..<(d.offset + d.length)])) }
+            if let d = directory {
+                seal(&pf, inWAL: false, at: h + 52, Checksum.crc32(pf[d.offset..<(d.offset + d.length)]))
+            }
         }
         for slot in validHeaders { seal(&pf, inWAL: false, at: slot + 124, Checksum.crc32(pf[slot..<(slot + 124)])) }
 
@@ -110,8 +115,11 @@ extension StoreLayout {
             var chain = Checksum.crc32(wal[0..<28])
             for k in frames.indices {
                 let f = frameOffsets[k], n = payloadLengths[k]
-                if frames[k].kind == 1, n >= 24 { seal(&wal, inWAL: true, at: f + 52, Self.imageCRC(wal, at: f + 32, limit: f + 32 + n)) }
-                chain = Checksum.crc32(wal[(f + 32)..<(f + 32 + n)], seed: Checksum.crc32(wal[f..<(f + 24)], seed: chain))
+                if frames[k].kind == 1, n >= 24 {
+                    seal(&wal, inWAL: true, at: f + 52, Self.imageCRC(wal, at: f + 32, limit: f + 32 + n))
+                }
+                chain = Checksum.crc32(
+                    wal[(f + 32)..<(f + 32 + n)], seed: Checksum.crc32(wal[f..<(f + 24)], seed: chain))
                 seal(&wal, inWAL: true, at: f + 24, chain)
             }
         }

@@ -38,14 +38,18 @@ public enum StructureCampaignChild {
         sigaddset(&alarmOnly, SIGALRM)
         sigprocmask(SIG_UNBLOCK, &alarmOnly, nil)
         if let fixture = value("--structure-fixture") {
-            guard let files = try? StoreFuzzInput(pageFile: [UInt8](Data(contentsOf: URL(fileURLWithPath: fixture))),
-                                                  wal: (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: fixture + "-wal")))) ?? []) else {
+            guard
+                let files = try? StoreFuzzInput(
+                    pageFile: [UInt8](Data(contentsOf: URL(fileURLWithPath: fixture))),
+                    wal: (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: fixture + "-wal")))) ?? [])
+            else {
                 say("cannot read \(fixture)"); return 2
             }
             // The unmutated store's trees, when the fixture names the campaign store it came from.
-            let original = value("--store").flatMap(CampaignStore.init(rawValue:)).flatMap {
-                try? StructureCaseRunner.view(of: $0.make())
-            } ?? [:]
+            let original =
+                value("--store").flatMap(CampaignStore.init(rawValue:)).flatMap {
+                    try? StructureCaseRunner.view(of: $0.make())
+                } ?? [:]
             say("CASE 0 \(fixture)")
             say(line(0, runCase(files, original: original)))
             return 0
@@ -74,14 +78,16 @@ public enum StructureCampaignChild {
         alarm(0)
         let growth = peakRSSKiB() - before
         if growth > peakGrowthLimitKiB, result.violation == nil {
-            result.violation = "peak RSS grew by \(growth >> 10) MiB for files of \((files.pageFile.count + files.wal.count) >> 10) KiB"
+            result.violation =
+                "peak RSS grew by \(growth >> 10) MiB for files of \((files.pageFile.count + files.wal.count) >> 10) KiB"
         }
         return (result, growth)
     }
 
     static func line(_ i: Int, _ r: (result: StructureCaseResult, growth: Int)) -> String {
         func oneLine(_ s: String?) -> String { (s ?? "ok").replacingOccurrences(of: "\n", with: " ") }
-        return "DONE \(i) \(r.result.outcome) rss+\(r.growth) | ro: \(oneLine(r.result.readOnlyError)) | rw: \(oneLine(r.result.writableError))"
+        return
+            "DONE \(i) \(r.result.outcome) rss+\(r.growth) | ro: \(oneLine(r.result.readOnlyError)) | rw: \(oneLine(r.result.writableError))"
             + " | verify: \(r.result.verifierProblems) | \(oneLine(r.result.violation))"
     }
 

@@ -30,8 +30,9 @@ public enum StructureCampaignDriver {
         var summary = StructureCampaignSummary()
         var start = 0
         while true {
-            let output = try BuiltExecutable.run(child, arguments: ["--structure-campaign", "--start", "\(start)"] + (full ? ["--full"] : []),
-                                                 environment: environment)
+            let output = try BuiltExecutable.run(
+                child, arguments: ["--structure-campaign", "--start", "\(start)"] + (full ? ["--full"] : []),
+                environment: environment)
             var open: (index: Int, id: String)?
             for line in output.stdout.split(separator: "\n").map(String.init) {
                 if line.hasPrefix("TOTAL ") { summary.cases = Int(line.dropFirst(6)) ?? 0 }
@@ -51,16 +52,23 @@ public enum StructureCampaignDriver {
                 continue
             }
             if output.status != 0 || output.diedOfSignal {
-                summary.violations.append(("(child)", "exited with \(output.status) outside a case: \(output.stdout.suffix(300)) \(output.stderr.suffix(300))"))
+                summary.violations.append(
+                    (
+                        "(child)",
+                        "exited with \(output.status) outside a case: \(output.stdout.suffix(300)) \(output.stderr.suffix(300))"
+                    ))
             }
             return summary
         }
     }
 
     /// Runs one stored case (`--structure-fixture`): its DONE line's outcome, or how the child died.
-    public static func runFixture(child: URL, path: String, store: CampaignStore) throws -> (outcome: String, detail: String) {
-        let output = try BuiltExecutable.run(child, arguments: ["--structure-fixture", path, "--store", store.rawValue],
-                                             environment: environment)
+    public static func runFixture(
+        child: URL, path: String, store: CampaignStore
+    ) throws -> (outcome: String, detail: String) {
+        let output = try BuiltExecutable.run(
+            child, arguments: ["--structure-fixture", path, "--store", store.rawValue],
+            environment: environment)
         guard let done = output.stdout.split(separator: "\n").first(where: { $0.hasPrefix("DONE ") }) else {
             return ("died", death(output))
         }
@@ -83,18 +91,26 @@ public enum StructureCampaignDriver {
 
     /// `function at File.swift:line` from a backtrace line.
     static func compactFrame(_ line: String) -> String {
-        let location = line.components(separatedBy: " at ").last.map { String($0.split(separator: "/").last ?? "") } ?? ""
+        let location =
+            line.components(separatedBy: " at ").last.map { String($0.split(separator: "/").last ?? "") } ?? ""
         let function = line.components(separatedBy: " + ").first?.split(separator: " ").last.map(String.init) ?? ""
         return "\(function) at \(location)"
     }
 
     /// What killed the child: the signal, the runtime's message and the first frames in Sources/.
     static func death(_ output: BuiltExecutable.Output) -> String {
-        let signal = output.diedOfSignal ? "signal \(output.status)\(output.status == 14 ? " (SIGALRM: a hang)" : "")" : "exit \(output.status)"
+        let signal =
+            output.diedOfSignal
+            ? "signal \(output.status)\(output.status == 14 ? " (SIGALRM: a hang)" : "")" : "exit \(output.status)"
         let lines = output.stderr.split(separator: "\n").map(String.init)
-        let message = lines.first { $0.contains("Fatal error") || $0.contains("runtime failure") || $0.contains("Could not allocate") }
-        let frames = lines.filter { $0.contains("/Sources/") && !$0.contains("CdFaultSupport") && !$0.contains("cadmium-crash-child/") }
-            .prefix(3).map(compactFrame)
-        return ([signal] + (message.map { [$0.trimmingCharacters(in: .whitespaces)] } ?? []) + frames).joined(separator: " ← ")
+        let message = lines.first {
+            $0.contains("Fatal error") || $0.contains("runtime failure") || $0.contains("Could not allocate")
+        }
+        let frames = lines.filter {
+            $0.contains("/Sources/") && !$0.contains("CdFaultSupport") && !$0.contains("cadmium-crash-child/")
+        }
+        .prefix(3).map(compactFrame)
+        return ([signal] + (message.map { [$0.trimmingCharacters(in: .whitespaces)] } ?? []) + frames).joined(
+            separator: " ← ")
     }
 }

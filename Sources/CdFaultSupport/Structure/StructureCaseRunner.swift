@@ -62,14 +62,19 @@ public enum StructureCaseRunner {
         do {
             let (view, after) = try session(files.files(at: path), readOnly: false)
             if let readOnlyView, view != readOnlyView {
-                violation = violation ?? "the writable open saw other trees than the read-only open: \(differences(readOnlyView, view))"
+                violation =
+                    violation
+                    ?? "the writable open saw other trees than the read-only open: \(differences(readOnlyView, view))"
             } else if readOnlyView == nil, let lost = original.keys.sorted().first(where: { view[$0] == nil }) {
-                violation = violation ?? "the read-only open refused the file, yet the writable open succeeded without tree \"\(lost)\" (reformatted?)"
+                violation =
+                    violation
+                    ?? "the read-only open refused the file, yet the writable open succeeded without tree \"\(lost)\" (reformatted?)"
             }
             var expected = view
             expected[commitTree] = committedDigest
             if let after, after != expected {
-                violation = violation ?? "after two commits and a reopen the trees differ: \(differences(expected, after))"
+                violation =
+                    violation ?? "after two commits and a reopen the trees differ: \(differences(expected, after))"
             }
         } catch let error as StoreError {
             writableError = "\(error)"
@@ -89,8 +94,9 @@ public enum StructureCaseRunner {
         } catch {
             violation = violation ?? "the verifier threw a non-StoreError: \(error)"
         }
-        return StructureCaseResult(readOnlyError: readOnlyError, writableError: writableError,
-                                   verifierProblems: problems, violation: violation)
+        return StructureCaseResult(
+            readOnlyError: readOnlyError, writableError: writableError,
+            verifierProblems: problems, violation: violation)
     }
 
     /// The trees of an undamaged store.
@@ -143,7 +149,10 @@ public enum StructureCaseRunner {
                 var digest = TreeDigest()
                 let cursor = tree.cursor()
                 var more = try cursor.first()
-                while more { digest.entries += 1; digest.add(cursor.key); digest.add(try cursor.value()); more = try cursor.next() }
+                while more {
+                    digest.entries += 1; digest.add(cursor.key); digest.add(try cursor.value());
+                    more = try cursor.next()
+                }
                 more = try cursor.last()
                 while more { more = try cursor.previous() }
                 view[name] = digest
@@ -154,7 +163,9 @@ public enum StructureCaseRunner {
 
     static func differences(_ a: TreeView, _ b: TreeView) -> String {
         let names = Set(a.keys).union(b.keys).sorted().filter { a[$0] != b[$0] }
-        return names.map { "\($0): \(a[$0].map { "\($0.entries) entries" } ?? "absent") → \(b[$0].map { "\($0.entries) entries" } ?? "absent")" }
-            .joined(separator: ", ")
+        return names.map {
+            "\($0): \(a[$0].map { "\($0.entries) entries" } ?? "absent") → \(b[$0].map { "\($0.entries) entries" } ?? "absent")"
+        }
+        .joined(separator: ", ")
     }
 }

@@ -8,12 +8,15 @@ import Testing
 @Suite struct HostileStoreFixtureTests {
     static var directory: URL { fixturesDirectory().appendingPathComponent("hostile/store") }
 
-    static func path(_ recipe: HostileStoreRecipe) -> String { directory.appendingPathComponent(recipe.name + ".cdstore").path }
+    static func path(_ recipe: HostileStoreRecipe) -> String {
+        directory.appendingPathComponent(recipe.name + ".cdstore").path
+    }
 
     static func load(_ recipe: HostileStoreRecipe) throws -> StoreFuzzInput {
         let path = path(recipe)
-        return StoreFuzzInput(pageFile: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))),
-                              wal: (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: path + "-wal")))) ?? [])
+        return StoreFuzzInput(
+            pageFile: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))),
+            wal: (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: path + "-wal")))) ?? [])
     }
 
     @Test(arguments: HostileStoreRecipe.all)
@@ -28,10 +31,13 @@ import Testing
         let files = try Self.load(recipe)
         let layout = StoreLayout(files)
         let site = try #require(recipe.site(in: layout), "\(recipe.name): \(recipe.siteID) not found in the fixture")
-        #expect(site.current == recipe.value, "\(recipe.name): \(site.id) is \(site.current), the recipe says \(recipe.value)")
+        #expect(
+            site.current == recipe.value,
+            "\(recipe.name): \(site.id) is \(site.current), the recipe says \(recipe.value)")
         #expect(layout.resealed() == files, "\(recipe.name): a checksum the layout reaches is wrong")
-        #expect(!layout.validHeaders.isEmpty && !layout.images.isEmpty || recipe.name.hasPrefix("1-"),
-                "\(recipe.name): the fixture lost its structures")
+        #expect(
+            !layout.validHeaders.isEmpty && !layout.images.isEmpty || recipe.name.hasPrefix("1-"),
+            "\(recipe.name): the fixture lost its structures")
     }
 
     /// Each fixture ends in a StoreError or a clean result in a child process — read-only open,
@@ -39,7 +45,8 @@ import Testing
     @Test(arguments: HostileStoreRecipe.all)
     func fixtureEndsInATypedErrorOrACleanResult(_ recipe: HostileStoreRecipe) throws {
         let child = try BuiltExecutable.locate("cadmium-crash-child", override: "CADMIUM_CRASH_CHILD")
-        let (outcome, detail) = try StructureCampaignDriver.runFixture(child: child, path: Self.path(recipe), store: recipe.store)
+        let (outcome, detail) = try StructureCampaignDriver.runFixture(
+            child: child, path: Self.path(recipe), store: recipe.store)
         #expect(outcome == "clean" || outcome == "typed-error", "\(recipe.name) (\(recipe.cause)): \(detail)")
     }
 }

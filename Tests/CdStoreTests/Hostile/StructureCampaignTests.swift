@@ -14,7 +14,9 @@ import Testing
         let child = try BuiltExecutable.locate("cadmium-crash-child", override: "CADMIUM_CRASH_CHILD")
         let start = Date()
         let summary = try StructureCampaignDriver.run(child: child, full: Self.full)
-        print("structure campaign (\(Self.full ? "full" : "short") form): \(summary.description) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+        print(
+            "structure campaign (\(Self.full ? "full" : "short") form): \(summary.description) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s"
+        )
         #expect(summary.cases > 1000, "the campaign lost its cases")
         #expect(summary.clean > 0 && summary.typedErrors > 0, "a campaign where every case ends alike tests nothing")
         for (id, message) in summary.violations { Issue.record("\(id): \(message)") }
@@ -40,13 +42,18 @@ import Testing
             codes[output.status, default: 0] += 1
             let id = campaign.cases[index].id
             if output.diedOfSignal {
-                Issue.record("\(id): cdstore-verify died of signal \(output.status): \(output.stderr.suffix(400))"); continue
+                Issue.record("\(id): cdstore-verify died of signal \(output.status): \(output.stderr.suffix(400))");
+                continue
             }
             var refused = false
             do { _ = try StoreVerifier.verify(path: path) } catch { refused = true }
-            #expect(output.status == 0 || output.status == 4 || (output.status == 8 && refused),
-                    "\(id): cdstore-verify exited \(output.status): \(output.stdout.prefix(300)) \(output.stderr.prefix(300))")
+            #expect(
+                output.status == 0 || output.status == 4 || (output.status == 8 && refused),
+                "\(id): cdstore-verify exited \(output.status): \(output.stdout.prefix(300)) \(output.stderr.prefix(300))"
+            )
         }
-        print("cdstore-verify on \(codes.values.reduce(0, +)) sampled cases: exit codes \(codes.sorted { $0.key < $1.key })")
+        print(
+            "cdstore-verify on \(codes.values.reduce(0, +)) sampled cases: exit codes \(codes.sorted { $0.key < $1.key })"
+        )
     }
 }

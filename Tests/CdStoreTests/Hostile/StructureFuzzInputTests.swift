@@ -14,7 +14,9 @@ import Testing
                 let files = try #require(StructureFuzzInput.decode(seed, walOnly: walOnly))
                 #expect(!bases.contains(files), "seed \(seed) changed nothing")
                 if walOnly {
-                    #expect(files.pageFile == StructureFuzzInput.layouts[0].files.pageFile, "the WAL target mutates the WAL only")
+                    #expect(
+                        files.pageFile == StructureFuzzInput.layouts[0].files.pageFile,
+                        "the WAL target mutates the WAL only")
                 }
             }
         }
@@ -23,7 +25,8 @@ import Testing
     @Test func stackedMutationsApplyInTurnAndOtherInputsAreNotStructureInputs() throws {
         // Store 1: site 0 (header copy A's magic) set to its first hostile value, 0; then site 0 of
         // the result — copy B's magic, copy A being invalid now — set to the raw value 0x5A.
-        let input = StructureFuzzInput.magic + [1] + [0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+        let input =
+            StructureFuzzInput.magic + [1] + [0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
             + [0, 0, 0, 0, 200] + [0x5A, 0, 0, 0, 0, 0, 0, 0]
         let files = try #require(StructureFuzzInput.decode(input))
         #expect(Array(files.pageFile[0..<8]) == [UInt8](repeating: 0, count: 8))
