@@ -55,12 +55,18 @@ func parseModelXML(_ data: Data, path: String) throws(ModelError) -> ParsedModel
 ///  - a declaration naming another encoding (`<?xml version="1.0" encoding="UTF7"\xDF`): the
 ///    encoding switch plus `abortParsing()` from `parseErrorOccurred` is a SEGV in xmlParseChunk;
 ///  - a processing instruction without data (`<?x?>`): `strlen(NULL)` in
-///    `_NSXMLParserProcessingInstruction`, whatever the delegate does.
+///    `_NSXMLParserProcessingInstruction`, whatever the delegate does;
+///  - a NUL byte (`00 00 00 3C` at the start makes libxml2 guess UCS-4): a SEGV in
+///    xmlParseChunk. XML allows no NUL character anywhere, so none is refused wrongly.
 func checkParsable(_ data: Data, path: String) throws(ModelError) {
     guard String(validating: data, as: UTF8.self) != nil else {
         throw .malformedXML(path: path, line: nil, detail: "the file is not UTF-8")
     }
     let bytes = [UInt8](data)
+    if let nul = bytes.firstIndex(of: 0) {
+        let line = bytes[..<nul].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+        throw .malformedXML(path: path, line: line, detail: "the file holds a NUL byte at offset \(nul); XML allows none")
+    }
     var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
     if bytes[start...].starts(with: Array("<?xml".utf8)) {
         let end = bytes[start...].firstRange(of: Array("?>".utf8))?.upperBound ?? bytes.count

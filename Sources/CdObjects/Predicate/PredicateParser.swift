@@ -10,6 +10,11 @@ import Foundation
 struct PredicateParser {
     private let tokens: [PredicateToken]
     private var position = 0
+    /// How deeply the parse is nested now (parentheses, NOT, unary minus, aggregates, …).
+    private var depth = 0
+    /// The deepest nesting a format may have: each level is a frame of the recursive descent, and
+    /// a format of thousands of `(` or `-` would otherwise overflow the thread's stack.
+    static let maxDepth = 200
     private let arguments: [Any]
     private var argumentIndex = 0
     /// A template parse: specifiers become slot variables and are listed in `slots`.
@@ -85,7 +90,21 @@ struct PredicateParser {
 
     // MARK: - Predicates
 
+    /// Runs `body` one level deeper, refusing a format nested past `maxDepth`.
+    private mutating func nested<T>(_ body: (inout PredicateParser) throws -> T) throws -> T {
+        guard depth < Self.maxDepth else {
+            throw CdPredicateError(.syntax, "the format nests more than \(Self.maxDepth) levels deep", offset: current.offset)
+        }
+        depth += 1
+        defer { depth -= 1 }
+        return try body(&self)
+    }
+
     private mutating func parseOr() throws -> CdPredicate {
+        try nested { try $0.parseOrLevel() }
+    }
+
+    private mutating func parseOrLevel() throws -> CdPredicate {
         var left = try parseAnd()
         while keyword == "OR" || isSymbol("||") {
             advance()
@@ -106,7 +125,7 @@ struct PredicateParser {
     private mutating func parseNot() throws -> CdPredicate {
         if keyword == "NOT" || isSymbol("!") {
             advance()
-            return .not(try parseNot())
+            return .not(try nested { try $0.parseNot() })
         }
         return try parsePrimaryPredicate()
     }
@@ -235,6 +254,10 @@ struct PredicateParser {
     }
 
     private mutating func parsePrimary(allowKeywords: Bool) throws -> CdPredicateExpression {
+        try nested { try $0.parsePrimaryLevel(allowKeywords: allowKeywords) }
+    }
+
+    private mutating func parsePrimaryLevel(allowKeywords: Bool) throws -> CdPredicateExpression {
         let token = current
         switch token.kind {
         case let .string(s): advance(); return .constant(.string(s))

@@ -31,13 +31,28 @@ import Testing
         #expect(target.run([UInt8](try Data(contentsOf: file))) == nil)
     }
 
+    /// fuzz-predicate's finding: 1,684 nested unary minuses overflowed the parser's stack. A
+    /// format nested past `PredicateParser.maxDepth` is a syntax error naming the limit.
+    @Test func deeplyNestedFormatIsASyntaxErrorNotAStackOverflow() throws {
+        let url = Self.fixtures.appendingPathComponent("fuzz/predicate/regressions/unary-minus-nesting-1684-stack-overflow.txt")
+        let format = try String(contentsOf: url, encoding: .utf8)
+        #expect { try CdPredicate(format: format) } throws: { ($0 as? CdPredicateError)?.kind == .syntax }
+        for deep in [String(repeating: "(", count: 5_000) + "TRUEPREDICATE" + String(repeating: ")", count: 5_000),
+                     String(repeating: "NOT ", count: 5_000) + "TRUEPREDICATE",
+                     "a == " + String(repeating: "-", count: 5_000) + "1"] {
+            #expect(throws: CdPredicateError.self) { try CdPredicate(format: deep) }
+        }
+        _ = try CdPredicate(format: String(repeating: "(", count: 50) + "a == 1" + String(repeating: ")", count: 50))
+    }
+
     /// fuzz-model-reader's findings, all crashes inside swift-corelibs-foundation's XMLParser
     /// over libxml2: an encoding declaration other than UTF-8 (SEGV when the reader aborted from
     /// `parseErrorOccurred`), a name that is not UTF-8 (a trap in `_NSXMLParserStartElementNs`
     /// when it did not), and a processing instruction without data (`strlen(NULL)`). The reader
     /// refuses all of them before parsing.
     @Test(arguments: ["utf7-declaration-abort-in-error-callback.xml", "invalid-utf8-attribute-name.xml",
-                     "processing-instruction-without-data.xml", "processing-instruction-in-model.xml"])
+                     "processing-instruction-without-data.xml", "processing-instruction-in-model.xml",
+                     "ucs4-detected-by-nul-prefix-segv-in-xmlParseChunk.xml"])
     func modelFileThatCrashedXMLParserIsMalformedXML(_ name: String) throws {
         let url = Self.fixtures.appendingPathComponent("fuzz/model-reader/regressions/\(name)")
         let data = try Data(contentsOf: url)
