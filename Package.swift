@@ -80,7 +80,9 @@ let package = Package(
         .testTarget(name: "CdObjectsTests", dependencies: ["CdObjects", "CdStoreTesting", "CdFaultSupport"]),
         .testTarget(
             name: "CadmiumTests",
-            dependencies: ["Cadmium", "CdObjects", "CdStore", "CdStoreTesting", "CdFaultSupport", "cadmium-crash-child"]
+            dependencies: [
+                "Cadmium", "CdObjects", "CdStore", "CdStoreTesting", "CdFaultSupport", "cadmium-crash-child",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -54,8 +54,10 @@ extension Cd {
     /// ```swift
     /// try Cd.initWithSQLStore(momdURL: modelURL, sqliteURL: storeURL, classes: [Item.self])
     /// ```
-    public static func initWithSQLStore(momdURL: URL, sqliteURL: URL?, classes: [CdManagedObject.Type],
-                                        options: StoreOptions = StoreOptions(), serialTX: Bool = false) throws {
+    public static func initWithSQLStore(
+        momdURL: URL, sqliteURL: URL?, classes: [CdManagedObject.Type],
+        options: StoreOptions = StoreOptions(), serialTX: Bool = false
+    ) throws {
         if momdURL.pathExtension == "momd" { throw CdInitFailure.invalidManagedObjectModel }
         let model: CdModel
         do {
@@ -85,9 +87,11 @@ extension Cd {
     /// try Cd.initWithSQLStore(momdInbundleID: nil, momdName: "Company.momd", sqliteFilename: "company.store",
     ///                         classes: [Department.self, Employee.self])
     /// ```
-    public static func initWithSQLStore(momdInbundleID bundleID: String?, momdName: String, sqliteFilename: String?,
-                                        classes: [CdManagedObject.Type], options: StoreOptions = StoreOptions(),
-                                        serialTX: Bool = false) throws {
+    public static func initWithSQLStore(
+        momdInbundleID bundleID: String?, momdName: String, sqliteFilename: String?,
+        classes: [CdManagedObject.Type], options: StoreOptions = StoreOptions(),
+        serialTX: Bool = false
+    ) throws {
         guard let bundle = bundle(bundleID) else { throw CdInitFailure.invalidBundle }
         let name = momdName.hasSuffix(".momd") ? String(momdName.dropLast(".momd".count)) : momdName
         guard let modelURL = modelFile(named: name, in: bundle) else { throw CdInitFailure.invalidManagedObjectModel }
@@ -97,7 +101,8 @@ extension Cd {
             try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
             storeURL = documents.appendingPathComponent(sqliteFilename)
         }
-        try initWithSQLStore(momdURL: modelURL, sqliteURL: storeURL, classes: classes, options: options, serialTX: serialTX)
+        try initWithSQLStore(
+            momdURL: modelURL, sqliteURL: storeURL, classes: classes, options: options, serialTX: serialTX)
     }
 
     // MARK: - Finding things
@@ -108,7 +113,9 @@ extension Cd {
         guard let id else { return Bundle.main }
         if let bundle = Bundle(identifier: id) { return bundle }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: id, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
+        guard FileManager.default.fileExists(atPath: id, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return nil
+        }
         return Bundle(path: id)
     }
 

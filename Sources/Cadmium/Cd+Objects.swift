@@ -22,27 +22,38 @@ extension Cd {
     }
 
     /// `count` new objects (`[]` at once when `count <= 0`, before any check).
-    public static func create<T: CdManagedObject>(_ entityType: T.Type, count: Int, transient: Bool = false) throws -> [T] {
+    public static func create<T: CdManagedObject>(
+        _ entityType: T.Type, count: Int, transient: Bool = false
+    ) throws -> [T] {
         try create(entityType, count: count, transient: transient, single: false)
     }
 
-    private static func create<T: CdManagedObject>(_ type: T.Type, count: Int, transient: Bool, single: Bool) throws -> [T] {
+    private static func create<T: CdManagedObject>(
+        _ type: T.Type, count: Int, transient: Bool, single: Bool
+    ) throws -> [T] {
         guard count > 0 else { return [] }
         let stack = try requireStack("Cd.create(\(T.self).self)")
         guard let entity = stack.model.entity(for: type) else {
-            throw Misuse.report(.b1, "Cd.create(\(T.self).self): the model has no entity named '\(T.entityName)'. "
-                + "Add the class to CdModel(classes:), or override `class var entityName` to name its entity.")
+            throw Misuse.report(
+                .b1,
+                "Cd.create(\(T.self).self): the model has no entity named '\(T.entityName)'. "
+                    + "Add the class to CdModel(classes:), or override `class var entityName` to name its entity.")
         }
         let form = single ? "Cd.create(\(T.self).self)" : "Cd.create(\(T.self).self, count: \(count))"
         var context: CdManagedObjectContext?
         if !transient {
             if ThreadState.isMain {
-                throw Misuse.report(.b2, "\(form) was called on the main thread, whose context is read-only. "
-                    + "Create objects inside Cd.transact { }, or pass transient: true and Cd.insert(_:) the object in a transaction later.")
+                throw Misuse.report(
+                    .b2,
+                    "\(form) was called on the main thread, whose context is read-only. "
+                        + "Create objects inside Cd.transact { }, or pass transient: true and Cd.insert(_:) the object in a transaction later."
+                )
             }
             guard let current = ThreadState.current.context, current.kind == .transaction else {
-                throw Misuse.report(.b3, "\(form) was called on a background thread outside any transaction. "
-                    + "Create objects inside Cd.transact { } / Cd.transactAndWait { }, or pass transient: true.")
+                throw Misuse.report(
+                    .b3,
+                    "\(form) was called on a background thread outside any transaction. "
+                        + "Create objects inside Cd.transact { } / Cd.transactAndWait { }, or pass transient: true.")
             }
             context = current
         }
@@ -78,17 +89,24 @@ extension Cd {
     /// over (as in Cadmium); an object already in this context is left alone.
     public static func insert(_ object: CdManagedObject) throws {
         if ThreadState.isMain {
-            throw Misuse.report(.d1, "Cd.insert(\(object)) was called on the main thread, whose context is read-only. "
-                + "Insert transient objects inside Cd.transact { }.")
+            throw Misuse.report(
+                .d1,
+                "Cd.insert(\(object)) was called on the main thread, whose context is read-only. "
+                    + "Insert transient objects inside Cd.transact { }.")
         }
         guard let context = ThreadState.current.context, context.kind == .transaction else {
-            throw Misuse.report(.d2, "Cd.insert(\(object)) was called on a background thread outside any transaction. "
-                + "Insert transient objects inside Cd.transact { } / Cd.transactAndWait { }.")
+            throw Misuse.report(
+                .d2,
+                "Cd.insert(\(object)) was called on a background thread outside any transaction. "
+                    + "Insert transient objects inside Cd.transact { } / Cd.transactAndWait { }.")
         }
         if let owner = object.managedObjectContext {
             if owner === context { return }
-            throw Misuse.report(.d3, "Cd.insert(\(object)): the object already belongs to \(owner), not to the current "
-                + "\(context). Only transient objects can be inserted; use Cd.useInCurrentContext(_:) to move a saved object.")
+            throw Misuse.report(
+                .d3,
+                "Cd.insert(\(object)): the object already belongs to \(owner), not to the current "
+                    + "\(context). Only transient objects can be inserted; use Cd.useInCurrentContext(_:) to move a saved object."
+            )
         }
         let entity = object.withState { $0.entityName }
         let id = try context.stack.store.newObjectIDs(entity: entity, count: 1)[0]
@@ -112,20 +130,28 @@ extension Cd {
     /// Deletes `object` in the running transaction; delete rules run at the commit.
     public static func delete(_ object: CdManagedObject) throws {
         if ThreadState.isMain {
-            throw Misuse.report(.e1, "Cd.delete(\(object)) was called on the main thread, whose context is read-only. "
-                + "Delete inside Cd.transactWith(object) { obj in try Cd.delete(obj!) }.")
+            throw Misuse.report(
+                .e1,
+                "Cd.delete(\(object)) was called on the main thread, whose context is read-only. "
+                    + "Delete inside Cd.transactWith(object) { obj in try Cd.delete(obj!) }.")
         }
         guard let context = ThreadState.current.context, context.kind == .transaction else {
-            throw Misuse.report(.e2, "Cd.delete(\(object)) was called on a background thread outside any transaction. "
-                + "Delete inside Cd.transact { } / Cd.transactAndWait { }.")
+            throw Misuse.report(
+                .e2,
+                "Cd.delete(\(object)) was called on a background thread outside any transaction. "
+                    + "Delete inside Cd.transact { } / Cd.transactAndWait { }.")
         }
         guard let owner = object.managedObjectContext else {
-            throw Misuse.report(.e4, "Cd.delete(\(object)): the object is transient (it has no context), so there is "
-                + "nothing to delete in \(context). Drop the reference instead, or Cd.insert(_:) it first.")
+            throw Misuse.report(
+                .e4,
+                "Cd.delete(\(object)): the object is transient (it has no context), so there is "
+                    + "nothing to delete in \(context). Drop the reference instead, or Cd.insert(_:) it first.")
         }
         guard owner === context else {
-            throw Misuse.report(.e3, "Cd.delete(\(object)): the object belongs to \(owner), not to the current \(context). "
-                + "Get it in this transaction with Cd.useInCurrentContext(_:) and delete that one.")
+            throw Misuse.report(
+                .e3,
+                "Cd.delete(\(object)): the object belongs to \(owner), not to the current \(context). "
+                    + "Get it in this transaction with Cd.useInCurrentContext(_:) and delete that one.")
         }
         try context.markDeleted(object)
     }
@@ -145,18 +171,25 @@ extension Cd {
     /// ```
     public static func useInCurrentContext<T: CdManagedObject>(_ object: T) throws -> T? {
         guard let context = ThreadState.currentContext else {
-            throw Misuse.report(.g1, "Cd.useInCurrentContext(\(object)) was called on a background thread outside any "
-                + "transaction, which has no context to move the object to. Call it inside Cd.transact { }.")
+            throw Misuse.report(
+                .g1,
+                "Cd.useInCurrentContext(\(object)) was called on a background thread outside any "
+                    + "transaction, which has no context to move the object to. Call it inside Cd.transact { }.")
         }
         let owner = object.managedObjectContext
         if owner === context { return object }
         if let owner, owner.kind == .transaction, owner.hasChanges {
-            throw Misuse.report(.g2, "Cd.useInCurrentContext(\(object)): the object belongs to \(owner), which has "
-                + "uncommitted changes. Commit that transaction first (Cd.commit(), or let it end), then move the object.")
+            throw Misuse.report(
+                .g2,
+                "Cd.useInCurrentContext(\(object)): the object belongs to \(owner), which has "
+                    + "uncommitted changes. Commit that transaction first (Cd.commit(), or let it end), then move the object."
+            )
         }
         guard let id = object.objectID else {
-            throw Misuse.report(.g3, "Cd.useInCurrentContext(\(object)): the object is transient and was never saved, so "
-                + "it has no permanent ID. Cd.insert(_:) it inside a transaction and commit before moving it.")
+            throw Misuse.report(
+                .g3,
+                "Cd.useInCurrentContext(\(object)): the object is transient and was never saved, so "
+                    + "it has no permanent ID. Cd.insert(_:) it inside a transaction and commit before moving it.")
         }
         if let known = context.registered(id) {
             if known.hasChanges { return known as? T }

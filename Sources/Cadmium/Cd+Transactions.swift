@@ -21,8 +21,10 @@ extension Cd {
 
     static func requireStack(_ call: String) throws -> CdStack {
         if let stack { return stack }
-        throw Misuse.report(.a1, "\(call) was called before Cd.initWithStore(model:storeURL:serialTX:). "
-            + "Initialise Cadmium first, once, at startup.")
+        throw Misuse.report(
+            .a1,
+            "\(call) was called before Cd.initWithStore(model:storeURL:serialTX:). "
+                + "Initialise Cadmium first, once, at startup.")
     }
 
     // MARK: - Running a body
@@ -51,9 +53,11 @@ extension Cd {
     /// Attaches a transaction context to this thread (check F5: never the main thread).
     static func attach(_ context: CdManagedObjectContext) throws {
         if ThreadState.isMain {
-            throw Misuse.report(.f5, "A transaction context (\(context)) was about to be attached to the main thread, "
-                + "whose context is always the main context. Run transactions on a background queue: "
-                + "do not pass DispatchQueue.main as a transaction's queue.")
+            throw Misuse.report(
+                .f5,
+                "A transaction context (\(context)) was about to be attached to the main thread, "
+                    + "whose context is always the main context. Run transactions on a background queue: "
+                    + "do not pass DispatchQueue.main as a transaction's queue.")
         }
         ThreadState.current.context = context
     }
@@ -77,9 +81,11 @@ extension Cd {
     ///     item.name = "new"
     /// }
     /// ```
-    public static func transact(serial: Bool? = nil, on queue: DispatchQueue? = nil,
-                                operation: @escaping () throws -> Void,
-                                completion: (((any Error)?) -> Void)? = nil) {
+    public static func transact(
+        serial: Bool? = nil, on queue: DispatchQueue? = nil,
+        operation: @escaping () throws -> Void,
+        completion: (((any Error)?) -> Void)? = nil
+    ) {
         let stack: CdStack
         do {
             stack = try requireStack("Cd.transact")
@@ -112,19 +118,25 @@ extension Cd {
     }
 
     /// `transact` with `object` moved into the transaction (nil if it is not available there).
-    public static func transactWith<T: CdManagedObject>(_ object: T, serial: Bool? = nil, on queue: DispatchQueue? = nil,
-                                                        operation: @escaping (T?) throws -> Void,
-                                                        completion: (((any Error)?) -> Void)? = nil) {
-        transact(serial: serial, on: queue, operation: { try operation(try useInCurrentContext(object)) },
-                 completion: completion)
+    public static func transactWith<T: CdManagedObject>(
+        _ object: T, serial: Bool? = nil, on queue: DispatchQueue? = nil,
+        operation: @escaping (T?) throws -> Void,
+        completion: (((any Error)?) -> Void)? = nil
+    ) {
+        transact(
+            serial: serial, on: queue, operation: { try operation(try useInCurrentContext(object)) },
+            completion: completion)
     }
 
     /// `transact` with `objects` moved into the transaction; unavailable ones are dropped.
-    public static func transactWith<T: CdManagedObject>(_ objects: [T], serial: Bool? = nil, on queue: DispatchQueue? = nil,
-                                                        operation: @escaping ([T]) throws -> Void,
-                                                        completion: (((any Error)?) -> Void)? = nil) {
-        transact(serial: serial, on: queue, operation: { try operation(try useInCurrentContext(objects)) },
-                 completion: completion)
+    public static func transactWith<T: CdManagedObject>(
+        _ objects: [T], serial: Bool? = nil, on queue: DispatchQueue? = nil,
+        operation: @escaping ([T]) throws -> Void,
+        completion: (((any Error)?) -> Void)? = nil
+    ) {
+        transact(
+            serial: serial, on: queue, operation: { try operation(try useInCurrentContext(objects)) },
+            completion: completion)
     }
 
     // MARK: - Synchronous
@@ -137,11 +149,16 @@ extension Cd {
     /// let count = try Cd.transactAndWait { try Cd.objects(Item.self).count() }
     /// ```
     @discardableResult
-    public static func transactAndWait<R>(serial: Bool? = nil, on queue: DispatchQueue? = nil,
-                                          operation: () throws -> R) throws -> R {
+    public static func transactAndWait<R>(
+        serial: Bool? = nil, on queue: DispatchQueue? = nil,
+        operation: () throws -> R
+    ) throws -> R {
         if ThreadState.isMain {
-            throw Misuse.report(.f1, "Cd.transactAndWait was called on the main thread, which must never wait for a "
-                + "transaction. Use Cd.transact { } (asynchronous), or call transactAndWait from a background queue.")
+            throw Misuse.report(
+                .f1,
+                "Cd.transactAndWait was called on the main thread, which must never wait for a "
+                    + "transaction. Use Cd.transact { } (asynchronous), or call transactAndWait from a background queue."
+            )
         }
         let stack = try requireStack("Cd.transactAndWait")
         if useSerial(serial, queue) && !ThreadState.current.insideTransaction {
@@ -152,22 +169,30 @@ extension Cd {
 
     /// `transactAndWait` with `object` moved into the transaction (nil if not available).
     @discardableResult
-    public static func transactAndWaitWith<T: CdManagedObject, R>(_ object: T, serial: Bool? = nil, on queue: DispatchQueue? = nil,
-                                                                  operation: (T?) throws -> R) throws -> R {
+    public static func transactAndWaitWith<T: CdManagedObject, R>(
+        _ object: T, serial: Bool? = nil, on queue: DispatchQueue? = nil,
+        operation: (T?) throws -> R
+    ) throws -> R {
         if ThreadState.isMain {
-            throw Misuse.report(.f1, "Cd.transactAndWaitWith was called on the main thread, which must never wait for a "
-                + "transaction. Use Cd.transactWith(_:) { } instead, or call it from a background queue.")
+            throw Misuse.report(
+                .f1,
+                "Cd.transactAndWaitWith was called on the main thread, which must never wait for a "
+                    + "transaction. Use Cd.transactWith(_:) { } instead, or call it from a background queue.")
         }
         return try transactAndWait(serial: serial, on: queue) { try operation(try useInCurrentContext(object)) }
     }
 
     /// `transactAndWait` with `objects` moved into the transaction; unavailable ones are dropped.
     @discardableResult
-    public static func transactAndWaitWith<T: CdManagedObject, R>(_ objects: [T], serial: Bool? = nil, on queue: DispatchQueue? = nil,
-                                                                  operation: ([T]) throws -> R) throws -> R {
+    public static func transactAndWaitWith<T: CdManagedObject, R>(
+        _ objects: [T], serial: Bool? = nil, on queue: DispatchQueue? = nil,
+        operation: ([T]) throws -> R
+    ) throws -> R {
         if ThreadState.isMain {
-            throw Misuse.report(.f1, "Cd.transactAndWaitWith was called on the main thread, which must never wait for a "
-                + "transaction. Use Cd.transactWith(_:) { } instead, or call it from a background queue.")
+            throw Misuse.report(
+                .f1,
+                "Cd.transactAndWaitWith was called on the main thread, which must never wait for a "
+                    + "transaction. Use Cd.transactWith(_:) { } instead, or call it from a background queue.")
         }
         return try transactAndWait(serial: serial, on: queue) { try operation(try useInCurrentContext(objects)) }
     }
@@ -178,12 +203,15 @@ extension Cd {
     /// ```swift
     /// let id = try await Cd.transaction { try Cd.create(Item.self).objectID }
     /// ```
-    public static func transaction<R: Sendable>(serial: Bool? = nil, on queue: DispatchQueue? = nil,
-                                                _ body: sending @escaping () throws -> R) async throws -> R {
+    public static func transaction<R: Sendable>(
+        serial: Bool? = nil, on queue: DispatchQueue? = nil,
+        _ body: sending @escaping () throws -> R
+    ) async throws -> R {
         let box = Unchecked(body)
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try transactAndWait(serial: serial, on: queue, operation: box.value) })
+                continuation.resume(
+                    with: Result { try transactAndWait(serial: serial, on: queue, operation: box.value) })
             }
         }
     }
@@ -209,12 +237,16 @@ extension Cd {
 
     static func currentTransaction(_ call: String, _ kind: CdMisuse.Kind) throws -> CdManagedObjectContext {
         if ThreadState.isMain {
-            throw Misuse.report(kind, "\(call) was called on the main thread, which is not inside a transaction. "
-                + "Call it inside a Cd.transact { } or Cd.transactAndWait { } body.")
+            throw Misuse.report(
+                kind,
+                "\(call) was called on the main thread, which is not inside a transaction. "
+                    + "Call it inside a Cd.transact { } or Cd.transactAndWait { } body.")
         }
         guard let context = ThreadState.current.context, context.kind == .transaction else {
-            throw Misuse.report(kind, "\(call) was called on a background thread outside any transaction. "
-                + "Call it inside a Cd.transact { } or Cd.transactAndWait { } body.")
+            throw Misuse.report(
+                kind,
+                "\(call) was called on a background thread outside any transaction. "
+                    + "Call it inside a Cd.transact { } or Cd.transactAndWait { } body.")
         }
         return context
     }

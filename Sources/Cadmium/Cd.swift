@@ -75,8 +75,10 @@ public enum Cd {
     /// ```swift
     /// try Cd.initWithStore(model: try CdModel(classes: [Item.self]), storeURL: nil)
     /// ```
-    public static func initWithStore(model: CdModel, storeURL: URL?, options: StoreOptions = StoreOptions(),
-                                     serialTX: Bool = false) throws {
+    public static func initWithStore(
+        model: CdModel, storeURL: URL?, options: StoreOptions = StoreOptions(),
+        serialTX: Bool = false
+    ) throws {
         let previous = stack
         try (previous?.store as? ObjectStore)?.close()
         let store = try ObjectStore.open(path: storeURL?.path, model: model.objectModel, options: options)

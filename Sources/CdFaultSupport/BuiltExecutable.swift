@@ -20,7 +20,10 @@ public enum BuiltExecutable {
     public static func locate(_ name: String, override: String? = nil) throws -> URL {
         if let override, let path = ProcessInfo.processInfo.environment[override] { return URL(fileURLWithPath: path) }
         let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let candidates = [running.deletingLastPathComponent(), Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+        let candidates = [
+            running.deletingLastPathComponent(), Bundle.main.bundleURL,
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+        ]
         for directory in candidates {
             let url = directory.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
@@ -30,7 +33,8 @@ public enum BuiltExecutable {
 
     /// Runs `executable` with `arguments` (and `environment` added to this process's) to its end
     /// and returns what it printed.
-    public static func run(_ executable: URL, arguments: [String], environment: [String: String] = [:]) throws -> Output {
+    public static func run(_ executable: URL, arguments: [String], environment: [String: String] = [:]) throws -> Output
+    {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -44,8 +48,9 @@ public enum BuiltExecutable {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self), diedOfSignal: process.terminationReason == .uncaughtSignal)
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self), diedOfSignal: process.terminationReason == .uncaughtSignal)
     }
 
     /// No executable of that name where a build puts it.

@@ -72,13 +72,16 @@ public enum CdCrashWorkload {
             for e in try Cd.objects(CrashEntry.self).fetch() {
                 let key = "\(e.number)/\(e.item)"
                 guard let want = expected[key] else {
-                    throw CrashWorkload.Violation("unexpected entry \(key) with marker \(last): a transaction is partly visible")
+                    throw CrashWorkload.Violation(
+                        "unexpected entry \(key) with marker \(last): a transaction is partly visible")
                 }
                 if want != e.payload { throw CrashWorkload.Violation("entry \(key): wrong payload") }
                 seen += 1
             }
             if seen != expected.count {
-                throw CrashWorkload.Violation("\(seen) entries, expected \(expected.count) for marker \(last): a transaction is missing or partly visible")
+                throw CrashWorkload.Violation(
+                    "\(seen) entries, expected \(expected.count) for marker \(last): a transaction is missing or partly visible"
+                )
             }
             return last
         }

@@ -29,7 +29,9 @@ public enum CrashChild {
     /// start (start-up, open, recovery, the opening checkpoint), else after 0–6 ACKs plus 0–4 ms
     /// (inside a commit, a checkpoint, or between them). ACKs still in the pipe after the kill
     /// count: they were sent.
-    public static func runAndKill<G: RandomNumberGenerator>(_ child: URL, arguments: [String], rng: inout G) throws -> CrashChildRun {
+    public static func runAndKill<G: RandomNumberGenerator>(
+        _ child: URL, arguments: [String], rng: inout G
+    ) throws -> CrashChildRun {
         let early = Int.random(in: 0..<4, using: &rng) == 0
         let earlyDelay = UInt32.random(in: 0..<25_000, using: &rng)
         let acksBeforeKill = Int.random(in: 0...6, using: &rng)
@@ -61,7 +63,7 @@ public enum CrashChild {
         } else {
             while run.opened == nil || run.acks.count < acksBeforeKill {
                 let data = out.fileHandleForReading.availableData
-                if data.isEmpty { break }          // the child exited on its own
+                if data.isEmpty { break }  // the child exited on its own
                 consume(data)
             }
             usleep(lateDelay)
@@ -76,7 +78,9 @@ public enum CrashChild {
     }
 
     /// Runs the child to completion (`--check` mode) and returns its exit status and output.
-    public static func runToEnd(_ child: URL, arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    public static func runToEnd(
+        _ child: URL, arguments: [String]
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
         let output = try BuiltExecutable.run(child, arguments: arguments)
         return (output.status, output.stdout, output.stderr)
     }

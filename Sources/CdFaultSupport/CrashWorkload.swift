@@ -85,9 +85,15 @@ public enum CrashWorkload {
             }
             guard let a = try tx.tree("a") else { throw Violation("tree \"b\" exists without tree \"a\"") }
             if Set(names) != ["a", "b"] { throw Violation("unexpected trees \(names)") }
-            guard let last = decode(try b.get(lastKey)), last >= 1 else { throw Violation("\"b\"/last is missing or not a number") }
+            guard let last = decode(try b.get(lastKey)), last >= 1 else {
+                throw Violation("\"b\"/last is missing or not a number")
+            }
             let lastA = decode(try a.get(lastKey))
-            if lastA != last { throw Violation("\"a\"/last is \(lastA.map(String.init) ?? "missing"), \"b\"/last is \(last): a transaction is partly visible") }
+            if lastA != last {
+                throw Violation(
+                    "\"a\"/last is \(lastA.map(String.init) ?? "missing"), \"b\"/last is \(last): a transaction is partly visible"
+                )
+            }
             var expectedB: [[UInt8]: [UInt8]] = [lastKey: encode(last)]
             for m in 1...last { expectedB[keyB(m)] = value(m, 99) }
             var expectedA: [[UInt8]: [UInt8]] = [lastKey: encode(last)]
@@ -105,11 +111,14 @@ public enum CrashWorkload {
         var failure: Violation?
         try tree.scan { k, v in
             guard let want = expected[k] else {
-                failure = Violation("tree \"\(tree.name)\" holds unexpected key \(String(decoding: k, as: UTF8.self)) (last \(last))")
+                failure = Violation(
+                    "tree \"\(tree.name)\" holds unexpected key \(String(decoding: k, as: UTF8.self)) (last \(last))")
                 return false
             }
             if want != v {
-                failure = Violation("tree \"\(tree.name)\" key \(String(decoding: k, as: UTF8.self)): wrong value (\(v.count) bytes, expected \(want.count))")
+                failure = Violation(
+                    "tree \"\(tree.name)\" key \(String(decoding: k, as: UTF8.self)): wrong value (\(v.count) bytes, expected \(want.count))"
+                )
                 return false
             }
             seen += 1
@@ -117,7 +126,9 @@ public enum CrashWorkload {
         }
         if let failure { throw failure }
         if seen != expected.count {
-            throw Violation("tree \"\(tree.name)\" holds \(seen) keys, expected \(expected.count) for last \(last): a transaction is missing or partly visible")
+            throw Violation(
+                "tree \"\(tree.name)\" holds \(seen) keys, expected \(expected.count) for last \(last): a transaction is missing or partly visible"
+            )
         }
     }
 

@@ -117,10 +117,10 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
     public var failure: ValidationFailure? {
         switch self {
         case let .validation(f), let .constraintViolation(f), let .missingMandatoryProperty(f),
-             let .relationshipLacksMinimumCount(f), let .relationshipExceedsMaximumCount(f),
-             let .relationshipDeniedDelete(f), let .numberTooLarge(f), let .numberTooSmall(f),
-             let .dateTooLate(f), let .dateTooSoon(f), let .invalidDate(f), let .stringTooLong(f),
-             let .stringTooShort(f), let .stringPatternMismatch(f):
+            let .relationshipLacksMinimumCount(f), let .relationshipExceedsMaximumCount(f),
+            let .relationshipDeniedDelete(f), let .numberTooLarge(f), let .numberTooSmall(f),
+            let .dateTooLate(f), let .dateTooSoon(f), let .invalidDate(f), let .stringTooLong(f),
+            let .stringTooShort(f), let .stringPatternMismatch(f):
             return f
         case .unsupportedObjectFormat: return nil
         case .multipleValidationErrors, .model, .incompatibleModel, .store:
@@ -151,7 +151,8 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .stringTooLong(f): return .stringTooLong(fill(f))
         case let .stringTooShort(f): return .stringTooShort(fill(f))
         case let .stringPatternMismatch(f): return .stringPatternMismatch(fill(f))
-        case let .multipleValidationErrors(list): return .multipleValidationErrors(list.map { $0.withObjectID(objectID) })
+        case let .multipleValidationErrors(list):
+            return .multipleValidationErrors(list.map { $0.withObjectID(objectID) })
         case .unsupportedObjectFormat: return self
         case .model, .incompatibleModel, .store: return self
         }
@@ -166,7 +167,8 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
             return "invalid model: \(error)"
         case let .incompatibleModel(storeHash, modelHash, difference):
             let why = difference.map { ": \($0)" } ?? ""
-            return "the model (version hash \(modelHash)) is incompatible with the store's (\(storeHash))\(why)\(suffix)"
+            return
+                "the model (version hash \(modelHash)) is incompatible with the store's (\(storeHash))\(why)\(suffix)"
         case let .store(error):
             return "store failure: \(error)\(suffix)"
         case let .unsupportedObjectFormat(path, found, supported):

@@ -63,7 +63,7 @@ public final class FaultInjectingFile: StoreFile {
                 let prefix = UnsafeRawBufferPointer(rebasing: bytes[..<landing])
                 try state.volume.write(handle, path: path, prefix, at: offset)
                 if landing > 0, let node = state.volume.node(ofHandle: handle) {
-                    state.shadows[node]!.pending.append(.write(offset: offset, bytes: Array(prefix)))   // keeps FD1
+                    state.shadows[node]!.pending.append(.write(offset: offset, bytes: Array(prefix)))  // keeps FD1
                 }
                 switch fault {
                 case let .shortWrite(_, code)?:
@@ -104,7 +104,7 @@ public final class FaultInjectingFile: StoreFile {
             try state.perform(.truncate, path, offset: size) { state, _ in
                 try state.volume.truncate(handle, path: path, to: size)
                 if let node = state.volume.node(ofHandle: handle) {
-                    state.shadows[node]!.pending.append(.truncate(size: size))   // keeps FD1
+                    state.shadows[node]!.pending.append(.truncate(size: size))  // keeps FD1
                 }
             }
         }

@@ -113,7 +113,9 @@ public final class FaultInjectingFileSystem: StoreFileSystem {
                 var replayed = shadow.durable
                 for change in shadow.pending { Self.apply(change, to: &replayed) }
                 if replayed != live.data {
-                    violations.append("FD1: node \(node): durable + pending gives \(replayed.count) bytes, live has \(live.data.count)")
+                    violations.append(
+                        "FD1: node \(node): durable + pending gives \(replayed.count) bytes, live has \(live.data.count)"
+                    )
                 }
             }
             for (path, node) in state.durableEntries where state.shadows[node] == nil {
@@ -207,16 +209,20 @@ struct FaultState {
     /// Admits one operation (FD4), applies the plan, then runs `body` with the fault it must
     /// model itself (a short or torn write), if any. Injected failures of other kinds throw here.
     /// Any `StoreError` from `body` is recorded as the operation's outcome.
-    mutating func perform<R>(_ kind: FileOperationKind, _ path: String, offset: UInt64? = nil,
-                             length: Int? = nil,
-                             _ body: (inout FaultState, FaultAction?) throws -> R) throws -> R {
-        if let crash { throw crash }   // FD5
+    mutating func perform<R>(
+        _ kind: FileOperationKind, _ path: String, offset: UInt64? = nil,
+        length: Int? = nil,
+        _ body: (inout FaultState, FaultAction?) throws -> R
+    ) throws -> R {
+        if let crash { throw crash }  // FD5
         sequence += 1
         kindCounts[kind, default: 0] += 1
         pathKindCounts[path, default: [:]][kind, default: 0] += 1
         if logging {
-            log.append(FileOperation(sequence: sequence, kind: kind, path: path, offset: offset,
-                                     length: length, outcome: .completed))
+            log.append(
+                FileOperation(
+                    sequence: sequence, kind: kind, path: path, offset: offset,
+                    length: length, outcome: .completed))
         }
         if let code = persistentErrno {
             record(.failed(errno: code))

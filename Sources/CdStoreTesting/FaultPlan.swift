@@ -93,8 +93,10 @@ public struct FaultPlan: Sendable, Equatable {
     }
 
     /// Fail the `occurrence`th operation of `kind` (on `path`, if given) with `errno`.
-    public static func fail(_ kind: FileOperationKind, occurrence: Int, path: String? = nil,
-                            errno: Int32 = EIO, persistent: Bool = false) -> FaultPlan {
+    public static func fail(
+        _ kind: FileOperationKind, occurrence: Int, path: String? = nil,
+        errno: Int32 = EIO, persistent: Bool = false
+    ) -> FaultPlan {
         FaultPlan([FaultRule(.occurrence(kind, occurrence, path: path), .fail(errno: errno), persistent: persistent)])
     }
 
@@ -105,8 +107,10 @@ public struct FaultPlan: Sendable, Equatable {
 
     /// Let the `occurrence`th write (on `path`, if given) land only `bytes` bytes, then throw
     /// `errno` (a disk filling up mid-write).
-    public static func shortWrite(occurrence: Int = 1, path: String? = nil, bytes: Int,
-                                  errno: Int32 = ENOSPC) -> FaultPlan {
+    public static func shortWrite(
+        occurrence: Int = 1, path: String? = nil, bytes: Int,
+        errno: Int32 = ENOSPC
+    ) -> FaultPlan {
         FaultPlan([FaultRule(.occurrence(.write, occurrence, path: path), .shortWrite(bytes: bytes, errno: errno))])
     }
 
@@ -117,8 +121,10 @@ public struct FaultPlan: Sendable, Equatable {
 
     /// Crash at the `occurrence`th operation of `kind` (on `path`, if given), e.g. a named
     /// durability boundary such as "the 2nd WAL sync".
-    public static func crash(at kind: FileOperationKind, occurrence: Int = 1, path: String? = nil,
-                             landing: Int = 0) -> FaultPlan {
+    public static func crash(
+        at kind: FileOperationKind, occurrence: Int = 1, path: String? = nil,
+        landing: Int = 0
+    ) -> FaultPlan {
         FaultPlan([FaultRule(.occurrence(kind, occurrence, path: path), .crash(landing: landing))])
     }
 

@@ -26,7 +26,6 @@ func say(_ text: String) { print(text); fflush(nil) }
 let path = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "demo-company.cdstore"
 for p in [path, path + "-wal"] { try? FileManager.default.removeItem(atPath: p) }
 
-
 func session() throws {
     let model = try CdModel(classes: [Department.self, Employee.self])
     try Cd.initWithStore(model: model, storeURL: URL(fileURLWithPath: path), serialTX: true)
@@ -40,12 +39,14 @@ func session() throws {
     try Cd.transactAndWait {
         var departments: [String: Department] = [:]
         for (i, (dept, name, salary)) in staff.enumerated() {
-            let department = try departments[dept] ?? {
-                let d = try Cd.create(Department.self)
-                d.name = dept
-                departments[dept] = d
-                return d
-            }()
+            let department =
+                try departments[dept]
+                ?? {
+                    let d = try Cd.create(Department.self)
+                    d.name = dept
+                    departments[dept] = d
+                    return d
+                }()
             let e = try Cd.create(Employee.self)
             e.name = name
             e.salary = salary
@@ -95,7 +96,7 @@ func session() throws {
     say("Transaction 3: deleted Sales; the cascade took its employees, \(left) remain")
 
     do {
-        try Cd.transactAndWait { _ = try Cd.create(Employee.self) }   // no name: required
+        try Cd.transactAndWait { _ = try Cd.create(Employee.self) }  // no name: required
     } catch let error as CdError {
         say("Transaction 4 refused at its commit: \(error)")
     }
@@ -103,7 +104,7 @@ func session() throws {
     Cd.misuseHandler = { misuse in say("Misuse reported: \(misuse)") }
     DispatchQueue.main.sync {
         if let ken = try? Cd.objects(Employee.self).filter("name == %@", "Ken").fetchOne() {
-            ken.name = "Kenneth"   // a write on the main thread: reported, and nothing happens
+            ken.name = "Kenneth"  // a write on the main thread: reported, and nothing happens
         }
     }
     let kens = try Cd.read { try Cd.objects(Employee.self).filter("name == %@", "Ken").count() }

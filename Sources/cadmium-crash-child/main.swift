@@ -88,7 +88,8 @@ if arguments.contains("--structure-campaign") || arguments.contains("--structure
     exit(StructureCampaignChild.run(arguments) { Child.say($0) })
 }
 let flags = Set(arguments.dropFirst().filter { $0.hasPrefix("--") })
-let positional = arguments.dropFirst().enumerated().filter { i, a in !a.hasPrefix("--") && arguments[i] != "--max" }.map(\.element)
+let positional = arguments.dropFirst().enumerated().filter { i, a in !a.hasPrefix("--") && arguments[i] != "--max" }
+    .map(\.element)
 guard let path = positional.first else {
     Child.say("usage: cadmium-crash-child [--cd [--check]] STORE [--max N]", to: 2)
     exit(16)

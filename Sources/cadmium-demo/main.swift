@@ -33,7 +33,9 @@ do {
     }
     say("Transaction 2: renamed person-000, deleted person-009")
     let old = try snapshot.tree("people")!.get(utf8("person-000")).map { String(decoding: $0, as: UTF8.self) } ?? "-"
-    let new = try store.read { try $0.tree("people")!.get(utf8("person-000")) }.map { String(decoding: $0, as: UTF8.self) } ?? "-"
+    let new =
+        try store.read { try $0.tree("people")!.get(utf8("person-000")) }.map { String(decoding: $0, as: UTF8.self) }
+        ?? "-"
     say("A reader that began before transaction 2 still sees \"\(old)\"; a new one sees \"\(new)\"")
     snapshot.end()
 
@@ -41,7 +43,9 @@ do {
         var londoners: [String] = []
         try tx.tree("people-by-city")!.scan(from: utf8("London") + [0], upTo: utf8("London") + [1]) { key, _ in
             let personKey = Array(key.drop(while: { $0 != 0 }).dropFirst())
-            if let row = try tx.tree("people")!.get(personKey) { londoners.append(String(decoding: row, as: UTF8.self)) }
+            if let row = try tx.tree("people")!.get(personKey) {
+                londoners.append(String(decoding: row, as: UTF8.self))
+            }
             return true
         }
         say("Range scan of the city index for London: \(londoners.count) people")
@@ -51,11 +55,16 @@ do {
 
     try store.write { tx in
         let log = try tx.createTree("log")
-        for i in 0..<5000 { try log.put(utf8(String(format: "event-%06d", i)), utf8("event \(i): user signed in from a browser on a laptop")) }
+        for i in 0..<5000 {
+            try log.put(
+                utf8(String(format: "event-%06d", i)), utf8("event \(i): user signed in from a browser on a laptop"))
+        }
     }
     let before = store.statistics
     let result = try store.checkpoint()
-    say("Transaction 3: 5,000 log entries; checkpoint copied \(result.pagesCopied) pages, WAL reset: \(result.walReset)")
+    say(
+        "Transaction 3: 5,000 log entries; checkpoint copied \(result.pagesCopied) pages, WAL reset: \(result.walReset)"
+    )
     say("  WAL was \(before.walBytes) bytes; page file holds commit \(result.pageFileCommit)")
     try store.close()
 
@@ -64,7 +73,9 @@ do {
     let stats = reopened.statistics
     try reopened.close()
     let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-    say("Reopened: \(count) log entries, \(stats.pageCount - 1) pages of \(stats.pageSize) bytes (\((stats.pageCount - 1) * stats.pageSize) bytes uncompressed) in a \(size)-byte file")
+    say(
+        "Reopened: \(count) log entries, \(stats.pageCount - 1) pages of \(stats.pageSize) bytes (\((stats.pageCount - 1) * stats.pageSize) bytes uncompressed) in a \(size)-byte file"
+    )
 } catch {
     FileHandle.standardError.write(Data("demo failed: \(error)\n".utf8))
     exit(1)

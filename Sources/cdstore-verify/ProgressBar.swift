@@ -21,7 +21,8 @@ final class ProgressBar: @unchecked Sendable {
         let width = 30
         let fraction = p.total > 0 ? min(1, Double(p.done) / Double(p.total)) : 0
         let filled = Int(fraction * Double(width))
-        let line = "\r\(p.phase.padding(toLength: 16, withPad: " ", startingAt: 0)) [" + String(repeating: "#", count: filled)
+        let line =
+            "\r\(p.phase.padding(toLength: 16, withPad: " ", startingAt: 0)) [" + String(repeating: "#", count: filled)
             + String(repeating: " ", count: width - filled) + "] \(Int(fraction * 100))%"
         lock.withLock {
             guard line != lastLine else { return }

@@ -49,7 +49,7 @@ struct VerifyCommand: ParsableCommand {
         do {
             var parsed = try parseAsRoot()
             guard let verify = parsed as? VerifyCommand else {
-                try parsed.run()   // --help and similar built-in commands
+                try parsed.run()  // --help and similar built-in commands
                 Foundation.exit(VerifyExit.clean)
             }
             command = verify

@@ -8,5 +8,7 @@ import CdFaultSupport
 #if CADMIUM_LIBFUZZER
 /// libFuzzer's entry point, for a link where the fuzzer runtime's `main` is the one used.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 { FuzzMain.runOne(.predicate, data, size) }
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    FuzzMain.runOne(.predicate, data, size)
+}
 #endif

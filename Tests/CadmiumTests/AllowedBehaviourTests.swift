@@ -23,7 +23,8 @@ extension CadmiumSuites {
             guard try initCd(source) else { return }
             let up = try Cd.objects(TestItem.self).filter("id > %@ AND id < %@", 1, 5).sorted("id").fetch()
             #expect(up.map(\.id) == [2, 3, 4])
-            let down = try Cd.objects(TestItem.self).filter("id > %@ AND id < %@", 1, 5).sorted("id", ascending: false).fetch()
+            let down = try Cd.objects(TestItem.self).filter("id > %@ AND id < %@", 1, 5).sorted("id", ascending: false)
+                .fetch()
             #expect(down.map(\.id) == [4, 3, 2])
         }
 
@@ -161,7 +162,7 @@ extension CadmiumSuites {
         func createTransientMainInsertLater(_ source: ModelSource) throws {
             guard try initCd(source) else { return }
             let item = try Cd.create(TestItem.self, transient: true)
-            item.name = "F"          // allowed on main: the object has no context
+            item.name = "F"  // allowed on main: the object has no context
             item.id = 1000
             #expect(item.objectID == nil)
             try background {

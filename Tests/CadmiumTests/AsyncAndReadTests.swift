@@ -12,7 +12,7 @@ extension CadmiumSuites {
             let count = try await Cd.transaction { () -> Int in
                 let item = try Cd.create(TestItem.self)
                 item.name = "F"
-                return try Cd.objects(TestItem.self).count()   // sees its own pending insert
+                return try Cd.objects(TestItem.self).count()  // sees its own pending insert
             }
             #expect(count == 6)
             let ids = try await Cd.transaction { try Cd.objects(TestItem.self).sorted("id").fetch().map(\.id) }
@@ -23,7 +23,9 @@ extension CadmiumSuites {
             try initCd()
             try background {
                 // A background thread with no transaction: Cd.read gives it a context.
-                let names = try Cd.read { try Cd.objects(TestItem.self).sorted("name", ascending: false).fetch().map(\.name) }
+                let names = try Cd.read {
+                    try Cd.objects(TestItem.self).sorted("name", ascending: false).fetch().map(\.name)
+                }
                 #expect(names == ["E", "D", "C", "B", "A"])
                 // The snapshot is stable while other commits happen.
                 try Cd.read { () throws in
@@ -54,16 +56,18 @@ extension CadmiumSuites {
             try initCd()
             try background { () throws in
                 expectCdError(code: 1570) {
-                    try Cd.transactAndWait { _ = try Cd.create(TestItem.self) }   // name is required
+                    try Cd.transactAndWait { _ = try Cd.create(TestItem.self) }  // name is required
                 }
                 #expect(try Cd.transactAndWait { try Cd.objects(TestItem.self).count() } == 5, "nothing saved")
             }
             let failed = LockedBox<(any Error)?>(nil)
             let done = DispatchSemaphore(value: 0)
-            Cd.transact(operation: { _ = try Cd.create(TestItem.self) }, completion: { error in
-                failed.set(error)
-                done.signal()
-            })
+            Cd.transact(
+                operation: { _ = try Cd.create(TestItem.self) },
+                completion: { error in
+                    failed.set(error)
+                    done.signal()
+                })
             done.wait()
             #expect((failed.get() as? CdError)?.code == 1570)
         }

@@ -20,7 +20,8 @@ extension CadmiumSuites {
                 guard let models = Fixtures.modelsFolder() else { return nil }
                 root = FileManager.default.temporaryDirectory.appendingPathComponent("cd-bundle-\(UUID().uuidString)")
                 let fm = FileManager.default
-                try fm.createDirectory(at: root.appendingPathComponent("Test.bundle"), withIntermediateDirectories: true)
+                try fm.createDirectory(
+                    at: root.appendingPathComponent("Test.bundle"), withIntermediateDirectories: true)
                 let source = models.appendingPathComponent("CadmiumTestModel.xcdatamodel")
                 switch layout {
                 case "xcdatamodeld":
@@ -28,10 +29,12 @@ extension CadmiumSuites {
                     try fm.createDirectory(at: versions, withIntermediateDirectories: true)
                     try fm.copyItem(at: source, to: versions.appendingPathComponent("CadmiumTestModel.xcdatamodel"))
                 case "xcdatamodel":
-                    try fm.copyItem(at: source, to: root.appendingPathComponent("Test.bundle/CadmiumTestModel.xcdatamodel"))
-                default:   // a compiled model only
-                    try fm.createDirectory(at: root.appendingPathComponent("Test.bundle/CadmiumTestModel.momd"),
-                                           withIntermediateDirectories: true)
+                    try fm.copyItem(
+                        at: source, to: root.appendingPathComponent("Test.bundle/CadmiumTestModel.xcdatamodel"))
+                default:  // a compiled model only
+                    try fm.createDirectory(
+                        at: root.appendingPathComponent("Test.bundle/CadmiumTestModel.momd"),
+                        withIntermediateDirectories: true)
                 }
                 Cd.documentsDirectoryOverride = documents
             }
@@ -43,8 +46,10 @@ extension CadmiumSuites {
             }
         }
 
-        func expectFailure(_ failure: CdInitFailure, sourceLocation: SourceLocation = #_sourceLocation,
-                           _ body: () throws -> Void) {
+        func expectFailure(
+            _ failure: CdInitFailure, sourceLocation: SourceLocation = #_sourceLocation,
+            _ body: () throws -> Void
+        ) {
             #expect(throws: failure, sourceLocation: sourceLocation) { try body() }
         }
 
@@ -52,8 +57,9 @@ extension CadmiumSuites {
         func bundleByPathFindsTheModelAndStoresInDocuments(_ kind: String) throws {
             guard let layout = try Layout(modelAs: kind) else { return }
             defer { layout.remove() }
-            try Cd.initWithSQLStore(momdInbundleID: layout.bundle.path, momdName: "CadmiumTestModel.momd",
-                                    sqliteFilename: "items.store", classes: [TestItem.self])
+            try Cd.initWithSQLStore(
+                momdInbundleID: layout.bundle.path, momdName: "CadmiumTestModel.momd",
+                sqliteFilename: "items.store", classes: [TestItem.self])
             let storeFile = layout.documents.appendingPathComponent("items.store")
             #expect(FileManager.default.fileExists(atPath: storeFile.path), "Documents created, store file in it")
             try background {
@@ -64,8 +70,9 @@ extension CadmiumSuites {
                 }
             }
             // Reopen: the item is in the file, and the entity is bound to TestItem.
-            try Cd.initWithSQLStore(momdInbundleID: layout.bundle.path, momdName: "CadmiumTestModel",
-                                    sqliteFilename: "items.store", classes: [TestItem.self], serialTX: true)
+            try Cd.initWithSQLStore(
+                momdInbundleID: layout.bundle.path, momdName: "CadmiumTestModel",
+                sqliteFilename: "items.store", classes: [TestItem.self], serialTX: true)
             #expect(Cd.defaultSerialTransactions)
             let items = try Cd.objects(TestItem.self).fetch()
             #expect(items.map(\.name) == ["kept"] && items.map(\.id) == [7])
@@ -74,11 +81,14 @@ extension CadmiumSuites {
         @MainActor @Test func nilFileNameIsInMemory() throws {
             guard let layout = try Layout(modelAs: "xcdatamodeld") else { return }
             defer { layout.remove() }
-            try Cd.initWithSQLStore(momdInbundleID: layout.bundle.path, momdName: "CadmiumTestModel",
-                                    sqliteFilename: nil, classes: [TestItem.self])
+            try Cd.initWithSQLStore(
+                momdInbundleID: layout.bundle.path, momdName: "CadmiumTestModel",
+                sqliteFilename: nil, classes: [TestItem.self])
             #expect(!FileManager.default.fileExists(atPath: layout.documents.path), "nothing written")
             try background {
-                try Cd.transactAndWait { let item = try Cd.create(TestItem.self); item.name = "x" }
+                try Cd.transactAndWait {
+                    let item = try Cd.create(TestItem.self); item.name = "x"
+                }
             }
             #expect(try Cd.objects(TestItem.self).count() == 1)
         }
@@ -98,20 +108,24 @@ extension CadmiumSuites {
             Cd.reset()
             defer { layout.remove() }
             expectFailure(.invalidBundle) {
-                try Cd.initWithSQLStore(momdInbundleID: "org.example.no-such-bundle", momdName: "CadmiumTestModel",
-                                        sqliteFilename: nil, classes: [TestItem.self])
+                try Cd.initWithSQLStore(
+                    momdInbundleID: "org.example.no-such-bundle", momdName: "CadmiumTestModel",
+                    sqliteFilename: nil, classes: [TestItem.self])
             }
             expectFailure(.invalidManagedObjectModel, "a compiled .momd only") {
-                try Cd.initWithSQLStore(momdInbundleID: layout.bundle.path, momdName: "CadmiumTestModel.momd",
-                                        sqliteFilename: nil, classes: [TestItem.self])
+                try Cd.initWithSQLStore(
+                    momdInbundleID: layout.bundle.path, momdName: "CadmiumTestModel.momd",
+                    sqliteFilename: nil, classes: [TestItem.self])
             }
             expectFailure(.invalidManagedObjectModel, "no such model in the main bundle") {
-                try Cd.initWithSQLStore(momdInbundleID: nil, momdName: "NoSuchModel", sqliteFilename: "never.store",
-                                        classes: [TestItem.self])
+                try Cd.initWithSQLStore(
+                    momdInbundleID: nil, momdName: "NoSuchModel", sqliteFilename: "never.store",
+                    classes: [TestItem.self])
             }
             expectFailure(.invalidManagedObjectModel, "URL of a compiled .momd") {
-                try Cd.initWithSQLStore(momdURL: layout.bundle.appendingPathComponent("CadmiumTestModel.momd"),
-                                        sqliteURL: nil, classes: [TestItem.self])
+                try Cd.initWithSQLStore(
+                    momdURL: layout.bundle.appendingPathComponent("CadmiumTestModel.momd"),
+                    sqliteURL: nil, classes: [TestItem.self])
             }
             let garbage = layout.root.appendingPathComponent("Broken.xcdatamodel")
             try FileManager.default.createDirectory(at: garbage, withIntermediateDirectories: true)
@@ -131,8 +145,10 @@ extension CadmiumSuites {
 }
 
 extension CadmiumSuites.BundleInit {
-    func expectFailure(_ failure: CdInitFailure, _ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation,
-                       _ body: () throws -> Void) {
+    func expectFailure(
+        _ failure: CdInitFailure, _ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () throws -> Void
+    ) {
         #expect(throws: failure, comment, sourceLocation: sourceLocation) { try body() }
     }
 }

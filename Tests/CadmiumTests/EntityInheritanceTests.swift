@@ -41,7 +41,9 @@ extension CadmiumSuites {
 
         @Test func misuseMessagesNameObjectContextThreadAndRemedy() throws {
             try initCd()
-            let item = try background { try Cd.transactAndWait { try Cd.objects(TestItem.self).filter("id = 3").fetchOne()! } }
+            let item = try background {
+                try Cd.transactAndWait { try Cd.objects(TestItem.self).filter("id = 3").fetchOne()! }
+            }
             let recorder = MisuseRecorder()
             recorder.install()
             try background { item.name = "x" }

@@ -39,7 +39,8 @@ extension CadmiumSuites {
                     a.id = 100
                     let again = try Cd.objects(TestItem.self).filter("name == 'A'").onlyProperties(["name"]).fetch()
                     #expect(again.first === a && a.id == 100, "the changed object keeps its change")
-                    let b = try #require(try Cd.objects(TestItem.self).filter("name == 'B'").onlyProperties(["name"]).fetchOne())
+                    let b = try #require(
+                        try Cd.objects(TestItem.self).filter("name == 'B'").onlyProperties(["name"]).fetchOne())
                     #expect(!b.isLoaded && b.name == "B" && b.id == 2)
                 }
             }
@@ -51,7 +52,8 @@ extension CadmiumSuites {
             #expect(items.count == 5)
             #expect(items.allSatisfy { !$0.isLoaded }, "the fetch returns faults")
             #expect(items[2].name == "C")
-            #expect(items.map(\.isLoaded) == [false, false, true, true, false], "the read loaded its batch [2, 3] only")
+            #expect(
+                items.map(\.isLoaded) == [false, false, true, true, false], "the read loaded its batch [2, 3] only")
             #expect(items.map(\.name) == ["A", "B", "C", "D", "E"])
             #expect(items.allSatisfy { $0.isLoaded })
         }

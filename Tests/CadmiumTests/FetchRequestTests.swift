@@ -12,8 +12,9 @@ extension CadmiumSuites {
         @MainActor @Test func orWrapsTheExistingPredicate() throws {
             try initCd()
             let request = Cd.objects(TestItem.self).filter("id > 3").and("name = %@", "E").or("name = %@", "A")
-            #expect(try request.sorted("id").fetch().map(\.id) == [1, 5])   // (id > 3 AND E) OR A
-            #expect(try Cd.objects(TestItem.self).or("id = 2").fetch().map(\.name) == ["B"], "or with no predicate sets it")
+            #expect(try request.sorted("id").fetch().map(\.id) == [1, 5])  // (id > 3 AND E) OR A
+            #expect(
+                try Cd.objects(TestItem.self).or("id = 2").fetch().map(\.name) == ["B"], "or with no predicate sets it")
         }
 
         @MainActor @Test func sortedAppendsSecondaryKeys() throws {
@@ -29,7 +30,9 @@ extension CadmiumSuites {
                 .sorted("name").sorted("id", ascending: false).fetch()
             #expect(rows.map(\.id) == [10, 2, 3])
             let same = try Cd.objects(TestItem.self).filter("name IN %@", ["B", "C"])
-                .sorted(CdSortDescriptor("name", caseInsensitive: true)).sorted(CdSortDescriptor("id", ascending: false)).fetch()
+                .sorted(CdSortDescriptor("name", caseInsensitive: true)).sorted(
+                    CdSortDescriptor("id", ascending: false)
+                ).fetch()
             #expect(same.map(\.id) == [10, 2, 3])
         }
 
@@ -101,7 +104,9 @@ extension CadmiumSuites {
             try background {
                 try Cd.transactAndWait { () throws in
                     #expect(throws: CdPredicateError.self) { try Cd.objects(TestItem.self).filter("name ==").fetch() }
-                    #expect(throws: CdPredicateError.self) { try Cd.objects(TestItem.self).filter("nosuchkey = 1").count() }
+                    #expect(throws: CdPredicateError.self) {
+                        try Cd.objects(TestItem.self).filter("nosuchkey = 1").count()
+                    }
                 }
             }
         }

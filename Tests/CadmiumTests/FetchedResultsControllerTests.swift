@@ -13,12 +13,16 @@ final class ResultsLog: CdFetchedResultsControllerDelegate, @unchecked Sendable 
     // @unchecked: `lines` is locked.
     let lines = LockedBox<[String]>([])
     func controllerWillChangeContent(_ controller: AnyObject) { lines.update { $0.append("will") } }
-    func controller(_ controller: AnyObject, didChangeSection name: String, atSectionIndex index: Int,
-                    for type: CdFetchedResultsChangeType) {
+    func controller(
+        _ controller: AnyObject, didChangeSection name: String, atSectionIndex index: Int,
+        for type: CdFetchedResultsChangeType
+    ) {
         lines.update { $0.append("section \(type) \(index) '\(name)'") }
     }
-    func controller(_ controller: AnyObject, didChange object: CdManagedObject, at indexPath: CdIndexPath?,
-                    for type: CdFetchedResultsChangeType, newIndexPath: CdIndexPath?) {
+    func controller(
+        _ controller: AnyObject, didChange object: CdManagedObject, at indexPath: CdIndexPath?,
+        for type: CdFetchedResultsChangeType, newIndexPath: CdIndexPath?
+    ) {
         let title = (object as? Chore)?.title ?? "?"
         let from = indexPath.map { "\($0)" } ?? "-", to = newIndexPath.map { "\($0)" } ?? "-"
         lines.update { $0.append("\(type) \(title) \(from) -> \(to)") }
@@ -55,8 +59,9 @@ extension CadmiumSuites {
         }
 
         @MainActor func choresByPriority() -> CdFetchedResultsController<Chore> {
-            Cd.newFetchedResultsController(Cd.objects(Chore.self).sorted("priority").sorted("title"),
-                                           sectionNameKeyPath: "priority", cacheName: "ignored")
+            Cd.newFetchedResultsController(
+                Cd.objects(Chore.self).sorted("priority").sorted("title"),
+                sectionNameKeyPath: "priority", cacheName: "ignored")
         }
 
         @MainActor func layout(_ controller: CdFetchedResultsController<Chore>) -> [String] {
@@ -77,8 +82,9 @@ extension CadmiumSuites {
             #expect(controller.sectionIndexTitles == ["1", "2"])
             #expect(controller.cacheName == "ignored")
 
-            let flat = Cd.newFetchedResultsController(Cd.objects(Chore.self).sorted("title", ascending: false),
-                                                      sectionNameKeyPath: nil, cacheName: nil)
+            let flat = Cd.newFetchedResultsController(
+                Cd.objects(Chore.self).sorted("title", ascending: false),
+                sectionNameKeyPath: nil, cacheName: nil)
             try flat.performFetch()
             #expect(flat.sections?.map(\.name) == [""])
             #expect(flat.sections?.first?.objects.map(\.title) == ["c", "b", "a"])
@@ -125,8 +131,9 @@ extension CadmiumSuites {
 
         @MainActor @Test func sortOrderChangesAreMovesAndOtherChangesAreUpdates() async throws {
             try await seed()
-            let controller = Cd.newFetchedResultsController(Cd.objects(Chore.self).sorted("title"),
-                                                            sectionNameKeyPath: nil, cacheName: nil)
+            let controller = Cd.newFetchedResultsController(
+                Cd.objects(Chore.self).sorted("title"),
+                sectionNameKeyPath: nil, cacheName: nil)
             let log = ResultsLog()
             controller.delegate = log
             let changes = LockedBox<[CdFetchedResultsChangeType]>([])
@@ -148,19 +155,20 @@ extension CadmiumSuites {
 
         @MainActor @Test func commitsThatDoNotTouchTheResultsMakeNoCall() async throws {
             try await seed()
-            let controller = Cd.newFetchedResultsController(Cd.objects(Chore.self).filter("priority == 1").sorted("title"),
-                                                            sectionNameKeyPath: nil, cacheName: nil)
+            let controller = Cd.newFetchedResultsController(
+                Cd.objects(Chore.self).filter("priority == 1").sorted("title"),
+                sectionNameKeyPath: nil, cacheName: nil)
             let log = ResultsLog()
             controller.delegate = log
             let calls = LockedBox(0)
             controller.onChange = { _ in calls.update { $0 += 1 } }
             try controller.performFetch()
             try await Cd.transaction {
-                let department = try Cd.create(Department.self)       // another entity
+                let department = try Cd.create(Department.self)  // another entity
                 department.name = "R&D"
-                try Cd.objects(Chore.self).filter("title == 'c'").fetchOne()?.title = "cc"   // outside the filter
+                try Cd.objects(Chore.self).filter("title == 'c'").fetchOne()?.title = "cc"  // outside the filter
             }
-            await drainMainQueue()     // the merge was queued before the transaction returned
+            await drainMainQueue()  // the merge was queued before the transaction returned
             #expect(log.lines.get().isEmpty && calls.get() == 0)
             // A change that enters the results is told.
             try await Cd.transaction { try Cd.objects(Chore.self).filter("title == 'cc'").fetchOne()?.priority = 1 }
@@ -172,8 +180,9 @@ extension CadmiumSuites {
 
         @MainActor @Test func theSectionKeyPathMustBeTheFirstSortKey() async throws {
             try await seed()
-            let controller = Cd.newFetchedResultsController(Cd.objects(Chore.self).sorted("title"),
-                                                            sectionNameKeyPath: "priority", cacheName: nil)
+            let controller = Cd.newFetchedResultsController(
+                Cd.objects(Chore.self).sorted("title"),
+                sectionNameKeyPath: "priority", cacheName: nil)
             do {
                 try controller.performFetch()
                 Issue.record("performFetch accepted a section key path that is not the first sort key")
@@ -186,7 +195,8 @@ extension CadmiumSuites {
         @Test func misuseBeforeInitAndOffMain() throws {
             Cd.reset()
             expectMisuse(.a1) {
-                _ = Cd.newFetchedResultsController(Cd.objects(Chore.self).sorted("title"), sectionNameKeyPath: nil, cacheName: nil)
+                _ = Cd.newFetchedResultsController(
+                    Cd.objects(Chore.self).sorted("title"), sectionNameKeyPath: nil, cacheName: nil)
             }
             let early = LockedBox<CdFetchedResultsController<Chore>?>(nil)
             let previous = Cd.misuseHandler
@@ -198,7 +208,8 @@ extension CadmiumSuites {
             try initCompany()
             try background {
                 expectMisuse(.i1) {
-                    try Cd.newFetchedResultsController(Cd.objects(Chore.self), sectionNameKeyPath: nil, cacheName: nil).performFetch()
+                    try Cd.newFetchedResultsController(Cd.objects(Chore.self), sectionNameKeyPath: nil, cacheName: nil)
+                        .performFetch()
                 }
             }
         }

@@ -56,7 +56,8 @@ extension CadmiumSuites {
                 _ = try Cd.dictionaryQuery(for: TestItem.self).onlyProperties(["id"]).groupBy("name").fetch()
             }
             expectMisuse(.c3) {
-                _ = try Cd.objects(TestItem.self).includeExpression("s", resultType: .integer64, withFormat: "@sum.id").fetch()
+                _ = try Cd.objects(TestItem.self).includeExpression("s", resultType: .integer64, withFormat: "@sum.id")
+                    .fetch()
             }
             expectMisuse(.c4) { _ = try Cd.objects(TestItem.self).groupBy("name").fetch() }
             // The expression check runs before the grouping check.
@@ -85,7 +86,7 @@ extension CadmiumSuites {
                     expectMisuse(.d3) { try Cd.insert(saved) }
                     let own = try Cd.create(TestItem.self)
                     own.name = "own"
-                    try Cd.insert(own)   // already in this context: nothing happens
+                    try Cd.insert(own)  // already in this context: nothing happens
                 }
             }
         }
@@ -133,11 +134,14 @@ extension CadmiumSuites {
             let recorder = MisuseRecorder()
             recorder.install()
             let error = await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
-                Cd.transact(on: DispatchQueue.main, operation: {
-                    Issue.record("the body must not run on the main queue")
-                }, completion: { error in
-                    continuation.resume(returning: error.map { "\($0)" })
-                })
+                Cd.transact(
+                    on: DispatchQueue.main,
+                    operation: {
+                        Issue.record("the body must not run on the main queue")
+                    },
+                    completion: { error in
+                        continuation.resume(returning: error.map { "\($0)" })
+                    })
             }
             #expect(recorder.kinds == [.f5])
             #expect(error?.contains("F5") == true)
@@ -193,7 +197,9 @@ extension CadmiumSuites {
 
         @Test func i1MainObjectReadInTransaction() async throws {
             try initCd()
-            let object = try await MainActor.run { Unchecked(try Cd.objects(TestItem.self).filter("id = 1").fetchOne()!) }
+            let object = try await MainActor.run {
+                Unchecked(try Cd.objects(TestItem.self).filter("id = 1").fetchOne()!)
+            }
             try await Cd.transaction {
                 expectMisuse(.i1) { _ = object.value.name }
             }
@@ -245,14 +251,14 @@ extension CadmiumSuites {
                 }
             }
             try background {
-                expectMisuse(.k1) { department.employees = [] }            // no context (J3's case)
+                expectMisuse(.k1) { department.employees = [] }  // no context (J3's case)
                 try Cd.transactAndWait { () throws in
-                    expectMisuse(.k1) { department.employees = [] }        // another transaction (J4's case)
+                    expectMisuse(.k1) { department.employees = [] }  // another transaction (J4's case)
                 }
             }
             let onMain = try DispatchQueue.main.sync { try Cd.useInCurrentContext(department)! }
             DispatchQueue.main.sync {
-                expectMisuse(.k1) { onMain.employees = [] }                // main (J1's case)
+                expectMisuse(.k1) { onMain.employees = [] }  // main (J1's case)
             }
         }
 

@@ -15,8 +15,8 @@ final class Department: CdManagedObject {
 
 final class Employee: CdManagedObject {
     @Attribute var name: String
-    @Attribute var salary: Int64 = 0                  // inline value = the model's default
-    @Attribute var hired: Date?                       // Optional = optional attribute
+    @Attribute var salary: Int64 = 0  // inline value = the model's default
+    @Attribute var hired: Date?  // Optional = optional attribute
     @Attribute(.indexed) var email: String?
     @Relationship(inverse: "employees") var department: Department?
 }
@@ -28,7 +28,7 @@ func readmeOpenStore(modelURL: URL, storeURL: URL?) throws {
     // …or read from a Core Data model file (.xcdatamodel or .xcdatamodeld), bound to classes by name.
     let model2 = try CdModel(contentsOf: modelURL, classes: [Department.self, Employee.self])
 
-    try Cd.initWithStore(model: model, storeURL: storeURL, serialTX: false)   // storeURL nil: in memory
+    try Cd.initWithStore(model: model, storeURL: storeURL, serialTX: false)  // storeURL nil: in memory
     _ = model2
 }
 
@@ -54,15 +54,17 @@ func readmeRead() throws -> [Employee] {
 /// README: the bundle initialiser (verbatim); `Bundle.main` must hold `Company.xcdatamodeld`.
 func readmeBundleInit() throws {
     // The model found by name in the main bundle, the store in the user's Documents directory.
-    try Cd.initWithSQLStore(momdInbundleID: nil, momdName: "Company.momd", sqliteFilename: "company.store",
-                            classes: [Department.self, Employee.self])
+    try Cd.initWithSQLStore(
+        momdInbundleID: nil, momdName: "Company.momd", sqliteFilename: "company.store",
+        classes: [Department.self, Employee.self])
 }
 
 /// README: the fetched results controller (verbatim); call on the main thread.
 func readmeResultsController() throws -> CdFetchedResultsController<Employee> {
     // Employees in sections by department, kept up to date on the main queue after each commit.
-    let staff = Cd.newFetchedResultsController(Cd.objects(Employee.self).sorted("department.name").sorted("name"),
-                                               sectionNameKeyPath: "department.name", cacheName: nil)
+    let staff = Cd.newFetchedResultsController(
+        Cd.objects(Employee.self).sorted("department.name").sorted("name"),
+        sectionNameKeyPath: "department.name", cacheName: nil)
     staff.onChange = { changes in print(changes.objects.map { "\($0.type) \($0.object.name)" }) }
     try staff.performFetch()
     return staff
@@ -70,21 +72,21 @@ func readmeResultsController() throws -> CdFetchedResultsController<Employee> {
 
 /// The same model as a Core Data model file.
 let companyModelContents = """
-<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic">
-    <entity name="Department" representedClassName="MyApp.Department" syncable="YES">
-        <attribute name="name" attributeType="String"/>
-        <relationship name="employees" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Employee" inverseName="department" inverseEntity="Employee"/>
-    </entity>
-    <entity name="Employee" representedClassName="MyApp.Employee" syncable="YES">
-        <attribute name="name" attributeType="String"/>
-        <attribute name="salary" attributeType="Integer 64" defaultValueString="0"/>
-        <attribute name="hired" optional="YES" attributeType="Date"/>
-        <attribute name="email" optional="YES" attributeType="String" indexed="YES"/>
-        <relationship name="department" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Department" inverseName="employees" inverseEntity="Department"/>
-    </entity>
-</model>
-"""
+    <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+    <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic">
+        <entity name="Department" representedClassName="MyApp.Department" syncable="YES">
+            <attribute name="name" attributeType="String"/>
+            <relationship name="employees" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Employee" inverseName="department" inverseEntity="Employee"/>
+        </entity>
+        <entity name="Employee" representedClassName="MyApp.Employee" syncable="YES">
+            <attribute name="name" attributeType="String"/>
+            <attribute name="salary" attributeType="Integer 64" defaultValueString="0"/>
+            <attribute name="hired" optional="YES" attributeType="Date"/>
+            <attribute name="email" optional="YES" attributeType="String" indexed="YES"/>
+            <relationship name="department" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Department" inverseName="employees" inverseEntity="Department"/>
+        </entity>
+    </model>
+    """
 
 extension CadmiumSuites {
     @Suite struct ReadmeExamples {
@@ -92,7 +94,8 @@ extension CadmiumSuites {
             let folder = FileManager.default.temporaryDirectory
                 .appendingPathComponent("cadmium-readme-\(UUID().uuidString)/Company.xcdatamodel")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try companyModelContents.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+            try companyModelContents.write(
+                to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
             return folder
         }
 
@@ -112,7 +115,9 @@ extension CadmiumSuites {
                     #expect(e.hired == nil)
                 }
             }
-            let ann = try background { try Cd.read { try Cd.objects(Employee.self).filter("email == %@", "ann@example.com").fetchOne()?.name } }
+            let ann = try background {
+                try Cd.read { try Cd.objects(Employee.self).filter("email == %@", "ann@example.com").fetchOne()?.name }
+            }
             #expect(ann == "Ann")
         }
 
@@ -175,7 +180,9 @@ extension CadmiumSuites {
             guard let fromFile = try ModelSource.file.model() else { return }
             let fromSwift = try CdModel(classes: [TestItem.self])
             #expect(fromSwift.objectModel.firstStoredShapeDifference(from: fromFile.objectModel) == nil)
-            #expect(fromSwift.objectModel.entity(named: "TestItem")?.attributes == fromFile.objectModel.entity(named: "TestItem")?.attributes)
+            #expect(
+                fromSwift.objectModel.entity(named: "TestItem")?.attributes
+                    == fromFile.objectModel.entity(named: "TestItem")?.attributes)
         }
 
         @Test func attributeOptionsBecomeModelRules() throws {

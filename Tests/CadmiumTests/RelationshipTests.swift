@@ -35,7 +35,10 @@ extension CadmiumSuites {
             #expect(cat.department?.name == "Ops")
             #expect(try Cd.objects(Employee.self).filter("department.name = %@", "R&D").count() == 2)
             #expect(try Cd.objects(Employee.self).filter("department == %@", rnd).count() == 2)
-            #expect(try Cd.objects(Department.self).filter("ANY employees.salary > %@", 100_000).fetch().map(\.name) == ["R&D"])
+            #expect(
+                try Cd.objects(Department.self).filter("ANY employees.salary > %@", 100_000).fetch().map(\.name) == [
+                    "R&D"
+                ])
         }
 
         /// Before the commit a to-many holds what the store will hold after it: its targets
@@ -52,7 +55,7 @@ extension CadmiumSuites {
                     let people = try Cd.create(Employee.self, count: 4)
                     for (i, e) in people.enumerated() { e.name = "e\(i + 1)" }
                     let ids = people.compactMap(\.objectID)
-                    rnd.employees = [people[2], people[0]]   // a Set: no order of its own
+                    rnd.employees = [people[2], people[0]]  // a Set: no order of its own
                     let before = rnd.rawTargets("employees")
                     people[1].department = rnd
                     people[3].department = rnd
@@ -88,7 +91,7 @@ extension CadmiumSuites {
                 do {
                     try Cd.transactAndWait(serial: false) {
                         let ops = try Cd.objects(Department.self).filter("name = %@", "Ops").fetchOne()!
-                        _ = ops.employees   // the list as this transaction first sees it
+                        _ = ops.employees  // the list as this transaction first sees it
                         firstRead.signal()
                         secondCommitted.wait()
                         try link("Dee")
@@ -97,7 +100,9 @@ extension CadmiumSuites {
             }
             DispatchQueue.global().async(group: group) {
                 firstRead.wait()
-                do { try Cd.transactAndWait(serial: false) { try link("Eve") } } catch { failures.update { $0.append("second: \(error)") } }
+                do { try Cd.transactAndWait(serial: false) { try link("Eve") } } catch {
+                    failures.update { $0.append("second: \(error)") }
+                }
                 secondCommitted.signal()
             }
             group.wait()
@@ -119,7 +124,8 @@ extension CadmiumSuites {
                         e.name = name
                         e.department = lab
                     }
-                    let matched = try Cd.objects(Department.self).filter("ANY employees.name = %@", "Gus").fetch().map(\.name)
+                    let matched = try Cd.objects(Department.self).filter("ANY employees.name = %@", "Gus").fetch().map(
+                        \.name)
                     let counted = try Cd.objects(Department.self).filter("employees.@count = 2").count()
                     return (matched, counted)
                 }
@@ -148,7 +154,7 @@ extension CadmiumSuites {
                     p.title = "Move"
                     let chores = try Cd.create(Chore.self, count: 3)
                     for (i, chore) in chores.enumerated() { chore.title = "c\(i)" }
-                    p.chores = chores   // ordered to-many
+                    p.chores = chores  // ordered to-many
                 }
             }
             let project = try #require(try Cd.objects(Project.self).fetchOne())

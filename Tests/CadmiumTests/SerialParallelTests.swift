@@ -29,8 +29,10 @@ extension CadmiumSuites {
         }
 
         /// Cadmium's `helperRunParallelInc`: `simul` concurrent `transactAndWait` per round.
-        static func parallelInc(serial: Bool?, on queue: DispatchQueue? = nil, simul: Int = 40,
-                                maxMicroseconds: UInt32 = 10) -> [Int64] {
+        static func parallelInc(
+            serial: Bool?, on queue: DispatchQueue? = nil, simul: Int = 40,
+            maxMicroseconds: UInt32 = 10
+        ) -> [Int64] {
             let seen = LockedBox<[Int64]>([])
             let concurrent = DispatchQueue(label: "test.parallel", attributes: .concurrent)
             for _ in 0..<rounds {
@@ -53,20 +55,25 @@ extension CadmiumSuites {
 
         /// Cadmium's `helperRunParallelIncNormalTransact`: `simul` asynchronous `transact` per
         /// round; the group is left from the completion (dispatched to a serial queue).
-        static func parallelIncTransact(serial: Bool?, on queue: DispatchQueue? = nil, simul: Int = 40,
-                                        maxMicroseconds: UInt32 = 10) -> [Int64] {
+        static func parallelIncTransact(
+            serial: Bool?, on queue: DispatchQueue? = nil, simul: Int = 40,
+            maxMicroseconds: UInt32 = 10
+        ) -> [Int64] {
             let seen = LockedBox<[Int64]>([])
             let leaveQueue = DispatchQueue(label: "test.leave")
             for _ in 0..<rounds {
                 let group = DispatchGroup()
                 for _ in 0..<simul {
                     group.enter()
-                    Cd.transact(serial: serial, on: queue, operation: {
-                        try increment(seen, maxMicroseconds: maxMicroseconds)
-                    }, completion: { error in
-                        if let error { Issue.record("transaction failed: \(error)") }
-                        leaveQueue.async { group.leave() }
-                    })
+                    Cd.transact(
+                        serial: serial, on: queue,
+                        operation: {
+                            try increment(seen, maxMicroseconds: maxMicroseconds)
+                        },
+                        completion: { error in
+                            if let error { Issue.record("transaction failed: \(error)") }
+                            leaveQueue.async { group.leave() }
+                        })
                 }
                 group.wait()
             }
@@ -92,56 +99,60 @@ extension CadmiumSuites {
             #expect(ids.count == count)
             #expect(duplicates(ids) == 0)
             #expect(ids.sorted() == (1...Int64(count)).map { $0 })
-            let final = try background { try Cd.transactAndWait { try Cd.objects(TestItem.self).filter("name = %@", "A").fetchOne()?.id } }
+            let final = try background {
+                try Cd.transactAndWait { try Cd.objects(TestItem.self).filter("name = %@", "A").fetchOne()?.id }
+            }
             #expect(final == Int64(count) + 1)
         }
 
-        @Test func parallelNoCrash() async throws {               // 17
+        @Test func parallelNoCrash() async throws {  // 17
             try initCd(serialTX: false)
             let ids = await Self.onThread { Self.parallelInc(serial: nil, maxMicroseconds: Self.overlapSleep) }
             #expect(ids.count == 1000)
             #expect(Self.duplicates(ids) > 0, "parallel transactions overlap")
         }
 
-        @Test func parallelSerialNoCrash() async throws {         // 18
+        @Test func parallelSerialNoCrash() async throws {  // 18
             try initCd(serialTX: true)
             try Self.expectSerial(await Self.onThread { Self.parallelInc(serial: nil) }, count: 1000)
         }
 
-        @Test func parallelSerialNoCrash2() async throws {        // 19
+        @Test func parallelSerialNoCrash2() async throws {  // 19
             try initCd(serialTX: false)
             try Self.expectSerial(await Self.onThread { Self.parallelInc(serial: true) }, count: 1000)
         }
 
-        @Test func parallelSerialNoCrash3() async throws {        // 20
+        @Test func parallelSerialNoCrash3() async throws {  // 20
             try initCd(serialTX: true)
             let ids = await Self.onThread { Self.parallelInc(serial: false, maxMicroseconds: Self.overlapSleep) }
             #expect(ids.count == 1000)
             #expect(Self.duplicates(ids) > 0, "serial: false overrides the default")
         }
 
-        @Test func parallelSerialNoCrash4() async throws {        // 21
+        @Test func parallelSerialNoCrash4() async throws {  // 21
             try initCd(serialTX: false)
             try Self.expectSerial(await Self.onThread { Self.parallelIncTransact(serial: true) }, count: 1000)
         }
 
-        @Test func parallelSerialNoCrash5() async throws {        // 22
+        @Test func parallelSerialNoCrash5() async throws {  // 22
             try initCd(serialTX: false)
             let ids = await Self.onThread { Self.parallelIncTransact(serial: nil, maxMicroseconds: Self.overlapSleep) }
             #expect(ids.count == 1000)
             #expect(Self.duplicates(ids) > 0)
         }
 
-        @Test func parallelSerialNoCrashUsingQueuesSer() async throws {   // 23
+        @Test func parallelSerialNoCrashUsingQueuesSer() async throws {  // 23
             try initCd(serialTX: false)
             let queue = DispatchQueue(label: "test.custom.serial")
             try Self.expectSerial(await Self.onThread { Self.parallelIncTransact(serial: nil, on: queue) }, count: 1000)
         }
 
-        @Test func parallelSerialNoCrashUsingQueuesPar() async throws {   // 24
+        @Test func parallelSerialNoCrashUsingQueuesPar() async throws {  // 24
             try initCd(serialTX: false)
             let queue = DispatchQueue(label: "test.custom.concurrent", attributes: .concurrent)
-            let ids = await Self.onThread { Self.parallelIncTransact(serial: nil, on: queue, simul: 16, maxMicroseconds: Self.overlapSleep) }
+            let ids = await Self.onThread {
+                Self.parallelIncTransact(serial: nil, on: queue, simul: 16, maxMicroseconds: Self.overlapSleep)
+            }
             #expect(ids.count == 400)
             #expect(Self.duplicates(ids) > 0, "a concurrent queue serialises nothing")
         }
@@ -159,7 +170,7 @@ extension CadmiumSuites {
             Cd.defaultSerialTransactions = false
         }
 
-        @Test func transactionInTransactionDoesntHang() throws {   // 25
+        @Test func transactionInTransactionDoesntHang() throws {  // 25
             try initCd(serialTX: true)
             let done = DispatchSemaphore(value: 0)
             let increments = LockedBox(0)
@@ -168,16 +179,19 @@ extension CadmiumSuites {
                 a.id += 1
                 increments.update { $0 += 1 }
             }
-            Cd.transact(serial: true, operation: {
-                try bump()
-                try Cd.transactAndWait(serial: true) {
+            Cd.transact(
+                serial: true,
+                operation: {
                     try bump()
-                    try Cd.transactAndWait(serial: true) { try bump() }
-                }
-            }, completion: { error in
-                #expect(error == nil)
-                done.signal()
-            })
+                    try Cd.transactAndWait(serial: true) {
+                        try bump()
+                        try Cd.transactAndWait(serial: true) { try bump() }
+                    }
+                },
+                completion: { error in
+                    #expect(error == nil)
+                    done.signal()
+                })
             #expect(done.wait(timeout: .now() + 10) == .success, "nested serial transactions deadlocked")
             #expect(increments.get() == 3)
         }
@@ -206,14 +220,16 @@ extension CadmiumSuites.SerialAndParallel {
     @Test func serialCompletionMayStartASerialTransactAndWait() throws {
         try initCd(serialTX: true)
         let done = DispatchSemaphore(value: 0)
-        Cd.transact(operation: {
-            try Cd.objects(TestItem.self).filter("id = 1").fetchOne()?.id = 100
-        }, completion: { _ in
-            // Runs off the serial queue, so waiting on it cannot deadlock.
-            let seen = try? Cd.transactAndWait { try Cd.objects(TestItem.self).filter("id = 100").count() }
-            #expect(seen == 1)
-            done.signal()
-        })
+        Cd.transact(
+            operation: {
+                try Cd.objects(TestItem.self).filter("id = 1").fetchOne()?.id = 100
+            },
+            completion: { _ in
+                // Runs off the serial queue, so waiting on it cannot deadlock.
+                let seen = try? Cd.transactAndWait { try Cd.objects(TestItem.self).filter("id = 100").count() }
+                #expect(seen == 1)
+                done.signal()
+            })
         #expect(done.wait(timeout: .now() + 10) == .success, "completion deadlocked on the serial queue")
     }
 }

@@ -96,8 +96,9 @@ extension CadmiumSuites {
 
             // transactWith moves the object into the transaction; its completion sees the result.
             let error = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
-                Cd.transactWith(box.value, operation: { item in item?.name = "G" },
-                                completion: { continuation.resume(returning: $0) })
+                Cd.transactWith(
+                    box.value, operation: { item in item?.name = "G" },
+                    completion: { continuation.resume(returning: $0) })
             }
             #expect(error == nil)
             let renamed = try background {
@@ -114,7 +115,9 @@ extension CadmiumSuites.UpdateHandlers {
         let a = try #require(try Cd.objects(TestItem.self).filter("name = %@", "A").fetchOne())
         let events = LockedBox<[CdManagedObjectUpdateEvent]>([])
         a.updateHandler = { event in events.update { $0.append(event) } }
-        let fromTransaction = try await Cd.transaction { Unchecked(try Cd.objects(TestItem.self).filter("name = %@", "A").fetchOne()!) }
+        let fromTransaction = try await Cd.transaction {
+            Unchecked(try Cd.objects(TestItem.self).filter("name = %@", "A").fetchOne()!)
+        }
         let moved = try Cd.useInCurrentContext(fromTransaction.value)
         #expect(moved === a, "the main context's own copy")
         #expect(await waitUntil { events.get() == [.refreshed] })

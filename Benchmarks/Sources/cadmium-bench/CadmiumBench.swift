@@ -34,7 +34,9 @@ struct Run: ParsableCommand {
     var workloads: [Workload] = Workload.reported
     @Flag(help: "Skip the engine-level workloads.")
     var skipEngine = false
-    @Option(parsing: .upToNextOption, help: "Object-level workloads to run (default: all; `none` to skip the object level).")
+    @Option(
+        parsing: .upToNextOption, help: "Object-level workloads to run (default: all; `none` to skip the object level)."
+    )
     var objectWorkloads: [String] = ObjectWorkload.reported.map(\.rawValue)
     @Option(parsing: .upToNextOption, help: "Systems to run (default: all).")
     var systems: [SystemID] = SystemID.allCases
@@ -46,19 +48,23 @@ struct Run: ParsableCommand {
     func run() throws {
         let scale = quick ? Scale.quick : Scale.full
         let reps = repetitions ?? (quick ? 1 : 3)
-        let orchestrator = Orchestrator(scale: scale, repetitions: reps, systems: systems,
-                                        workloads: workloads, dataDirectory: dataDirectory)
+        let orchestrator = Orchestrator(
+            scale: scale, repetitions: reps, systems: systems,
+            workloads: workloads, dataDirectory: dataDirectory)
         let engine = skipEngine ? [] : try orchestrator.run()
         let objectKinds = objectWorkloads.compactMap(ObjectWorkload.init(rawValue:))
         var objectScale = quick ? ObjectScale.quick : ObjectScale.full
         if let objects { objectScale.objects = objects }
-        let objects = objectKinds.isEmpty ? nil
+        let objects =
+            objectKinds.isEmpty
+            ? nil
             : try orchestrator.runObjects(scale: objectScale, systems: ObjectSystemID.allCases, workloads: objectKinds)
-        let results = SuiteResults(date: ISO8601DateFormatter().string(from: Date()), mode: quick ? "quick" : "full",
-                                   scale: scale, repetitions: reps,
-                                   machine: MachineInfo.current(packageDirectory: packageDirectory),
-                                   workloads: engine, objectScale: objects == nil ? nil : objectScale,
-                                   objectWorkloads: objects)
+        let results = SuiteResults(
+            date: ISO8601DateFormatter().string(from: Date()), mode: quick ? "quick" : "full",
+            scale: scale, repetitions: reps,
+            machine: MachineInfo.current(packageDirectory: packageDirectory),
+            workloads: engine, objectScale: objects == nil ? nil : objectScale,
+            objectWorkloads: objects)
         let tables = ResultTables(results: results)
         print("\nThroughput (median of \(reps); ratio > 1× means Cadmium is faster)\n")
         print(tables.throughput().text())
@@ -81,7 +87,8 @@ struct Run: ParsableCommand {
 }
 
 struct Render: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Regenerates the docs chart and tables from a results file.")
+    static let configuration = CommandConfiguration(
+        abstract: "Regenerates the docs chart and tables from a results file.")
 
     @Option(help: "The results JSON of a run.")
     var json: String
@@ -96,14 +103,16 @@ struct Render: ParsableCommand {
 
 func render(_ results: SuiteResults, docs: String) throws {
     try FileManager.default.createDirectory(atPath: docs + "/benchmarks", withIntermediateDirectories: true)
-    try SVGChart(results: results).render().write(toFile: docs + "/benchmarks/chart.svg", atomically: true, encoding: .utf8)
+    try SVGChart(results: results).render().write(
+        toFile: docs + "/benchmarks/chart.svg", atomically: true, encoding: .utf8)
     try DocsUpdater.update(markdownPath: docs + "/BENCHMARKS.md", with: results)
     print("docs updated: \(docs)/BENCHMARKS.md, \(docs)/benchmarks/chart.svg")
 }
 
 struct RunOne: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "run-one", abstract: "Runs one workload on one system and prints its result as JSON (used by `run`).")
+        commandName: "run-one",
+        abstract: "Runs one workload on one system and prints its result as JSON (used by `run`).")
 
     @Option var system: SystemID?
     @Option var workload: Workload?
@@ -124,7 +133,8 @@ struct RunOne: ParsableCommand {
             result = try runObjectWorkload(system: objectSystem, workload: objectWorkload, scale: scale, dir: dir)
         } else {
             let scale = Scale(keys: keys, gets: gets, rangeScans: rangeScans, commits: commits)
-            result = try runOne(system: system ?? .cadmium, workload: workload ?? .loadSequential, scale: scale, dir: dir)
+            result = try runOne(
+                system: system ?? .cadmium, workload: workload ?? .loadSequential, scale: scale, dir: dir)
         }
         print(String(decoding: try JSONEncoder().encode(result), as: UTF8.self))
     }

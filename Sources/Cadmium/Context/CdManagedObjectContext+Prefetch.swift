@@ -35,13 +35,16 @@ extension CdManagedObjectContext {
                     var targets: [ObjectID] = []
                     switch value {
                     case let .toMany(list)?: targets = list
-                    case let .toOne(target)? where own || object.withState({ $0.loaded || $0.partialKeys.contains(key) }):
+                    case let .toOne(target)?
+                    where own || object.withState({ $0.loaded || $0.partialKeys.contains(key) }):
                         targets = target.map { [$0] } ?? []
                     default:
                         if own { break }
                         if relationship.isToMany {
                             targets = try snapshot.related(id, key)
-                            object.withState { state in if state.values[key] == nil { state.values[key] = .toMany(targets) } }
+                            object.withState { state in
+                                if state.values[key] == nil { state.values[key] = .toMany(targets) }
+                            }
                         } else if case let .toOne(target)? = try snapshot.values(of: id)?[key] {
                             targets = target.map { [$0] } ?? []
                         }

@@ -143,16 +143,22 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                 if targets.isEmpty { continue }
                 switch relationship.deleteRule {
                 case .deny:
-                    if let error = relationship.validateDelete(relatedCount: targets.count, entityName: id.entity,
-                                                               objectID: "\(id)") { throw error }
+                    if let error = relationship.validateDelete(
+                        relatedCount: targets.count, entityName: id.entity,
+                        objectID: "\(id)")
+                    {
+                        throw error
+                    }
                 case .cascade:
                     object.withState { $0.isDeleted = true }
                     for target in targets { if let t = self.object(for: target) { try markDeleted(t) } }
                 case .nullify, .noAction:
                     guard let inverse = relationship.inverse,
-                          let back = stack.model.relationship(inverse, of: relationship.destination) else { continue }
+                        let back = stack.model.relationship(inverse, of: relationship.destination)
+                    else { continue }
                     for target in targets {
-                        self.object(for: target)?.rawRemoveTarget(id, inverse, toMany: back.isToMany, ordered: back.isOrdered)
+                        self.object(for: target)?.rawRemoveTarget(
+                            id, inverse, toMany: back.isToMany, ordered: back.isOrdered)
                     }
                 }
             }
@@ -209,8 +215,10 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     ///     size; reading one loads its batch from one snapshot (`FaultBatch`).
     ///   - values: the objects' values as the query read them (`fetchObjects`), so that they are
     ///     not read from the snapshot a second time.
-    func materialize(_ ids: [ObjectID], from snapshot: any SnapshotBackend, keys: Set<String>? = nil,
-                     batchSize: Int = 0, values preloaded: [[String: PropertyValue]?]? = nil) throws -> [CdManagedObject] {
+    func materialize(
+        _ ids: [ObjectID], from snapshot: any SnapshotBackend, keys: Set<String>? = nil,
+        batchSize: Int = 0, values preloaded: [[String: PropertyValue]?]? = nil
+    ) throws -> [CdManagedObject] {
         var faults: [CdManagedObject] = []
         // `preloaded[i]`, when given, is what `snapshot.values(of: ids[i])` would answer.
         func values(_ index: Int, _ id: ObjectID) throws -> [String: PropertyValue]? {
@@ -223,7 +231,9 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             if known == nil || kind == .main || !object.withState({ $0.loaded }) {
                 if batchSize > 0 {
                     object.refresh(with: nil)
-                    if !object.withState({ $0.loaded || $0.isInserted || !$0.changedKeys.isEmpty }) { faults.append(object) }
+                    if !object.withState({ $0.loaded || $0.isInserted || !$0.changedKeys.isEmpty }) {
+                        faults.append(object)
+                    }
                 } else if let keys {
                     object.refreshPartially(with: try values(index, id), keys: keys)
                 } else {
@@ -259,9 +269,10 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         }
         for id in changedIDs where !insertedIDs.contains(id) && !deletedIDs.contains(id) {
             guard let object = registered(id) else { continue }
-            let values = stack.model.changeSetValues(object.withState { state in
-                state.values.filter { state.changedKeys.contains($0.key) }
-            }, of: id.entity)
+            let values = stack.model.changeSetValues(
+                object.withState { state in
+                    state.values.filter { state.changedKeys.contains($0.key) }
+                }, of: id.entity)
             if !values.isEmpty { changes.updated[id] = values }
         }
         lock.withLock { if generation == start { pendingCache = changes } }
@@ -326,7 +337,11 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             guard let object = registered(id) else { continue }
             // A deleted object keeps its last values, so a `.deleted` handler or a fetched
             // results controller's delete can still tell which object it was.
-            if applied.deleted.contains(id) { object.withState { $0.isDeleted = true } } else { object.refresh(with: nil) }
+            if applied.deleted.contains(id) {
+                object.withState { $0.isDeleted = true }
+            } else {
+                object.refresh(with: nil)
+            }
         }
         let handlers = lock.withLock { watched.compactMapValues { $0.object } }
         func send(_ ids: some Sequence<ObjectID>, _ event: CdManagedObjectUpdateEvent) {

@@ -28,7 +28,9 @@ final class CdStack: @unchecked Sendable {
 
     /// A fresh context for one transaction body, a child of the root.
     func newTransactionContext() -> CdManagedObjectContext {
-        let number = contextCounter.withLock { value -> Int in value += 1; return value }
+        let number = contextCounter.withLock { value -> Int in
+            value += 1; return value
+        }
         return CdManagedObjectContext(kind: .transaction, stack: self, number: number)
     }
 

@@ -39,7 +39,9 @@ final class ThreadState {
 
     /// This thread's state, created on first use.
     static var current: ThreadState {
-        if let pointer = pthread_getspecific(slot) { return Unmanaged<ThreadState>.fromOpaque(pointer).takeUnretainedValue() }
+        if let pointer = pthread_getspecific(slot) {
+            return Unmanaged<ThreadState>.fromOpaque(pointer).takeUnretainedValue()
+        }
         let state = ThreadState()
         pthread_setspecific(slot, Unmanaged.passRetained(state).toOpaque())
         return state

@@ -100,4 +100,3 @@ public struct CdMisuse: Error, Sendable, Hashable, CustomStringConvertible {
     /// "Cadmium misuse J1: …".
     public var description: String { "Cadmium misuse \(kind.rawValue.uppercased()): \(message)" }
 }
-

@@ -38,9 +38,13 @@ public struct AttributeOption: Sendable, Hashable {
         AttributeOption(kind: .range(.double(Double(range.lowerBound)), .double(Double(range.upperBound))))
     }
     /// A lower bound only.
-    public static func minimum(_ value: Int64) -> AttributeOption { AttributeOption(kind: .range(.integer(value), nil)) }
+    public static func minimum(_ value: Int64) -> AttributeOption {
+        AttributeOption(kind: .range(.integer(value), nil))
+    }
     /// An upper bound only.
-    public static func maximum(_ value: Int64) -> AttributeOption { AttributeOption(kind: .range(nil, .integer(value))) }
+    public static func maximum(_ value: Int64) -> AttributeOption {
+        AttributeOption(kind: .range(nil, .integer(value)))
+    }
     /// Date bounds (1630 after, 1640 before).
     public static func range(_ range: ClosedRange<Date>) -> AttributeOption {
         AttributeOption(kind: .range(.date(range.lowerBound), .date(range.upperBound)))
@@ -87,7 +91,9 @@ public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
     /// An attribute with options and no default.
     public init(_ options: AttributeOption...) { self.init(options: options, initial: nil) }
     /// An attribute whose inline value is the model's default.
-    public init(wrappedValue: Value, _ options: AttributeOption...) { self.init(options: options, initial: wrappedValue) }
+    public init(wrappedValue: Value, _ options: AttributeOption...) {
+        self.init(options: options, initial: wrappedValue)
+    }
 
     private init(options: [AttributeOption], initial: Value?) {
         self.slot = WrapperSlots.take()

@@ -54,7 +54,9 @@ extension Int32: CdAttributeValue {
     public static var cdAttributeType: AttributeType { .integer32 }
     public static var cdEmptyValue: Int32 { 0 }
     public var cdValue: CdValue { .integer(Int64(self)) }
-    public static func fromCdValue(_ value: CdValue) -> Int32? { Int64.fromCdValue(value).flatMap { Int32(exactly: $0) } }
+    public static func fromCdValue(_ value: CdValue) -> Int32? {
+        Int64.fromCdValue(value).flatMap { Int32(exactly: $0) }
+    }
 }
 
 /// `Int16` attributes are stored as Integer 16.
@@ -62,7 +64,9 @@ extension Int16: CdAttributeValue {
     public static var cdAttributeType: AttributeType { .integer16 }
     public static var cdEmptyValue: Int16 { 0 }
     public var cdValue: CdValue { .integer(Int64(self)) }
-    public static func fromCdValue(_ value: CdValue) -> Int16? { Int64.fromCdValue(value).flatMap { Int16(exactly: $0) } }
+    public static func fromCdValue(_ value: CdValue) -> Int16? {
+        Int64.fromCdValue(value).flatMap { Int16(exactly: $0) }
+    }
 }
 
 /// `Double` attributes are stored as Double.

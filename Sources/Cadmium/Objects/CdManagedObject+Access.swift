@@ -15,49 +15,70 @@ extension CdManagedObject {
         if current === owner { return }
         var what: String { "Reading '\(key)' of \(self), which belongs to \(owner)" }
         if owner.kind == .snapshot {
-            Misuse.report(current == nil ? .i2 : .i4, "\(what), \(ThreadState.situation). Objects read with Cd.read { } "
-                + "are used inside that block only: read the values you need there and return them.")
+            Misuse.report(
+                current == nil ? .i2 : .i4,
+                "\(what), \(ThreadState.situation). Objects read with Cd.read { } "
+                    + "are used inside that block only: read the values you need there and return them.")
         } else if owner.kind == .main {
-            Misuse.report(.i1, "\(what), \(ThreadState.situation). Main-context objects are read on the main thread only: "
-                + "inside a transaction use Cd.useInCurrentContext(_:) or Cd.transactWith(_:) to get this object in the transaction's context.")
+            Misuse.report(
+                .i1,
+                "\(what), \(ThreadState.situation). Main-context objects are read on the main thread only: "
+                    + "inside a transaction use Cd.useInCurrentContext(_:) or Cd.transactWith(_:) to get this object in the transaction's context."
+            )
         } else if current == nil {
-            Misuse.report(.i2, "\(what), on a thread that has no context. Read it inside the transaction that owns it, "
-                + "or move it with Cd.useInCurrentContext(_:) inside a transaction, or Cd.onMainWith(_:) for the main thread.")
+            Misuse.report(
+                .i2,
+                "\(what), on a thread that has no context. Read it inside the transaction that owns it, "
+                    + "or move it with Cd.useInCurrentContext(_:) inside a transaction, or Cd.onMainWith(_:) for the main thread."
+            )
         } else if ThreadState.isMain {
-            Misuse.report(.i3, "\(what), on the main thread. Commit the transaction and use Cd.onMainWith(_:) to get the "
-                + "object in the main context.")
+            Misuse.report(
+                .i3,
+                "\(what), on the main thread. Commit the transaction and use Cd.onMainWith(_:) to get the "
+                    + "object in the main context.")
         } else {
-            Misuse.report(.i4, "\(what), inside another transaction (\(current!)). Use Cd.useInCurrentContext(_:) to get "
-                + "this object in the current transaction after its own transaction committed.")
+            Misuse.report(
+                .i4,
+                "\(what), inside another transaction (\(current!)). Use Cd.useInCurrentContext(_:) to get "
+                    + "this object in the current transaction after its own transaction committed.")
         }
     }
 
     /// Checks J1, J3, J4 (or K1 for a to-many write); true when the write may go ahead.
     func checkWrite(_ key: String, toMany: Bool) -> Bool {
-        guard let owner = withState({ $0.context }) else { return true }   // transient: anywhere
+        guard let owner = withState({ $0.context }) else { return true }  // transient: anywhere
         // Built only on the paths that report: describing the object costs more than the check.
         var what: String { "Writing '\(key)' of \(self), which belongs to \(owner)" }
         let thread = ThreadState.current
         let isMain = thread.isMain
         if isMain && !thread.insideMainMerge {
-            Misuse.report(toMany ? .k1 : .j1, "\(what), on the main thread. The main context is read-only: make changes "
-                + "inside Cd.transact { } (or Cd.transactWith(object) { }) and let the commit update the main context.")
+            Misuse.report(
+                toMany ? .k1 : .j1,
+                "\(what), on the main thread. The main context is read-only: make changes "
+                    + "inside Cd.transact { } (or Cd.transactWith(object) { }) and let the commit update the main context."
+            )
             return false
         }
         if owner.kind == .root { return true }
         if owner.kind == .snapshot {
-            Misuse.report(toMany ? .k1 : .j4, "\(what). Objects read with Cd.read { } are read-only: make changes inside "
-                + "Cd.transact { } instead.")
+            Misuse.report(
+                toMany ? .k1 : .j4,
+                "\(what). Objects read with Cd.read { } are read-only: make changes inside "
+                    + "Cd.transact { } instead.")
             return false
         }
         let current = thread.currentContext(isMain: isMain)
         if current === owner { return true }
         if current == nil {
-            Misuse.report(toMany ? .k1 : .j3, "\(what), on a thread that has no context. Writes happen inside a "
-                + "transaction: wrap the change in Cd.transact { } and use Cd.useInCurrentContext(_:) there.")
+            Misuse.report(
+                toMany ? .k1 : .j3,
+                "\(what), on a thread that has no context. Writes happen inside a "
+                    + "transaction: wrap the change in Cd.transact { } and use Cd.useInCurrentContext(_:) there.")
         } else {
-            Misuse.report(toMany ? .k1 : .j4, "\(what), inside another transaction (\(current!)). Get the object in this "
-                + "transaction with Cd.useInCurrentContext(_:) and change that one.")
+            Misuse.report(
+                toMany ? .k1 : .j4,
+                "\(what), inside another transaction (\(current!)). Get the object in this "
+                    + "transaction with Cd.useInCurrentContext(_:) and change that one.")
         }
         return false
     }
@@ -112,9 +133,11 @@ extension CdManagedObject {
         if toMany, let context {
             // K2: related objects must be in the same context.
             for object in objects where object.managedObjectContext !== context {
-                Misuse.report(.k2, "Adding \(object) (context: \(object.managedObjectContext?.description ?? "none")) to '\(key)' of "
-                    + "\(self) in \(context). Related objects must belong to the same context: use "
-                    + "Cd.useInCurrentContext(_:) (or Cd.insert(_:) for a transient object) first.")
+                Misuse.report(
+                    .k2,
+                    "Adding \(object) (context: \(object.managedObjectContext?.description ?? "none")) to '\(key)' of "
+                        + "\(self) in \(context). Related objects must belong to the same context: use "
+                        + "Cd.useInCurrentContext(_:) (or Cd.insert(_:) for a transient object) first.")
                 return
             }
         }
@@ -134,10 +157,12 @@ extension CdManagedObject {
         // Keep inverses in step in memory, as Core Data does, so the change set names both
         // sides consistently and the other side reads right before the commit.
         guard let selfID = objectID, let relationship, let inverseName = relationship.inverse,
-              let inverse = model.relationship(inverseName, of: relationship.destination) else { return }
+            let inverse = model.relationship(inverseName, of: relationship.destination)
+        else { return }
         let oldSet = Set(old), newSet = Set(ids)
         for removed in old where !newSet.contains(removed) {
-            context.object(for: removed)?.rawRemoveTarget(selfID, inverseName, toMany: inverse.isToMany, ordered: inverse.isOrdered)
+            context.object(for: removed)?.rawRemoveTarget(
+                selfID, inverseName, toMany: inverse.isToMany, ordered: inverse.isOrdered)
         }
         for added in ids where !oldSet.contains(added) {
             guard let target = context.object(for: added) else { continue }
@@ -226,7 +251,9 @@ extension CdManagedObject {
     /// an object fetched with `batchSize`, its whole batch from one snapshot). Reading `key`
     /// of an object fetched with `onlyProperties` that named it loads nothing.
     func loadIfNeeded(_ key: String? = nil) {
-        let (loaded, context, id, partial, batch) = withState { ($0.loaded, $0.context, $0.objectID, $0.partialKeys, $0.batch) }
+        let (loaded, context, id, partial, batch) = withState {
+            ($0.loaded, $0.context, $0.objectID, $0.partialKeys, $0.batch)
+        }
         guard !loaded, let context, let id else { return }
         if let key, partial.contains(key) { return }
         if let batch {
@@ -256,7 +283,11 @@ extension CdManagedObject {
     func refresh(with values: [String: PropertyValue]?) {
         withState { state in
             guard state.changedKeys.isEmpty, !state.isInserted else { return }
-            if let values { state.values = values; state.loaded = true } else { state.values = [:]; state.loaded = false }
+            if let values {
+                state.values = values; state.loaded = true
+            } else {
+                state.values = [:]; state.loaded = false
+            }
             state.partialKeys = []
             state.batch = nil
         }

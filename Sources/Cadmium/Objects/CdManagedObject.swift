@@ -114,9 +114,11 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
         set {
             let context = withState { $0.context }
             guard let context, context.kind == .main else {
-                Misuse.report(.h1, "updateHandler set on \(self), which belongs to \(context?.description ?? "no context"). "
-                    + "Update handlers are only for objects of the main context: fetch the object on the main thread, "
-                    + "or move it there with Cd.onMainWith(_:), and set the handler on that object.")
+                Misuse.report(
+                    .h1,
+                    "updateHandler set on \(self), which belongs to \(context?.description ?? "no context"). "
+                        + "Update handlers are only for objects of the main context: fetch the object on the main thread, "
+                        + "or move it there with Cd.onMainWith(_:), and set the handler on that object.")
                 return
             }
             withState { $0.updateHandler = newValue }

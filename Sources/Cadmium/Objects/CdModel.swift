@@ -79,7 +79,8 @@ public struct CdModel: @unchecked Sendable {
         for entity in objectModel.entities {
             let shortClass = entity.className.split(separator: ".").last.map(String.init) ?? entity.className
             if let cls = classes.first(where: { $0.entityName == entity.name })
-                ?? classes.first(where: { String(describing: $0) == shortClass }) {
+                ?? classes.first(where: { String(describing: $0) == shortClass })
+            {
                 bound[entity.name] = cls
             }
         }
@@ -116,7 +117,6 @@ public struct CdModel: @unchecked Sendable {
         return object
     }
 
-
     /// The relationship `key` of `entity`, declared or inherited (what `objectModel.relationship`
     /// answers, from a table).
     func relationship(_ key: String, of entity: String) -> RelationshipDescription? {
@@ -139,8 +139,11 @@ public struct CdModel: @unchecked Sendable {
 }
 
 /// The superclass of `cls` when it is one of the listed classes (a parent entity).
-private func class_getSuperclassIfListed(_ cls: CdManagedObject.Type, _ listed: Set<ObjectIdentifier>) -> CdManagedObject.Type? {
-    guard let superclass = _getSuperclass(cls) as? CdManagedObject.Type, listed.contains(ObjectIdentifier(superclass)) else {
+private func class_getSuperclassIfListed(
+    _ cls: CdManagedObject.Type, _ listed: Set<ObjectIdentifier>
+) -> CdManagedObject.Type? {
+    guard let superclass = _getSuperclass(cls) as? CdManagedObject.Type, listed.contains(ObjectIdentifier(superclass))
+    else {
         return nil
     }
     return superclass

@@ -37,7 +37,11 @@ final class FaultBatch {
             let values = (try? snapshot.values(of: id)) ?? nil
             // To-many targets set by `prefetch` survive the load.
             let toMany = object.withState { $0.values.filter { if case .toMany = $0.value { true } else { false } } }
-            defer { object.withState { state in for (key, value) in toMany where state.values[key] == nil { state.values[key] = value } } }
+            defer {
+                object.withState { state in
+                    for (key, value) in toMany where state.values[key] == nil { state.values[key] = value }
+                }
+            }
             if let keys {
                 object.refreshPartially(with: values, keys: keys)
             } else {

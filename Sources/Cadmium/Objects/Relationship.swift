@@ -34,7 +34,9 @@ extension Set: CdRelationshipValue where Element: CdManagedObject {
     public static var cdDestination: CdManagedObject.Type { Element.self }
     public static var cdIsToMany: Bool { true }
     public static var cdIsOrdered: Bool { false }
-    public static func fromObjects(_ objects: [CdManagedObject]) -> Set<Element> { Set(objects.compactMap { $0 as? Element }) }
+    public static func fromObjects(_ objects: [CdManagedObject]) -> Set<Element> {
+        Set(objects.compactMap { $0 as? Element })
+    }
     public var cdObjects: [CdManagedObject] { Array(self) }
 }
 
@@ -68,8 +70,10 @@ public struct Relationship<Value: CdRelationshipValue>: CdPropertyWrapper {
     let isOptional: Bool
 
     /// A relationship; `deleteRule` defaults to Nullify, as in Xcode.
-    public init(inverse: String? = nil, deleteRule: DeleteRule = .nullify, minCount: Int = 0,
-                maxCount: Int? = nil, optional: Bool = true) {
+    public init(
+        inverse: String? = nil, deleteRule: DeleteRule = .nullify, minCount: Int = 0,
+        maxCount: Int? = nil, optional: Bool = true
+    ) {
         self.slot = WrapperSlots.take()
         self.inverse = inverse
         self.deleteRule = deleteRule

@@ -186,16 +186,20 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
     /// The request as run, after checks C1 to C4, with its context.
     func prepared(_ call: String) throws -> (FetchRequest, CdManagedObjectContext) {
         guard let context = ThreadState.currentContext else {
-            throw Misuse.report(.c1, "\(call) on \(request.entity) was called on a thread with no context "
-                + "(\(ThreadState.situation)\(Cd.stack == nil ? ", before Cd.initWithStore" : "")). Fetch on the main "
-                + "thread or inside Cd.transact { }, or use Cd.read { } on any thread.")
+            throw Misuse.report(
+                .c1,
+                "\(call) on \(request.entity) was called on a thread with no context "
+                    + "(\(ThreadState.situation)\(Cd.stack == nil ? ", before Cd.initWithStore" : "")). Fetch on the main "
+                    + "thread or inside Cd.transact { }, or use Cd.read { } on any thread.")
         }
         if let parseError { throw parseError }
         var request = self.request
         if dictionaries {
             for name in groupings where !properties.contains(name) {
-                throw Misuse.report(.c2, "\(call) on \(request.entity) groups by '\(name)', which is not in "
-                    + "onlyProperties(\(properties)). Add every groupBy name to onlyProperties.")
+                throw Misuse.report(
+                    .c2,
+                    "\(call) on \(request.entity) groups by '\(name)', which is not in "
+                        + "onlyProperties(\(properties)). Add every groupBy name to onlyProperties.")
             }
             request.resultType = .dictionaries
             request.propertiesToFetch = properties
@@ -203,12 +207,17 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
             request.groupBy = groupings
         } else {
             if !expressions.isEmpty {
-                throw Misuse.report(.c3, "\(call) on \(request.entity) is an object query with includeExpression("
-                    + "\(expressions.keys.sorted())). Expressions are for dictionary queries: use Cd.dictionaryQuery(for:).")
+                throw Misuse.report(
+                    .c3,
+                    "\(call) on \(request.entity) is an object query with includeExpression("
+                        + "\(expressions.keys.sorted())). Expressions are for dictionary queries: use Cd.dictionaryQuery(for:)."
+                )
             }
             if !groupings.isEmpty {
-                throw Misuse.report(.c4, "\(call) on \(request.entity) is an object query with groupBy(\(groupings)). "
-                    + "Grouping is for dictionary queries: use Cd.dictionaryQuery(for:).")
+                throw Misuse.report(
+                    .c4,
+                    "\(call) on \(request.entity) is an object query with groupBy(\(groupings)). "
+                        + "Grouping is for dictionary queries: use Cd.dictionaryQuery(for:).")
             }
         }
         return (request, context)
@@ -247,7 +256,8 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
         } else {
             // The values come with the matches: each record is read once.
             let matches = try snapshot.fetchObjects(request, pending: pending(context))
-            objects = try context.materialize(matches.map(\.id), from: snapshot, keys: keys, values: matches.map(\.values))
+            objects = try context.materialize(
+                matches.map(\.id), from: snapshot, keys: keys, values: matches.map(\.values))
         }
         if !prefetched.isEmpty { try context.prefetch(prefetched, for: objects, from: snapshot) }
         return objects.compactMap { $0 as? T }
@@ -313,12 +323,16 @@ extension Cd {
     }
 
     /// The object whose `key` equals `idValue` (`filter("<key> == %@", idValue).fetchOne()`).
-    public static func objectWithID<T: CdManagedObject>(_ objectClass: T.Type, idValue: Any, key: String = "id") throws -> T? {
+    public static func objectWithID<T: CdManagedObject>(
+        _ objectClass: T.Type, idValue: Any, key: String = "id"
+    ) throws -> T? {
         try objects(objectClass).filter("%K == %@", key, idValue).fetchOne()
     }
 
     /// The objects whose `key` is in `idValues`.
-    public static func objectsWithIDs<T: CdManagedObject>(_ objectClass: T.Type, idValues: [Any], key: String = "id") throws -> [T] {
+    public static func objectsWithIDs<T: CdManagedObject>(
+        _ objectClass: T.Type, idValues: [Any], key: String = "id"
+    ) throws -> [T] {
         try objects(objectClass).filter("%K IN %@", key, idValues).fetch()
     }
 }

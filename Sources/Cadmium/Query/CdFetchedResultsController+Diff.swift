@@ -37,8 +37,9 @@ extension CdFetchedResultsController: MainMergeObserver {
                 delegate.controller(self, didChangeSection: change.name, atSectionIndex: change.index, for: change.type)
             }
             for change in changes.objects {
-                delegate.controller(self, didChange: change.object, at: change.indexPath, for: change.type,
-                                    newIndexPath: change.newIndexPath)
+                delegate.controller(
+                    self, didChange: change.object, at: change.indexPath, for: change.type,
+                    newIndexPath: change.newIndexPath)
             }
             delegate.controllerDidChangeContent(self)
         }
@@ -46,17 +47,23 @@ extension CdFetchedResultsController: MainMergeObserver {
     }
 
     /// The changes from `old` to `new`; `updated` are the objects the commit changed.
-    static func diff(old: [CdFetchedResultsSection<T>], new: [CdFetchedResultsSection<T>],
-                     updated: Set<ObjectID>) -> CdFetchedResultsChanges<T> {
+    static func diff(
+        old: [CdFetchedResultsSection<T>], new: [CdFetchedResultsSection<T>],
+        updated: Set<ObjectID>
+    ) -> CdFetchedResultsChanges<T> {
         typealias Place = (object: T, path: CdIndexPath, section: String)
         func places(_ sections: [CdFetchedResultsSection<T>]) -> [Place] {
             sections.enumerated().flatMap { s, section in
-                section.objects.enumerated().map { row, object in (object, CdIndexPath(row: row, section: s), section.name) }
+                section.objects.enumerated().map { row, object in
+                    (object, CdIndexPath(row: row, section: s), section.name)
+                }
             }
         }
         let before = places(old), after = places(new)
-        let oldPlace = Dictionary(before.map { (ObjectIdentifier($0.object), $0) }, uniquingKeysWith: { first, _ in first })
-        let newPlace = Dictionary(after.map { (ObjectIdentifier($0.object), $0) }, uniquingKeysWith: { first, _ in first })
+        let oldPlace = Dictionary(
+            before.map { (ObjectIdentifier($0.object), $0) }, uniquingKeysWith: { first, _ in first })
+        let newPlace = Dictionary(
+            after.map { (ObjectIdentifier($0.object), $0) }, uniquingKeysWith: { first, _ in first })
 
         var sectionChanges: [CdFetchedResultsSectionChange] = []
         let oldNames = Set(old.map(\.name)), newNames = Set(new.map(\.name))
@@ -69,10 +76,14 @@ extension CdFetchedResultsController: MainMergeObserver {
 
         var changes: [CdFetchedResultsObjectChange<T>] = []
         for place in before where newPlace[ObjectIdentifier(place.object)] == nil {
-            changes.append(CdFetchedResultsObjectChange(object: place.object, type: .delete, indexPath: place.path, newIndexPath: nil))
+            changes.append(
+                CdFetchedResultsObjectChange(
+                    object: place.object, type: .delete, indexPath: place.path, newIndexPath: nil))
         }
         for place in after where oldPlace[ObjectIdentifier(place.object)] == nil {
-            changes.append(CdFetchedResultsObjectChange(object: place.object, type: .insert, indexPath: nil, newIndexPath: place.path))
+            changes.append(
+                CdFetchedResultsObjectChange(
+                    object: place.object, type: .insert, indexPath: nil, newIndexPath: place.path))
         }
         let commonBefore = before.map { ObjectIdentifier($0.object) }.filter { newPlace[$0] != nil }
         let commonAfter = after.map { ObjectIdentifier($0.object) }.filter { oldPlace[$0] != nil }
@@ -86,13 +97,17 @@ extension CdFetchedResultsController: MainMergeObserver {
         for id in commonAfter {
             let from = oldPlace[id]!, to = newPlace[id]!
             if moved.contains(id) {
-                changes.append(CdFetchedResultsObjectChange(object: to.object, type: .move, indexPath: from.path, newIndexPath: to.path))
+                changes.append(
+                    CdFetchedResultsObjectChange(
+                        object: to.object, type: .move, indexPath: from.path, newIndexPath: to.path))
             }
         }
         for id in commonAfter where !moved.contains(id) {
             let from = oldPlace[id]!, to = newPlace[id]!
             if let objectID = to.object.objectID, updated.contains(objectID) {
-                changes.append(CdFetchedResultsObjectChange(object: to.object, type: .update, indexPath: from.path, newIndexPath: to.path))
+                changes.append(
+                    CdFetchedResultsObjectChange(
+                        object: to.object, type: .update, indexPath: from.path, newIndexPath: to.path))
             }
         }
         return CdFetchedResultsChanges(sections: sectionChanges, objects: changes)

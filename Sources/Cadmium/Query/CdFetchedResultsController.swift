@@ -110,11 +110,13 @@ public protocol CdFetchedResultsControllerDelegate: AnyObject {
     /// Before the first change of a merge.
     func controllerWillChangeContent(_ controller: AnyObject)
     /// A section appeared (`.insert`, new index) or disappeared (`.delete`, old index).
-    func controller(_ controller: AnyObject, didChangeSection name: String, atSectionIndex index: Int,
-                    for type: CdFetchedResultsChangeType)
+    func controller(
+        _ controller: AnyObject, didChangeSection name: String, atSectionIndex index: Int,
+        for type: CdFetchedResultsChangeType)
     /// An object was inserted, deleted, moved or updated.
-    func controller(_ controller: AnyObject, didChange object: CdManagedObject, at indexPath: CdIndexPath?,
-                    for type: CdFetchedResultsChangeType, newIndexPath: CdIndexPath?)
+    func controller(
+        _ controller: AnyObject, didChange object: CdManagedObject, at indexPath: CdIndexPath?,
+        for type: CdFetchedResultsChangeType, newIndexPath: CdIndexPath?)
     /// After the last change of a merge; the controller's results are the new ones.
     func controllerDidChangeContent(_ controller: AnyObject)
 }
@@ -123,11 +125,15 @@ extension CdFetchedResultsControllerDelegate {
     /// Does nothing.
     public func controllerWillChangeContent(_ controller: AnyObject) {}
     /// Does nothing.
-    public func controller(_ controller: AnyObject, didChangeSection name: String, atSectionIndex index: Int,
-                           for type: CdFetchedResultsChangeType) {}
+    public func controller(
+        _ controller: AnyObject, didChangeSection name: String, atSectionIndex index: Int,
+        for type: CdFetchedResultsChangeType
+    ) {}
     /// Does nothing.
-    public func controller(_ controller: AnyObject, didChange object: CdManagedObject, at indexPath: CdIndexPath?,
-                           for type: CdFetchedResultsChangeType, newIndexPath: CdIndexPath?) {}
+    public func controller(
+        _ controller: AnyObject, didChange object: CdManagedObject, at indexPath: CdIndexPath?,
+        for type: CdFetchedResultsChangeType, newIndexPath: CdIndexPath?
+    ) {}
     /// Does nothing.
     public func controllerDidChangeContent(_ controller: AnyObject) {}
 }
@@ -195,16 +201,21 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
     public func performFetch() throws {
         let stack = try Cd.requireStack("CdFetchedResultsController.performFetch()")
         guard ThreadState.isMain else {
-            throw Misuse.report(.i1, "CdFetchedResultsController.performFetch() on \(fetchRequest.request.entity) was called "
-                + "\(ThreadState.situation). A fetched results controller belongs to the main context: call performFetch() "
-                + "on the main thread (its changes are delivered there too).")
+            throw Misuse.report(
+                .i1,
+                "CdFetchedResultsController.performFetch() on \(fetchRequest.request.entity) was called "
+                    + "\(ThreadState.situation). A fetched results controller belongs to the main context: call performFetch() "
+                    + "on the main thread (its changes are delivered there too).")
         }
         if let sectionNameKeyPath, fetchRequest.request.sortDescriptors.first?.key != sectionNameKeyPath {
             let first = fetchRequest.request.sortDescriptors.first.map { "'\($0.key)'" } ?? "no sort key"
-            throw CdError.validation(ValidationFailure(
-                entity: fetchRequest.request.entity, objectID: nil, key: sectionNameKeyPath,
-                message: "the fetched results controller's sectionNameKeyPath '\(sectionNameKeyPath)' must be the request's "
-                    + "first sort key (it has \(first)): add .sorted(\"\(sectionNameKeyPath)\") before the other sort keys"))
+            throw CdError.validation(
+                ValidationFailure(
+                    entity: fetchRequest.request.entity, objectID: nil, key: sectionNameKeyPath,
+                    message:
+                        "the fetched results controller's sectionNameKeyPath '\(sectionNameKeyPath)' must be the request's "
+                        + "first sort key (it has \(first)): add .sorted(\"\(sectionNameKeyPath)\") before the other sort keys"
+                ))
         }
         let objects = try fetchRequest.fetch()
         fetchedObjects = objects
@@ -218,9 +229,11 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
     /// The object at `indexPath` (traps when out of range, as Core Data does).
     public func object(at indexPath: CdIndexPath) -> T {
         guard let sections, sections.indices.contains(indexPath.section),
-              sections[indexPath.section].objects.indices.contains(indexPath.row) else {
-            preconditionFailure("CdFetchedResultsController.object(at: \(indexPath)): no such index path "
-                + "(\(sections?.count ?? 0) sections; call performFetch() first)")
+            sections[indexPath.section].objects.indices.contains(indexPath.row)
+        else {
+            preconditionFailure(
+                "CdFetchedResultsController.object(at: \(indexPath)): no such index path "
+                    + "(\(sections?.count ?? 0) sections; call performFetch() first)")
         }
         return sections[indexPath.section].objects[indexPath.row]
     }
@@ -229,7 +242,9 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
     public func indexPath(forObject object: T) -> CdIndexPath? {
         guard let sections else { return nil }
         for (s, section) in sections.enumerated() {
-            if let row = section.objects.firstIndex(where: { $0 === object }) { return CdIndexPath(row: row, section: s) }
+            if let row = section.objects.firstIndex(where: { $0 === object }) {
+                return CdIndexPath(row: row, section: s)
+            }
         }
         return nil
     }
@@ -241,7 +256,9 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
 
     /// Splits `objects` into runs of equal section names (keeps RC1; RC2 makes runs = groups).
     func makeSections(_ objects: [T]) -> [CdFetchedResultsSection<T>] {
-        guard let sectionNameKeyPath else { return objects.isEmpty ? [] : [CdFetchedResultsSection(name: "", objects: objects)] }
+        guard let sectionNameKeyPath else {
+            return objects.isEmpty ? [] : [CdFetchedResultsSection(name: "", objects: objects)]
+        }
         var result: [CdFetchedResultsSection<T>] = []
         var name: String?
         var run: [T] = []
@@ -265,7 +282,8 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
         for key in keys.dropLast() { current = current?.readRelationship(key).first }
         guard let current, let last = keys.last else { return "" }
         if let model = current.managedObjectContext?.stack.model.objectModel,
-           model.relationship(last, of: current.withState({ $0.entityName })) != nil {
+            model.relationship(last, of: current.withState({ $0.entityName })) != nil
+        {
             return current.readRelationship(last).first?.objectID.map { "\($0)" } ?? ""
         }
         return current.readAttribute(last).anyValue.map { "\($0)" } ?? ""
@@ -283,6 +301,7 @@ extension Cd {
     public static func newFetchedResultsController<T: CdManagedObject>(
         _ fetchRequest: CdFetchRequest<T>, sectionNameKeyPath: String?, cacheName: String?
     ) -> CdFetchedResultsController<T> {
-        CdFetchedResultsController(fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath, cacheName: cacheName)
+        CdFetchedResultsController(
+            fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath, cacheName: cacheName)
     }
 }

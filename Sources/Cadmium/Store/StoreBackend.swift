@@ -23,7 +23,9 @@ protocol SnapshotBackend: AnyObject {
     func exists(_ id: ObjectID) throws -> Bool
     func related(_ id: ObjectID, _ relationship: String) throws -> [ObjectID]
     func fetchIDs(_ request: FetchRequest, pending: ChangeSet?) throws -> [ObjectID]
-    func fetchObjects(_ request: FetchRequest, pending: ChangeSet?) throws -> [(id: ObjectID, values: [String: PropertyValue]?)]
+    func fetchObjects(
+        _ request: FetchRequest, pending: ChangeSet?
+    ) throws -> [(id: ObjectID, values: [String: PropertyValue]?)]
     func fetchRows(_ request: FetchRequest, pending: ChangeSet?) throws -> [[String: PropertyValue]]
     func count(_ request: FetchRequest, pending: ChangeSet?) throws -> Int
     func end()

@@ -40,10 +40,13 @@ public enum FuzzMain {
         let runs = value("--runs").flatMap(Int.init) ?? 10_000
         let seed = value("--seed").flatMap(UInt64.init) ?? 1
         let start = Date()
-        let result = target.mutationRun(seeds: target.seeds(fixtures: fixtures), iterations: runs, seed: seed,
-                                        saveEachInputTo: value("--save-input").map { URL(fileURLWithPath: $0) })
+        let result = target.mutationRun(
+            seeds: target.seeds(fixtures: fixtures), iterations: runs, seed: seed,
+            saveEachInputTo: value("--save-input").map { URL(fileURLWithPath: $0) })
         let seconds = Date().timeIntervalSince(start)
-        print("fuzz-\(target.rawValue): \(result.executions) executions in \(String(format: "%.1f", seconds)) s (seed \(seed)), \(result.findings.count) findings")
+        print(
+            "fuzz-\(target.rawValue): \(result.executions) executions in \(String(format: "%.1f", seconds)) s (seed \(seed)), \(result.findings.count) findings"
+        )
         for (i, finding) in result.findings.enumerated() {
             let name = "finding-\(target.rawValue)-\(i).bin"
             try? Data(finding.input).write(to: URL(fileURLWithPath: name))

@@ -12,7 +12,9 @@ import Foundation
 public typealias FuzzRandom = SplitMix64
 
 public enum FuzzMutator {
-    static let interesting: [UInt64] = [0, 1, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF, 4096, 8192, 65536]
+    static let interesting: [UInt64] = [
+        0, 1, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF, 4096, 8192, 65536,
+    ]
 
     /// One to four mutations of `input`; `others` supplies the second input of a splice.
     public static func mutate(_ input: [UInt8], others: [[UInt8]], rng: inout FuzzRandom) -> [UInt8] {
@@ -26,7 +28,9 @@ public enum FuzzMutator {
             case 2:
                 let width = [1, 2, 4][Int.random(in: 0..<3, using: &rng)]
                 let value = interesting[Int.random(in: 0..<interesting.count, using: &rng)]
-                for i in 0..<width where at + i < bytes.count { bytes[at + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(i))) }
+                for i in 0..<width where at + i < bytes.count {
+                    bytes[at + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))
+                }
             case 3: bytes.removeLast(Int.random(in: 0...(bytes.count - at), using: &rng))
             case 4: bytes.removeSubrange(at..<min(bytes.count, at + Int.random(in: 1...64, using: &rng)))
             case 5:
@@ -64,14 +68,18 @@ extension FuzzTarget {
     /// Runs every seed, then `iterations` mutated inputs; stops collecting after `maxFindings`.
     /// `saveEachInputTo`, when set, receives every input before it runs, so that a trap (which
     /// ends the process before a finding can be returned) leaves its input behind.
-    public func mutationRun(seeds: [[UInt8]], iterations: Int, seed: UInt64, maxFindings: Int = 5,
-                            saveEachInputTo: URL? = nil) -> FuzzRunResult {
+    public func mutationRun(
+        seeds: [[UInt8]], iterations: Int, seed: UInt64, maxFindings: Int = 5,
+        saveEachInputTo: URL? = nil
+    ) -> FuzzRunResult {
         var rng = FuzzRandom(seed: seed)
         var result = FuzzRunResult()
         func execute(_ input: [UInt8]) {
             if let saveEachInputTo { try? Data(input).write(to: saveEachInputTo) }
             result.executions += 1
-            if let message = run(input), result.findings.count < maxFindings { result.findings.append((input, message)) }
+            if let message = run(input), result.findings.count < maxFindings {
+                result.findings.append((input, message))
+            }
         }
         for s in seeds { execute(s) }
         for _ in 0..<iterations {

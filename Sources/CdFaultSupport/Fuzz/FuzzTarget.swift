@@ -28,9 +28,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Runs the target on `input`: nil when the rule held, else what broke it.
     public func run(_ input: [UInt8]) -> String? {
         switch self {
-        case .storeOpen: return StoreFuzzTargets.openAndReadAll(StructureFuzzInput.decode(input) ?? StoreFuzzInput.unpack(input))
+        case .storeOpen:
+            return StoreFuzzTargets.openAndReadAll(StructureFuzzInput.decode(input) ?? StoreFuzzInput.unpack(input))
         case .walRecovery:
-            if let files = StructureFuzzInput.decode(input, walOnly: true) { return StoreFuzzTargets.openAndReadAll(files) }
+            if let files = StructureFuzzInput.decode(input, walOnly: true) {
+                return StoreFuzzTargets.openAndReadAll(files)
+            }
             return StoreFuzzTargets.recover(wal: input)
         case .verifier: return StoreFuzzTargets.verify(StructureFuzzInput.decode(input) ?? StoreFuzzInput.unpack(input))
         case .predicate: return ObjectFuzzTargets.parsePredicate(input)
@@ -48,7 +51,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .storeOpen, .verifier:
             seeds = StoreFuzzInput.goldenStores(fixtures) + (structure ? StructureFuzzInput.seeds(walOnly: false) : [])
         case .walRecovery:
-            seeds = StoreFuzzInput.goldenStores(fixtures, packed: false).compactMap { $0.isEmpty ? nil : $0 }
+            seeds =
+                StoreFuzzInput.goldenStores(fixtures, packed: false).compactMap { $0.isEmpty ? nil : $0 }
                 + (structure ? StructureFuzzInput.seeds(walOnly: true) : [])
         case .predicate: seeds = ObjectFuzzTargets.predicateSeeds(fixtures)
         case .modelReader: seeds = ObjectFuzzTargets.modelSeeds(fixtures)

@@ -22,8 +22,13 @@ enum ObjectFuzzTargets {
         let text = predicate.description
         do {
             let reparsed = try CdPredicate(format: text, argumentArray: predicate.objectArguments)
-            if reparsed != predicate { return "description \(text.debugDescription) of \(format.debugDescription) parses to a different predicate" }
-            if reparsed.description != text { return "description \(text.debugDescription) is not stable: \(reparsed.description.debugDescription)" }
+            if reparsed != predicate {
+                return
+                    "description \(text.debugDescription) of \(format.debugDescription) parses to a different predicate"
+            }
+            if reparsed.description != text {
+                return "description \(text.debugDescription) is not stable: \(reparsed.description.debugDescription)"
+            }
         } catch {
             return "description \(text.debugDescription) of \(format.debugDescription) does not parse: \(error)"
         }
@@ -44,14 +49,16 @@ enum ObjectFuzzTargets {
     static func predicateSeeds(_ fixtures: URL) -> [[UInt8]] {
         struct Case: Decodable { var format: String }
         guard let data = try? Data(contentsOf: fixtures.appendingPathComponent("predicates/cases.json")),
-              let cases = try? JSONDecoder().decode([Case].self, from: data) else { return [] }
+            let cases = try? JSONDecoder().decode([Case].self, from: data)
+        else { return [] }
         return cases.map { Array($0.format.utf8) }
     }
 
     /// The project's model seeds (`Fixtures/fuzz/model-reader/seeds`, added by `FuzzTarget`)
     /// plus the shared real-world models in `../shared/fixtures/models` when they are present.
     static func modelSeeds(_ fixtures: URL) -> [[UInt8]] {
-        let shared = fixtures.deletingLastPathComponent().appendingPathComponent("../shared/fixtures/models").standardizedFileURL
+        let shared = fixtures.deletingLastPathComponent().appendingPathComponent("../shared/fixtures/models")
+            .standardizedFileURL
         guard let enumerator = FileManager.default.enumerator(atPath: shared.path) else { return [] }
         var seeds: [[UInt8]] = []
         for case let relative as String in enumerator where relative.hasSuffix("/contents") {

@@ -29,7 +29,8 @@ public struct StoreFuzzInput: Equatable, Sendable {
 
     public func packed() -> [UInt8] {
         let n = UInt32(pageFile.count)
-        return Self.magic + [UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 24)] + pageFile + wal
+        return Self.magic + [UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 24)] + pageFile
+            + wal
     }
 
     /// The in-memory files of this input at `path` and `path-wal`.
@@ -43,7 +44,9 @@ public struct StoreFuzzInput: Equatable, Sendable {
     /// WALs alone.
     static func goldenStores(_ fixtures: URL, packed: Bool = true) -> [[UInt8]] {
         let dir = fixtures.appendingPathComponent("stores")
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".cdstore") }.sorted()
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter {
+            $0.hasSuffix(".cdstore")
+        }.sorted()
         return names.compactMap { name in
             guard let page = try? Data(contentsOf: dir.appendingPathComponent(name)) else { return nil }
             let wal = (try? Data(contentsOf: dir.appendingPathComponent(name + "-wal"))).map { [UInt8]($0) } ?? []

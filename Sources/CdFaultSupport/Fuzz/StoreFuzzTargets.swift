@@ -20,7 +20,9 @@ enum StoreFuzzTargets {
     }
 
     static func recover(wal: [UInt8]) -> String? {
-        guard let base = walBase else { return "fixture Fixtures/stores/v1-wal.cdstore not found (set CADMIUM_FIXTURES)" }
+        guard let base = walBase else {
+            return "fixture Fixtures/stores/v1-wal.cdstore not found (set CADMIUM_FIXTURES)"
+        }
         let files = StoreFuzzInput(pageFile: base, wal: wal).files(at: path)
         for readOnly in [true, false] {
             if let finding = openAndReadAll(files: files, readOnly: readOnly) { return finding }

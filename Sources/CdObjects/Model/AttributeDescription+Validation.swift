@@ -37,8 +37,9 @@ extension AttributeDescription {
             return checkNumberBounds(value, failure)
         case let .double(v):
             if type == .float, v.isFinite, abs(v) > Double(Float.greatestFiniteMagnitude) {
-                return v > 0 ? .numberTooLarge(failure("\(v) does not fit Float"))
-                             : .numberTooSmall(failure("\(v) does not fit Float"))
+                return v > 0
+                    ? .numberTooLarge(failure("\(v) does not fit Float"))
+                    : .numberTooSmall(failure("\(v) does not fit Float"))
             }
             return checkNumberBounds(value, failure)
         case .decimal:

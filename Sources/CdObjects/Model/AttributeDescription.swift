@@ -27,8 +27,10 @@ public struct AttributeValidation: Sendable, Hashable, Codable {
     public var pattern: String?
 
     /// Rules; every one is optional.
-    public init(minValue: CdValue? = nil, maxValue: CdValue? = nil, minLength: Int? = nil,
-                maxLength: Int? = nil, pattern: String? = nil) {
+    public init(
+        minValue: CdValue? = nil, maxValue: CdValue? = nil, minLength: Int? = nil,
+        maxLength: Int? = nil, pattern: String? = nil
+    ) {
         self.minValue = minValue
         self.maxValue = maxValue
         self.minLength = minLength
@@ -94,9 +96,11 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     public var renamingIdentifier: String?
 
     /// An attribute; only `name` and `type` are required.
-    public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: CdValue? = nil,
-                isTransient: Bool = false, isIndexed: Bool = false, validation: AttributeValidation = .none,
-                userInfo: [String: String] = [:], renamingIdentifier: String? = nil) {
+    public init(
+        name: String, type: AttributeType, isOptional: Bool = true, defaultValue: CdValue? = nil,
+        isTransient: Bool = false, isIndexed: Bool = false, validation: AttributeValidation = .none,
+        userInfo: [String: String] = [:], renamingIdentifier: String? = nil
+    ) {
         self.name = name
         self.type = type
         self.isOptional = isOptional

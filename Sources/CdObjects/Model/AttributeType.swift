@@ -133,7 +133,8 @@ public enum AttributeType: Sendable, Hashable, Codable, CustomStringConvertible 
             if let d = Double(trimmed), d.rounded() == d, abs(d) < 9.2e18 { return .integer(Int64(d)) }
             return nil
         case .decimal:
-            guard Double(trimmed) != nil, let d = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+            guard Double(trimmed) != nil, let d = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
+            else { return nil }
             return .decimal(d)
         case .double, .float:
             return Double(trimmed).map(CdValue.double)

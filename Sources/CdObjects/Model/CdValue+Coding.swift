@@ -21,7 +21,8 @@ struct CodableCdValue: Codable, Hashable, Sendable {
         case let .decimal(v): try c.encode("decimal", forKey: .type); try c.encode(v.description, forKey: .value)
         case let .string(v): try c.encode("string", forKey: .type); try c.encode(v, forKey: .value)
         case let .bool(v): try c.encode("bool", forKey: .type); try c.encode(v, forKey: .value)
-        case let .date(v): try c.encode("date", forKey: .type); try c.encode(v.timeIntervalSinceReferenceDate, forKey: .value)
+        case let .date(v):
+            try c.encode("date", forKey: .type); try c.encode(v.timeIntervalSinceReferenceDate, forKey: .value)
         case let .data(v): try c.encode("data", forKey: .type); try c.encode(v, forKey: .value)
         case let .uuid(v): try c.encode("uuid", forKey: .type); try c.encode(v.uuidString, forKey: .value)
         case let .uri(v): try c.encode("uri", forKey: .type); try c.encode(v.absoluteString, forKey: .value)

@@ -36,10 +36,12 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     public var renamingIdentifier: String?
 
     /// An entity; only `name` is required. `className` defaults to `name`.
-    public init(name: String, className: String? = nil, isAbstract: Bool = false, parent: String? = nil,
-                attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
-                uniquenessConstraints: [[String]] = [], fetchIndexes: [FetchIndexDescription] = [],
-                userInfo: [String: String] = [:], renamingIdentifier: String? = nil) {
+    public init(
+        name: String, className: String? = nil, isAbstract: Bool = false, parent: String? = nil,
+        attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
+        uniquenessConstraints: [[String]] = [], fetchIndexes: [FetchIndexDescription] = [],
+        userInfo: [String: String] = [:], renamingIdentifier: String? = nil
+    ) {
         self.name = name
         self.className = className ?? name
         self.isAbstract = isAbstract

@@ -51,7 +51,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An `attributeType` this reader does not know.
     case unknownAttributeType(path: String, line: Int?, entity: String, attribute: String, typeName: String)
     /// An XML attribute's value could not be parsed (a default value, a count, a delete rule).
-    case invalidXMLValue(path: String, line: Int?, entity: String, property: String?, xmlAttribute: String, value: String)
+    case invalidXMLValue(
+        path: String, line: Int?, entity: String, property: String?, xmlAttribute: String, value: String)
     /// A `.xcdatamodeld` bundle holds no `.xcdatamodel` version.
     case noModelVersion(path: String)
     /// `.xccurrentversion` (or the caller) names a version the bundle does not hold.
@@ -94,7 +95,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .invalidModelFile(path, line, detail):
             return "\(Self.location(path, line)): not a valid Core Data model: \(detail)"
         case let .unknownAttributeType(path, line, entity, attribute, typeName):
-            return "\(Self.location(path, line)): entity \(entity): attribute \(attribute): unknown attributeType \"\(typeName)\""
+            return
+                "\(Self.location(path, line)): entity \(entity): attribute \(attribute): unknown attributeType \"\(typeName)\""
         case let .invalidXMLValue(path, line, entity, property, xmlAttribute, value):
             let prop = property.map { " property \($0):" } ?? ""
             return "\(Self.location(path, line)): entity \(entity):\(prop) invalid \(xmlAttribute)=\"\(value)\""

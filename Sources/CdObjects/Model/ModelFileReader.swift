@@ -63,7 +63,8 @@ public enum ModelFileReader {
         return names.filter { name in
             var isDirectory: ObjCBool = false
             let full = (path as NSString).appendingPathComponent(name)
-            return name.hasSuffix(".xcdatamodel") && FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory)
+            return name.hasSuffix(".xcdatamodel")
+                && FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory)
                 && isDirectory.boolValue
         }.sorted(by: versionOrder)
     }
@@ -78,9 +79,10 @@ public enum ModelFileReader {
     /// Parses `contents` XML already in memory; `path` is only used in errors and warnings.
     public static func parse(contents data: Data, path: String) throws(ModelError) -> ModelFile {
         let parsed = try parseModelXML(data, path: path)
-        return ModelFile(model: try ObjectModel(entities: parsed.entities), warnings: parsed.warnings,
-                         contentsPath: path, versionName: nil, availableVersions: [],
-                         versionIdentifier: parsed.versionIdentifier, configurations: parsed.configurations)
+        return ModelFile(
+            model: try ObjectModel(entities: parsed.entities), warnings: parsed.warnings,
+            contentsPath: path, versionName: nil, availableVersions: [],
+            versionIdentifier: parsed.versionIdentifier, configurations: parsed.configurations)
     }
 
     // MARK: - Private
@@ -108,12 +110,15 @@ public enum ModelFileReader {
             case let .unusable(reason):
                 chosen = available.count == 1 ? available[0] : last
                 let rule = available.count == 1 ? "the only version" : "the last version by name"
-                warnings.append(ModelWarning(element: ".xccurrentversion", file: marker, line: nil,
-                                             message: "\(reason); using \(rule), \(chosen)"))
+                warnings.append(
+                    ModelWarning(
+                        element: ".xccurrentversion", file: marker, line: nil,
+                        message: "\(reason); using \(rule), \(chosen)"))
             }
         }
         guard available.contains(chosen) else { throw .versionNotFound(path: path, version: chosen) }
-        var file = try loadContents(at: ((path as NSString).appendingPathComponent(chosen) as NSString).appendingPathComponent("contents"))
+        var file = try loadContents(
+            at: ((path as NSString).appendingPathComponent(chosen) as NSString).appendingPathComponent("contents"))
         file.warnings = warnings + file.warnings
         file.versionName = chosen
         file.availableVersions = available
@@ -127,12 +132,15 @@ public enum ModelFileReader {
 
     private static func currentVersionName(at path: String) -> CurrentVersion {
         guard FileManager.default.fileExists(atPath: path) else { return .unusable("no .xccurrentversion") }
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return .unusable(".xccurrentversion is unreadable") }
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else {
+            return .unusable(".xccurrentversion is unreadable")
+        }
         guard !data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
             return .unusable(".xccurrentversion is empty")
         }
         guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil),
-              let dict = plist as? [String: Any] else {
+            let dict = plist as? [String: Any]
+        else {
             return .unusable(".xccurrentversion is not a property list")
         }
         guard let name = dict["_XCCurrentVersionName"] as? String, !name.isEmpty else {

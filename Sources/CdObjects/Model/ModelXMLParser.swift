@@ -34,7 +34,8 @@ func parseModelXML(_ data: Data, path: String) throws(ModelError) -> ParsedModel
     let ok = parser.parse()
     if let error = handler.error { throw error }
     if let open = handler.openElements.last {
-        throw .malformedXML(path: path, line: parser.lineNumber > 0 ? parser.lineNumber : nil, detail: "<\(open)> is not closed")
+        throw .malformedXML(
+            path: path, line: parser.lineNumber > 0 ? parser.lineNumber : nil, detail: "<\(open)> is not closed")
     }
     guard ok else {
         let detail = parser.parserError.map { "\($0.localizedDescription)" } ?? "parse failed"
@@ -65,7 +66,8 @@ func checkParsable(_ data: Data, path: String) throws(ModelError) {
     let bytes = [UInt8](data)
     if let nul = bytes.firstIndex(of: 0) {
         let line = bytes[..<nul].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
-        throw .malformedXML(path: path, line: line, detail: "the file holds a NUL byte at offset \(nul); XML allows none")
+        throw .malformedXML(
+            path: path, line: line, detail: "the file holds a NUL byte at offset \(nul); XML allows none")
     }
     var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
     if bytes[start...].starts(with: Array("<?xml".utf8)) {
@@ -75,7 +77,8 @@ func checkParsable(_ data: Data, path: String) throws(ModelError) {
             let rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
             let name = rest.prefix { $0 != "\"" && $0 != "'" && $0 != " " && $0 != "?" }.lowercased()
             guard name == "utf-8" || name == "utf8" else {
-                throw .malformedXML(path: path, line: 1, detail: "encoding \"\(name)\" is not supported; model files are UTF-8")
+                throw .malformedXML(
+                    path: path, line: 1, detail: "encoding \"\(name)\" is not supported; model files are UTF-8")
             }
         }
         start = end
@@ -115,11 +118,15 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
     private static let known: [String: Set<String>] = [
         "model": ["userDefinedModelVersionIdentifier"],
         "entity": ["name", "representedClassName", "parentEntity", "isAbstract", "elementID"],
-        "attribute": ["name", "attributeType", "optional", "defaultValueString", "defaultDateTimeInterval", "transient",
-                      "indexed", "minValueString", "maxValueString", "minDateTimeInterval", "maxDateTimeInterval",
-                      "regularExpressionString", "valueTransformerName", "elementID"],
-        "relationship": ["name", "destinationEntity", "inverseName", "inverseEntity", "toMany", "ordered",
-                         "deletionRule", "minCount", "maxCount", "optional", "transient", "elementID"],
+        "attribute": [
+            "name", "attributeType", "optional", "defaultValueString", "defaultDateTimeInterval", "transient",
+            "indexed", "minValueString", "maxValueString", "minDateTimeInterval", "maxDateTimeInterval",
+            "regularExpressionString", "valueTransformerName", "elementID",
+        ],
+        "relationship": [
+            "name", "destinationEntity", "inverseName", "inverseEntity", "toMany", "ordered",
+            "deletionRule", "minCount", "maxCount", "optional", "transient", "elementID",
+        ],
         "userInfo": [], "entry": ["key", "value"],
         "uniquenessConstraints": [], "uniquenessConstraint": [], "constraint": ["value"],
         "fetchIndex": ["name"], "fetchIndexElement": ["property", "type", "order"],
@@ -136,8 +143,10 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
 
     // MARK: - XMLParserDelegate
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?,
+        qualifiedName: String?, attributes: [String: String]
+    ) {
         guard error == nil else { return }
         line = parser.lineNumber
         openElements.append(name)
@@ -145,7 +154,10 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
         let parent = stack.last
         stack.append(name)
         if parent == nil {
-            guard name == "model" else { return fail(.invalidModelFile(path: path, line: line, detail: "root element is <\(name)>, not <model>"), parser) }
+            guard name == "model" else {
+                return fail(
+                    .invalidModelFile(path: path, line: line, detail: "root element is <\(name)>, not <model>"), parser)
+            }
             sawModel = true
         }
         if Self.ignoredSubtrees.contains(name) { return skip() }
@@ -153,7 +165,8 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
             warn(name, "unknown element ignored" + (parent.map { " (inside <\($0)>)" } ?? ""))
             return skip()
         }
-        for key in attributes.keys.sorted() where !(Self.known[name]?.contains(key) ?? false) && !Self.silent.contains(key) {
+        for key in attributes.keys.sorted()
+        where !(Self.known[name]?.contains(key) ?? false) && !Self.silent.contains(key) {
             warn(name, "unknown XML attribute \(key)=\"\(attributes[key] ?? "")\" ignored")
         }
         do throws(ModelError) {
@@ -167,7 +180,10 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
         guard error == nil else { return }
         guard openElements.last == name else {
             let expected = openElements.last.map { "</\($0)>" } ?? "no end tag"
-            return fail(.malformedXML(path: path, line: parser.lineNumber, detail: "</\(name)> found where \(expected) was expected"), parser)
+            return fail(
+                .malformedXML(
+                    path: path, line: parser.lineNumber, detail: "</\(name)> found where \(expected) was expected"),
+                parser)
         }
         openElements.removeLast()
         if skipDepth > 0 {
@@ -201,8 +217,10 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
         guard error == nil else { return }
-        fail(.malformedXML(path: path, line: parser.lineNumber > 0 ? parser.lineNumber : nil,
-                           detail: parseError.localizedDescription), parser)
+        fail(
+            .malformedXML(
+                path: path, line: parser.lineNumber > 0 ? parser.lineNumber : nil,
+                detail: parseError.localizedDescription), parser)
     }
 
     // MARK: - Elements
@@ -210,10 +228,10 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
     private func isExpected(_ name: String, under parent: String?) -> Bool {
         switch (parent, name) {
         case (nil, "model"), ("model", "entity"), ("model", "configuration"), ("configuration", "memberEntity"),
-             ("entity", "attribute"), ("entity", "relationship"), ("entity", "uniquenessConstraints"),
-             ("uniquenessConstraints", "uniquenessConstraint"), ("uniquenessConstraint", "constraint"),
-             ("entity", "fetchIndex"), ("fetchIndex", "fetchIndexElement"),
-             ("entity", "userInfo"), ("attribute", "userInfo"), ("relationship", "userInfo"), ("userInfo", "entry"):
+            ("entity", "attribute"), ("entity", "relationship"), ("entity", "uniquenessConstraints"),
+            ("uniquenessConstraints", "uniquenessConstraint"), ("uniquenessConstraint", "constraint"),
+            ("entity", "fetchIndex"), ("fetchIndex", "fetchIndexElement"),
+            ("entity", "userInfo"), ("attribute", "userInfo"), ("relationship", "userInfo"), ("userInfo", "entry"):
             return true
         default:
             return false
@@ -256,7 +274,9 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
             configuration = configurationName
             result.configurations[configurationName, default: []] = []
         case "memberEntity":
-            if let configuration { result.configurations[configuration, default: []].append(try required("name", a, element: name)) }
+            if let configuration {
+                result.configurations[configuration, default: []].append(try required("name", a, element: name))
+            }
         default:
             break
         }
@@ -298,9 +318,13 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
     }
 
     /// min/max: lengths for strings, values for numbers, seconds since 2001 for dates.
-    private func readBounds(_ a: [String: String], into attribute: inout AttributeDescription, entity: String) throws(ModelError) {
+    private func readBounds(
+        _ a: [String: String], into attribute: inout AttributeDescription, entity: String
+    ) throws(ModelError) {
         let name = attribute.name
-        for (isMin, keys) in [(true, ["minDateTimeInterval", "minValueString"]), (false, ["maxDateTimeInterval", "maxValueString"])] {
+        for (isMin, keys) in [
+            (true, ["minDateTimeInterval", "minValueString"]), (false, ["maxDateTimeInterval", "maxValueString"]),
+        ] {
             guard let key = keys.first(where: { a[$0] != nil }), let text = a[key] else { continue }
             switch attribute.type {
             case .string:
@@ -331,7 +355,10 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
         // Core Data writes maxCount="1" for every to-one; for to-many, 0 or absent means no limit.
         let maxCount = try int("maxCount", a, entity: entityName, property: name)
         if let inverseEntity = a["inverseEntity"], inverseEntity != destination {
-            warn("relationship", "relationship \(name): inverseEntity \(inverseEntity) differs from destinationEntity \(destination); destinationEntity used")
+            warn(
+                "relationship",
+                "relationship \(name): inverseEntity \(inverseEntity) differs from destinationEntity \(destination); destinationEntity used"
+            )
         }
         return RelationshipDescription(
             name: name, destination: destination, inverse: a["inverseName"], isToMany: isToMany,
@@ -375,16 +402,21 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
         return value
     }
 
-    private func bool(_ key: String, _ a: [String: String], default value: Bool, entity: String, property: String?) throws(ModelError) -> Bool {
+    private func bool(
+        _ key: String, _ a: [String: String], default value: Bool, entity: String, property: String?
+    ) throws(ModelError) -> Bool {
         guard let text = a[key] else { return value }
         switch text {
         case "YES": return true
         case "NO": return false
-        default: throw .invalidXMLValue(path: path, line: line, entity: entity, property: property, xmlAttribute: key, value: text)
+        default:
+            throw .invalidXMLValue(
+                path: path, line: line, entity: entity, property: property, xmlAttribute: key, value: text)
         }
     }
 
-    private func int(_ key: String, _ a: [String: String], entity: String, property: String) throws(ModelError) -> Int? {
+    private func int(_ key: String, _ a: [String: String], entity: String, property: String) throws(ModelError) -> Int?
+    {
         guard let text = a[key] else { return nil }
         guard let value = Int(text), value >= 0 else { throw invalid(key, text, entity, property) }
         return value

@@ -34,11 +34,13 @@ extension ObjectModel {
         }
         for r in entity.relationships {
             if r.minCount < 0 {
-                throw .invalidCountBounds(entity: entity.name, relationship: r.name, detail: "minCount \(r.minCount) is negative")
+                throw .invalidCountBounds(
+                    entity: entity.name, relationship: r.name, detail: "minCount \(r.minCount) is negative")
             }
             if let maxCount = r.maxCount, maxCount < 1 || maxCount < r.minCount {
-                throw .invalidCountBounds(entity: entity.name, relationship: r.name,
-                                          detail: "maxCount \(maxCount) is below 1 or below minCount \(r.minCount)")
+                throw .invalidCountBounds(
+                    entity: entity.name, relationship: r.name,
+                    detail: "maxCount \(maxCount) is below 1 or below minCount \(r.minCount)")
             }
         }
     }
@@ -46,10 +48,12 @@ extension ObjectModel {
     private func check(_ a: AttributeDescription, in entity: String) throws(ModelError) {
         if let value = a.defaultValue, !value.isNull {
             guard a.type.accepts(value) else {
-                throw .invalidDefaultValue(entity: entity, attribute: a.name, detail: "\(value) is not a \(a.type.xmlName) value")
+                throw .invalidDefaultValue(
+                    entity: entity, attribute: a.name, detail: "\(value) is not a \(a.type.xmlName) value")
             }
             if case let .integer(v) = value, let range = a.type.integerRange, !range.contains(v) {
-                throw .invalidDefaultValue(entity: entity, attribute: a.name, detail: "\(v) does not fit \(a.type.xmlName)")
+                throw .invalidDefaultValue(
+                    entity: entity, attribute: a.name, detail: "\(v) does not fit \(a.type.xmlName)")
             }
         }
         let rules = a.validation
@@ -62,30 +66,43 @@ extension ObjectModel {
                 fits = a.type.isNumeric && NumericOrder.isNumber(bound)
             }
             guard fits else {
-                throw .invalidValidationRule(entity: entity, attribute: a.name,
-                                             detail: "bound \(bound) does not apply to \(a.type.xmlName)")
+                throw .invalidValidationRule(
+                    entity: entity, attribute: a.name,
+                    detail: "bound \(bound) does not apply to \(a.type.xmlName)")
             }
         }
         if let min = rules.minValue, let max = rules.maxValue {
             let inverted: Bool
-            if case let .date(x) = min, case let .date(y) = max { inverted = x > y } else { inverted = (NumericOrder.compare(min, max) ?? 0) > 0 }
+            if case let .date(x) = min, case let .date(y) = max {
+                inverted = x > y
+            } else {
+                inverted = (NumericOrder.compare(min, max) ?? 0) > 0
+            }
             if inverted {
-                throw .invalidValidationRule(entity: entity, attribute: a.name, detail: "minimum \(min) is above maximum \(max)")
+                throw .invalidValidationRule(
+                    entity: entity, attribute: a.name, detail: "minimum \(min) is above maximum \(max)")
             }
         }
         if rules.minLength != nil || rules.maxLength != nil || rules.pattern != nil {
             guard a.type == .string else {
-                throw .invalidValidationRule(entity: entity, attribute: a.name,
-                                             detail: "length and pattern rules apply to String, not \(a.type.xmlName)")
+                throw .invalidValidationRule(
+                    entity: entity, attribute: a.name,
+                    detail: "length and pattern rules apply to String, not \(a.type.xmlName)")
             }
         }
-        if (rules.minLength ?? 0) < 0 || (rules.maxLength ?? 0) < 0 || (rules.maxLength ?? Int.max) < (rules.minLength ?? 0) {
-            throw .invalidValidationRule(entity: entity, attribute: a.name,
-                                         detail: "length bounds \(rules.minLength.map(String.init) ?? "-")...\(rules.maxLength.map(String.init) ?? "-") are inconsistent")
+        if (rules.minLength ?? 0) < 0 || (rules.maxLength ?? 0) < 0
+            || (rules.maxLength ?? Int.max) < (rules.minLength ?? 0)
+        {
+            throw .invalidValidationRule(
+                entity: entity, attribute: a.name,
+                detail:
+                    "length bounds \(rules.minLength.map(String.init) ?? "-")...\(rules.maxLength.map(String.init) ?? "-") are inconsistent"
+            )
         }
         if let pattern = rules.pattern {
             do { _ = try NSRegularExpression(pattern: pattern) } catch {
-                throw .invalidValidationRule(entity: entity, attribute: a.name, detail: "regular expression \(pattern) does not compile")
+                throw .invalidValidationRule(
+                    entity: entity, attribute: a.name, detail: "regular expression \(pattern) does not compile")
             }
         }
     }
@@ -98,19 +115,23 @@ extension ObjectModel {
             }
             guard let inverseName = r.inverse else { continue }
             guard let inverse = relationship(inverseName, of: r.destination) else {
-                throw .missingInverse(entity: entity.name, relationship: r.name, destination: r.destination, inverse: inverseName)
+                throw .missingInverse(
+                    entity: entity.name, relationship: r.name, destination: r.destination, inverse: inverseName)
             }
             // The inverse's destination must be this entity's hierarchy: the entity itself, an
             // ancestor (inverse declared against the parent) or a sub-entity.
-            let related = isEntity(entity.name, kindOf: inverse.destination) || isEntity(inverse.destination, kindOf: entity.name)
+            let related =
+                isEntity(entity.name, kindOf: inverse.destination) || isEntity(inverse.destination, kindOf: entity.name)
             guard related else {
-                throw .inverseMismatch(entity: entity.name, relationship: r.name, inverse: inverseName,
-                                       detail: "on \(r.destination) points to \(inverse.destination), not \(entity.name)")
+                throw .inverseMismatch(
+                    entity: entity.name, relationship: r.name, inverse: inverseName,
+                    detail: "on \(r.destination) points to \(inverse.destination), not \(entity.name)")
             }
             guard inverse.inverse == r.name else {
                 let other = inverse.inverse.map { "names \($0) as its inverse" } ?? "has no inverse"
-                throw .inverseMismatch(entity: entity.name, relationship: r.name, inverse: inverseName,
-                                       detail: "on \(r.destination) \(other), not \(r.name)")
+                throw .inverseMismatch(
+                    entity: entity.name, relationship: r.name, inverse: inverseName,
+                    detail: "on \(r.destination) \(other), not \(r.name)")
             }
         }
     }
@@ -118,7 +139,8 @@ extension ObjectModel {
     /// Keeps OM5 for one entity.
     func checkConstraintsAndIndexes(of entity: EntityDescription) throws(ModelError) {
         let attributes = Set(allAttributes(of: entity.name).map(\.name))
-        let relationships = Dictionary(allRelationships(of: entity.name).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let relationships = Dictionary(
+            allRelationships(of: entity.name).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for constraint in entity.uniquenessConstraints {
             guard !constraint.isEmpty else {
                 throw .invalidConstraint(entity: entity.name, property: "", detail: "a constraint lists no property")
@@ -129,7 +151,8 @@ extension ObjectModel {
                     throw .invalidConstraint(entity: entity.name, property: property, detail: "no such property")
                 }
                 guard !r.isToMany else {
-                    throw .invalidConstraint(entity: entity.name, property: property, detail: "to-many relationships cannot be constrained")
+                    throw .invalidConstraint(
+                        entity: entity.name, property: property, detail: "to-many relationships cannot be constrained")
                 }
             }
         }
@@ -137,7 +160,8 @@ extension ObjectModel {
             guard !index.elements.isEmpty else {
                 throw .invalidFetchIndex(entity: entity.name, index: index.name, property: "")
             }
-            for element in index.elements where !attributes.contains(element.property) && relationships[element.property] == nil {
+            for element in index.elements
+            where !attributes.contains(element.property) && relationships[element.property] == nil {
                 throw .invalidFetchIndex(entity: entity.name, index: index.name, property: element.property)
             }
         }

@@ -47,7 +47,8 @@ extension StoredShape {
         }
         if let found { return found }
         if s.constraints != m.constraints {
-            return prefix + "uniqueness constraints are \(describe(s.constraints)) in the store, \(describe(m.constraints)) in the model"
+            return prefix
+                + "uniqueness constraints are \(describe(s.constraints)) in the store, \(describe(m.constraints)) in the model"
         }
         walk(s.indexes, m.indexes, name: \.name) { si, mi, name in
             switch (si, mi) {
@@ -67,12 +68,16 @@ extension StoredShape {
         case (_?, nil): return "attribute \(name) is in the store but not in the model"
         case (nil, _?): return "attribute \(name) is in the model but not in the store"
         case let (s?, m?):
-            if s.typeTag != m.typeTag { return "attribute \(name) is \(s.typeName) in the store, \(m.typeName) in the model" }
+            if s.typeTag != m.typeTag {
+                return "attribute \(name) is \(s.typeName) in the store, \(m.typeName) in the model"
+            }
             if s.isOptional != m.isOptional {
-                return "attribute \(name) is \(s.isOptional ? "optional" : "required") in the store, \(m.isOptional ? "optional" : "required") in the model"
+                return
+                    "attribute \(name) is \(s.isOptional ? "optional" : "required") in the store, \(m.isOptional ? "optional" : "required") in the model"
             }
             if s.isIndexed != m.isIndexed {
-                return "attribute \(name) is \(s.isIndexed ? "indexed" : "not indexed") in the store, \(m.isIndexed ? "indexed" : "not indexed") in the model"
+                return
+                    "attribute \(name) is \(s.isIndexed ? "indexed" : "not indexed") in the store, \(m.isIndexed ? "indexed" : "not indexed") in the model"
             }
             return nil
         case (nil, nil): return nil
@@ -88,10 +93,12 @@ extension StoredShape {
                 return "relationship \(name) points to \(s.destination) in the store, \(m.destination) in the model"
             }
             if s.isToMany != m.isToMany {
-                return "relationship \(name) is \(s.isToMany ? "to-many" : "to-one") in the store, \(m.isToMany ? "to-many" : "to-one") in the model"
+                return
+                    "relationship \(name) is \(s.isToMany ? "to-many" : "to-one") in the store, \(m.isToMany ? "to-many" : "to-one") in the model"
             }
             if s.isOrdered != m.isOrdered {
-                return "relationship \(name) is \(s.isOrdered ? "ordered" : "unordered") in the store, \(m.isOrdered ? "ordered" : "unordered") in the model"
+                return
+                    "relationship \(name) is \(s.isOrdered ? "ordered" : "unordered") in the store, \(m.isOrdered ? "ordered" : "unordered") in the model"
             }
             return nil
         case (nil, nil): return nil
@@ -99,13 +106,15 @@ extension StoredShape {
     }
 
     private static func describe(_ constraints: [[String]]) -> String {
-        constraints.isEmpty ? "none" : constraints.map { "(" + $0.joined(separator: ", ") + ")" }.joined(separator: ", ")
+        constraints.isEmpty
+            ? "none" : constraints.map { "(" + $0.joined(separator: ", ") + ")" }.joined(separator: ", ")
     }
 
     private static func describe(_ index: FetchIndexDescription) -> String {
-        "(" + index.elements.map {
-            "\($0.property) \($0.isAscending ? "ascending" : "descending")\($0.kind == .rTree ? " R-tree" : "")"
-        }.joined(separator: ", ") + ")"
+        "("
+            + index.elements.map {
+                "\($0.property) \($0.isAscending ? "ascending" : "descending")\($0.kind == .rTree ? " R-tree" : "")"
+            }.joined(separator: ", ") + ")"
     }
 
     /// Merges two lists sorted by byte order of `name`, calling `visit` with the element of
@@ -120,8 +129,11 @@ extension StoredShape {
             case let (l?, r?) where name(l) == name(r):
                 keepGoing = visit(l, r, name(l)); i += 1; j += 1
             case let (l?, r?):
-                if byteOrder(name(l), name(r)) { keepGoing = visit(l, nil, name(l)); i += 1 }
-                else { keepGoing = visit(nil, r, name(r)); j += 1 }
+                if byteOrder(name(l), name(r)) {
+                    keepGoing = visit(l, nil, name(l)); i += 1
+                } else {
+                    keepGoing = visit(nil, r, name(r)); j += 1
+                }
             case let (l?, nil):
                 keepGoing = visit(l, nil, name(l)); i += 1
             case let (nil, r?):

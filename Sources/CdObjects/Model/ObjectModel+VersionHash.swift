@@ -109,11 +109,14 @@ struct StoredShape: Equatable {
                 name: e.name,
                 parent: e.parent,
                 attributes: e.attributes.filter { !$0.isTransient }.sorted { byteOrder($0.name, $1.name) }.map {
-                    Attribute(name: $0.name, typeTag: $0.type.coreDataRawValue, typeName: $0.type.xmlName,
-                              isOptional: $0.isOptional, isIndexed: $0.isIndexed)
+                    Attribute(
+                        name: $0.name, typeTag: $0.type.coreDataRawValue, typeName: $0.type.xmlName,
+                        isOptional: $0.isOptional, isIndexed: $0.isIndexed)
                 },
                 relationships: e.relationships.filter { !$0.isTransient }.sorted { byteOrder($0.name, $1.name) }.map {
-                    Relationship(name: $0.name, destination: $0.destination, isToMany: $0.isToMany, isOrdered: $0.isToMany && $0.isOrdered)
+                    Relationship(
+                        name: $0.name, destination: $0.destination, isToMany: $0.isToMany,
+                        isOrdered: $0.isToMany && $0.isOrdered)
                 },
                 constraints: e.uniquenessConstraints.sorted { a, b in
                     a.lexicographicallyPrecedes(b, by: byteOrder)

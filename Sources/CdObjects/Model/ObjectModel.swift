@@ -149,7 +149,8 @@ public struct ObjectModel: Sendable, Hashable, Codable {
     /// True when the relationship and its inverse are both to-many (a join table in storage).
     public func isManyToMany(_ relationship: String, in entity: String) -> Bool {
         guard let r = self.relationship(relationship, of: entity), r.isToMany,
-              let inverse = inverse(of: relationship, in: entity) else { return false }
+            let inverse = inverse(of: relationship, in: entity)
+        else { return false }
         return inverse.isToMany
     }
 

@@ -73,10 +73,12 @@ public struct RelationshipDescription: Sendable, Hashable, Codable {
     public var renamingIdentifier: String?
 
     /// A relationship; only `name` and `destination` are required.
-    public init(name: String, destination: String, inverse: String? = nil, isToMany: Bool = false,
-                isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, minCount: Int = 0,
-                maxCount: Int? = nil, isOptional: Bool = true, isTransient: Bool = false,
-                userInfo: [String: String] = [:], renamingIdentifier: String? = nil) {
+    public init(
+        name: String, destination: String, inverse: String? = nil, isToMany: Bool = false,
+        isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, minCount: Int = 0,
+        maxCount: Int? = nil, isOptional: Bool = true, isTransient: Bool = false,
+        userInfo: [String: String] = [:], renamingIdentifier: String? = nil
+    ) {
         self.name = name
         self.destination = destination
         self.inverse = inverse
@@ -92,13 +94,16 @@ public struct RelationshipDescription: Sendable, Hashable, Codable {
     }
 
     /// A to-many relationship; shorthand for `init(…, isToMany: true, …)`.
-    public static func toMany(_ name: String, destination: String, inverse: String? = nil,
-                              ordered: Bool = false, deleteRule: DeleteRule = .nullify,
-                              minCount: Int = 0, maxCount: Int? = nil,
-                              isOptional: Bool = true) -> RelationshipDescription {
-        RelationshipDescription(name: name, destination: destination, inverse: inverse, isToMany: true,
-                                isOrdered: ordered, deleteRule: deleteRule, minCount: minCount,
-                                maxCount: maxCount, isOptional: isOptional)
+    public static func toMany(
+        _ name: String, destination: String, inverse: String? = nil,
+        ordered: Bool = false, deleteRule: DeleteRule = .nullify,
+        minCount: Int = 0, maxCount: Int? = nil,
+        isOptional: Bool = true
+    ) -> RelationshipDescription {
+        RelationshipDescription(
+            name: name, destination: destination, inverse: inverse, isToMany: true,
+            isOrdered: ordered, deleteRule: deleteRule, minCount: minCount,
+            maxCount: maxCount, isOptional: isOptional)
     }
 
     // MARK: - Checks for the record layer
@@ -134,8 +139,9 @@ public struct RelationshipDescription: Sendable, Hashable, Codable {
     /// objects are still related.
     public func validateDelete(relatedCount: Int, entityName: String = "", objectID: String? = nil) -> CdError? {
         guard deleteRule == .deny, relatedCount > 0 else { return nil }
-        return .relationshipDeniedDelete(ValidationFailure(
-            entity: entityName, objectID: objectID, key: name,
-            message: "delete denied: \(relatedCount) related object\(relatedCount == 1 ? "" : "s") in \(name)"))
+        return .relationshipDeniedDelete(
+            ValidationFailure(
+                entity: entityName, objectID: objectID, key: name,
+                message: "delete denied: \(relatedCount) related object\(relatedCount == 1 ? "" : "s") in \(name)"))
     }
 }

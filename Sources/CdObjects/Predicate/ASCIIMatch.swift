@@ -42,8 +42,10 @@ enum ASCIIMatch {
         b &- 0x41 < 26 ? b | 0x20 : b
     }
 
-    private static func equal(_ text: UnsafeBufferPointer<UInt8>, at start: Int, _ needle: UnsafeBufferPointer<UInt8>,
-                              _ caseInsensitive: Bool) -> Bool {
+    private static func equal(
+        _ text: UnsafeBufferPointer<UInt8>, at start: Int, _ needle: UnsafeBufferPointer<UInt8>,
+        _ caseInsensitive: Bool
+    ) -> Bool {
         if caseInsensitive {
             for i in 0..<needle.count where lower(text[start + i]) != lower(needle[i]) { return false }
         } else {

@@ -57,7 +57,8 @@ extension CdPredicate {
     /// ```
     /// - Throws: `CdPredicateError` for unknown keys, unbound variables, incomparable values and
     ///   invalid regular expressions.
-    public func evaluate(with object: any PredicateEvaluable, substitutionVariables: [String: Any] = [:]) throws -> Bool {
+    public func evaluate(with object: any PredicateEvaluable, substitutionVariables: [String: Any] = [:]) throws -> Bool
+    {
         try evaluate(withValue: .object(object), substitutionVariables: substitutionVariables)
     }
 
@@ -97,7 +98,9 @@ struct PredicateEvaluator {
             for element in left.elements where try !compare(element, c.op, right, c.options) { return false }
             return true
         case .direct:
-            if case let .collection(elements) = left, c.op != .contains, !(c.op == .equal || c.op == .notEqual) || !right.isCollection {
+            if case let .collection(elements) = left, c.op != .contains,
+                !(c.op == .equal || c.op == .notEqual) || !right.isCollection
+            {
                 // PE4: implicit ANY.
                 for element in elements where try compare(element, c.op, right, c.options) { return true }
                 return false
@@ -108,7 +111,9 @@ struct PredicateEvaluator {
 
     // MARK: - Operators
 
-    private func compare(_ l: PredicateOperand, _ op: PredicateOperator, _ r: PredicateOperand, _ options: PredicateStringOptions) throws -> Bool {
+    private func compare(
+        _ l: PredicateOperand, _ op: PredicateOperator, _ r: PredicateOperand, _ options: PredicateStringOptions
+    ) throws -> Bool {
         switch op {
         case .equal: return try equal(l, r, options)
         case .notEqual: return try !equal(l, r, options)
@@ -123,14 +128,17 @@ struct PredicateEvaluator {
             guard bounds.count == 2 else {
                 throw CdPredicateError(.typeMismatch, "BETWEEN needs a two-element collection, got \(r.kindName)")
             }
-            return try order(l, bounds[0], op) { $0 != .orderedAscending } && order(l, bounds[1], op) { $0 != .orderedDescending }
+            return try order(l, bounds[0], op) { $0 != .orderedAscending }
+                && order(l, bounds[1], op) { $0 != .orderedDescending }
         case .beginsWith, .endsWith, .like, .matches:
             guard case let .scalar(lv) = l, case let .scalar(rv) = r else {
-                throw CdPredicateError(.typeMismatch, "\(op.rawValue) needs strings, got \(l.kindName) and \(r.kindName)")
+                throw CdPredicateError(
+                    .typeMismatch, "\(op.rawValue) needs strings, got \(l.kindName) and \(r.kindName)")
             }
             if lv.isNull || rv.isNull { return false }
             guard case let .string(s) = lv, case let .string(p) = rv else {
-                throw CdPredicateError(.typeMismatch, "\(op.rawValue) needs strings, got \(lv.typeName) \(lv) and \(rv.typeName) \(rv)")
+                throw CdPredicateError(
+                    .typeMismatch, "\(op.rawValue) needs strings, got \(lv.typeName) \(lv) and \(rv.typeName) \(rv)")
             }
             switch op {
             case .beginsWith: return PredicateStringMatching.beginsWith(s, p, options)
@@ -159,17 +167,21 @@ struct PredicateEvaluator {
         }
     }
 
-    private func order(_ l: PredicateOperand, _ r: PredicateOperand, _ op: PredicateOperator, _ accept: (ComparisonResult) -> Bool) throws -> Bool {
+    private func order(
+        _ l: PredicateOperand, _ r: PredicateOperand, _ op: PredicateOperator, _ accept: (ComparisonResult) -> Bool
+    ) throws -> Bool {
         guard case let .scalar(a) = l, case let .scalar(b) = r else {
             throw CdPredicateError(.typeMismatch, "\(op.rawValue) cannot order \(l.kindName) and \(r.kindName)")
         }
-        if a.isNull || b.isNull { return false }   // PE3
+        if a.isNull || b.isNull { return false }  // PE3
         return accept(try CdValue.predicateCompare(a, b))
     }
 
     /// `element IN container` / `container CONTAINS element`: membership in a collection, or
     /// substring containment when the container is a string.
-    private func membership(element: PredicateOperand, container: PredicateOperand, _ options: PredicateStringOptions, op: PredicateOperator) throws -> Bool {
+    private func membership(
+        element: PredicateOperand, container: PredicateOperand, _ options: PredicateStringOptions, op: PredicateOperator
+    ) throws -> Bool {
         switch container {
         case let .collection(elements):
             for candidate in elements where try equal(element, candidate, options) { return true }
@@ -178,11 +190,13 @@ struct PredicateEvaluator {
         case let .scalar(.string(s)):
             if element.isNull { return false }
             guard case let .scalar(.string(part)) = element else {
-                throw CdPredicateError(.typeMismatch, "\(op.rawValue) on a string needs a string, got \(element.kindName)")
+                throw CdPredicateError(
+                    .typeMismatch, "\(op.rawValue) on a string needs a string, got \(element.kindName)")
             }
             return PredicateStringMatching.contains(s, part, options)
         default:
-            throw CdPredicateError(.typeMismatch, "\(op.rawValue) needs a collection or a string, got \(container.kindName)")
+            throw CdPredicateError(
+                .typeMismatch, "\(op.rawValue) needs a collection or a string, got \(container.kindName)")
         }
     }
 
@@ -235,7 +249,8 @@ struct PredicateEvaluator {
         }
     }
 
-    static func aggregate(_ function: PredicateAggregateFunction, _ value: PredicateOperand) throws -> PredicateOperand {
+    static func aggregate(_ function: PredicateAggregateFunction, _ value: PredicateOperand) throws -> PredicateOperand
+    {
         let elements = value.elements
         if function == .count { return .scalar(.integer(Int64(elements.count))) }
         var scalars: [CdValue] = []

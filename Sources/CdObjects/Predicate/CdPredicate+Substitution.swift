@@ -65,7 +65,9 @@ extension CdPredicateExpression {
         case let .subquery(collection, variable, predicate):
             var inner = bound
             inner[variable] = nil
-            return .subquery(collection: collection.substituting(bound), variable: variable, predicate: predicate.substituting(inner))
+            return .subquery(
+                collection: collection.substituting(bound), variable: variable, predicate: predicate.substituting(inner)
+            )
         }
     }
 

@@ -7,10 +7,10 @@ import Foundation
 
 /// The static type of an expression.
 private indirect enum StaticType: Equatable {
-    case unknown                 // a free variable, or something the schema cannot tell
+    case unknown  // a free variable, or something the schema cannot tell
     case null
     case scalar(PredicateAttributeKind)
-    case entity(String?)         // nil: an object argument of unknown entity
+    case entity(String?)  // nil: an object argument of unknown entity
     case collection(StaticType)
 
     var element: StaticType {
@@ -71,16 +71,21 @@ private struct PredicateValidator<Schema: PredicateSchema> {
         var left = try type(of: c.left, root: root)
         let right = try type(of: c.right, root: root)
         let mismatch = {
-            CdPredicateError(.typeMismatch, "type mismatch in '\(c)': cannot apply \(c.op.rawValue) to \(left.name) and \(right.name)")
+            CdPredicateError(
+                .typeMismatch,
+                "type mismatch in '\(c)': cannot apply \(c.op.rawValue) to \(left.name) and \(right.name)")
         }
         if c.quantifier != .direct {
             switch left {
             case .collection, .unknown, .null: left = left.element
             default:
-                throw CdPredicateError(.typeMismatch, "\(c.quantifier.rawValue) in '\(c)' needs a to-many key path, not \(left.name)")
+                throw CdPredicateError(
+                    .typeMismatch, "\(c.quantifier.rawValue) in '\(c)' needs a to-many key path, not \(left.name)")
             }
-        } else if case .collection = left, c.op != .contains, !((c.op == .equal || c.op == .notEqual) && right.element != right) {
-            left = left.element   // PE4: implicit ANY
+        } else if case .collection = left, c.op != .contains,
+            !((c.op == .equal || c.op == .notEqual) && right.element != right)
+        {
+            left = left.element  // PE4: implicit ANY
         }
         switch c.op {
         case .equal, .notEqual:
@@ -88,7 +93,9 @@ private struct PredicateValidator<Schema: PredicateSchema> {
         case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
             guard Self.orderable(left, right) else { throw mismatch() }
         case .between:
-            for bound in try elementTypes(of: c.right, root: root) where !Self.orderable(left, bound) { throw mismatch() }
+            for bound in try elementTypes(of: c.right, root: root) where !Self.orderable(left, bound) {
+                throw mismatch()
+            }
         case .beginsWith, .endsWith, .like, .matches:
             guard Self.isStringLike(left), Self.isStringLike(right) else { throw mismatch() }
         case .in:
@@ -97,7 +104,9 @@ private struct PredicateValidator<Schema: PredicateSchema> {
             } else if case .scalar = right {
                 throw mismatch()
             } else {
-                for element in try elementTypes(of: c.right, root: root) where !Self.equatable(left, element) { throw mismatch() }
+                for element in try elementTypes(of: c.right, root: root) where !Self.equatable(left, element) {
+                    throw mismatch()
+                }
             }
         case .contains:
             switch left {
@@ -131,7 +140,8 @@ private struct PredicateValidator<Schema: PredicateSchema> {
         switch (a, b) {
         case (.unknown, _), (_, .unknown), (.null, _), (_, .null): return true
         case (.scalar, .scalar):
-            return a.comparisonClass != nil && a.comparisonClass == b.comparisonClass && a != .scalar(.uuid) && a != .scalar(.uri)
+            return a.comparisonClass != nil && a.comparisonClass == b.comparisonClass && a != .scalar(.uuid)
+                && a != .scalar(.uri)
         default: return false
         }
     }
@@ -167,13 +177,16 @@ private struct PredicateValidator<Schema: PredicateSchema> {
                 return .scalar(function == .avg && kind != .decimal ? .double : kind)
             case .scalar where function == .min || function == .max: return element
             default:
-                throw CdPredicateError(.typeMismatch, "\(function.rawValue) of '\(inner)' needs numbers, not \(element.name)")
+                throw CdPredicateError(
+                    .typeMismatch, "\(function.rawValue) of '\(inner)' needs numbers, not \(element.name)")
             }
         case let .subquery(collection, variable, predicate):
             let t = try type(of: collection, root: root)
             switch t {
             case .collection, .unknown, .null: break
-            default: throw CdPredicateError(.typeMismatch, "SUBQUERY over '\(collection)' needs a to-many key path, not \(t.name)")
+            default:
+                throw CdPredicateError(
+                    .typeMismatch, "SUBQUERY over '\(collection)' needs a to-many key path, not \(t.name)")
             }
             var inner = self
             inner.variables[variable] = t.element

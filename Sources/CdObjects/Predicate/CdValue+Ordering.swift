@@ -40,7 +40,9 @@ extension CdValue {
     /// The order used by predicate comparisons: like `compare`, but values of different classes
     /// throw instead of ordering by class. `nil` is only comparable with `nil` here; callers
     /// handle `nil` first.
-    static func predicateCompare(_ a: CdValue, _ b: CdValue, options: CdValueComparisonOptions = []) throws -> ComparisonResult {
+    static func predicateCompare(
+        _ a: CdValue, _ b: CdValue, options: CdValueComparisonOptions = []
+    ) throws -> ComparisonResult {
         guard a.classRank == b.classRank else {
             throw CdPredicateError(.typeMismatch, "cannot compare \(a.typeName) \(a) with \(b.typeName) \(b)")
         }
@@ -75,7 +77,9 @@ extension CdValue {
         }
     }
 
-    private static func sameClassCompare(_ a: CdValue, _ b: CdValue, options: CdValueComparisonOptions) -> ComparisonResult {
+    private static func sameClassCompare(
+        _ a: CdValue, _ b: CdValue, options: CdValueComparisonOptions
+    ) -> ComparisonResult {
         switch (a, b) {
         case (.null, .null): return .orderedSame
         case let (.string(x), .string(y)):
@@ -99,7 +103,9 @@ extension CdValue {
         case (.decimal, _), (_, .decimal): return order(a.decimalValue, b.decimalValue)
         default:
             let (x, y) = (a.doubleValue, b.doubleValue)
-            if x.isNaN || y.isNaN { return x.isNaN && y.isNaN ? .orderedSame : x.isNaN ? .orderedAscending : .orderedDescending }
+            if x.isNaN || y.isNaN {
+                return x.isNaN && y.isNaN ? .orderedSame : x.isNaN ? .orderedAscending : .orderedDescending
+            }
             if case let .integer(i) = a.numeric, y.rounded() == y, abs(y) < 9.2e18 { return order(i, Int64(y)) }
             if case let .integer(j) = b.numeric, x.rounded() == x, abs(x) < 9.2e18 { return order(Int64(x), j) }
             return order(x, y)

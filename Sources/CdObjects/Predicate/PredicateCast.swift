@@ -20,7 +20,8 @@ enum PredicateCast {
             return Double(s).map(CdValue.double)
         case ("NSNumber", .integer), ("NSNumber", .double), ("NSNumber", .decimal): return value
         case let ("NSNumber", .bool(b)): return .integer(b ? 1 : 0)
-        case let ("NSDecimalNumber", .string(s)): return Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")).map(CdValue.decimal)
+        case let ("NSDecimalNumber", .string(s)):
+            return Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")).map(CdValue.decimal)
         case let ("NSDecimalNumber", .integer(v)): return .decimal(Decimal(v))
         case let ("NSDecimalNumber", .double(v)): return .decimal(Decimal(v))
         case let ("NSString", .string(s)): return .string(s)

@@ -13,10 +13,10 @@ struct PredicateToken: Equatable {
         case string(String)
         case integer(Int64)
         case double(Double)
-        case variable(String)        // $NAME
-        case atFunction(String)      // @count, @sum, …
-        case format(String)          // "@", "K", "d", "ld", "f", …  (without the %)
-        case symbol(String)          // == != <= >= < > = && || ! ( ) { } , . [ ] -
+        case variable(String)  // $NAME
+        case atFunction(String)  // @count, @sum, …
+        case format(String)  // "@", "K", "d", "ld", "f", …  (without the %)
+        case symbol(String)  // == != <= >= < > = && || ! ( ) { } , . [ ] -
         case end
     }
     let kind: Kind
@@ -65,15 +65,21 @@ struct PredicateLexer {
         switch c {
         case "#":
             index += 1
-            guard let n = peek(), Self.isIdentifierStart(n) else { throw CdPredicateError.syntax("a key after '#'", at: index) }
+            guard let n = peek(), Self.isIdentifierStart(n) else {
+                throw CdPredicateError.syntax("a key after '#'", at: index)
+            }
             return PredicateToken(kind: .identifier(identifier(), escaped: true), offset: start)
         case "$":
             index += 1
-            guard let n = peek(), Self.isIdentifierStart(n) else { throw CdPredicateError.syntax("a variable name after '$'", at: index) }
+            guard let n = peek(), Self.isIdentifierStart(n) else {
+                throw CdPredicateError.syntax("a variable name after '$'", at: index)
+            }
             return PredicateToken(kind: .variable(identifier()), offset: start)
         case "@":
             index += 1
-            guard let n = peek(), Self.isIdentifierStart(n) else { throw CdPredicateError.syntax("a function name after '@'", at: index) }
+            guard let n = peek(), Self.isIdentifierStart(n) else {
+                throw CdPredicateError.syntax("a function name after '@'", at: index)
+            }
             return PredicateToken(kind: .atFunction(identifier()), offset: start)
         case "%":
             index += 1
@@ -162,11 +168,11 @@ struct PredicateLexer {
                 let hexStart = index
                 while let h = peek(), h.isHexDigit, index - hexStart < 4 { index += 1 }
                 guard index - hexStart == 4,
-                      let code = UInt32(String(chars[hexStart..<index]), radix: 16),
-                      let scalar = Unicode.Scalar(code)
+                    let code = UInt32(String(chars[hexStart..<index]), radix: 16),
+                    let scalar = Unicode.Scalar(code)
                 else { throw CdPredicateError.syntax("four hex digits after \\u", at: hexStart) }
                 result.unicodeScalars.append(scalar)
-            default: result.append(e)   // \\ \" \' and any other escaped character stand for themselves
+            default: result.append(e)  // \\ \" \' and any other escaped character stand for themselves
             }
         }
         throw CdPredicateError.syntax("closing \(quote) for the string starting", at: start)

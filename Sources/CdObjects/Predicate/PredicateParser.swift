@@ -61,8 +61,8 @@ struct PredicateParser {
             throw CdPredicateError(.unsupportedArgument, "\(source.text) is not a key path: '\(text)'")
         }
         guard let expression = try? parser.parsePostfix(allowKeywords: true),
-              case .end = parser.current.kind,
-              expression.isKeyPathLike
+            case .end = parser.current.kind,
+            expression.isKeyPathLike
         else { throw CdPredicateError(.unsupportedArgument, "\(source.text) is not a key path: '\(text)'") }
         return expression
     }
@@ -93,7 +93,8 @@ struct PredicateParser {
     /// Runs `body` one level deeper, refusing a format nested past `maxDepth`.
     private mutating func nested<T>(_ body: (inout PredicateParser) throws -> T) throws -> T {
         guard depth < Self.maxDepth else {
-            throw CdPredicateError(.syntax, "the format nests more than \(Self.maxDepth) levels deep", offset: current.offset)
+            throw CdPredicateError(
+                .syntax, "the format nests more than \(Self.maxDepth) levels deep", offset: current.offset)
         }
         depth += 1
         defer { depth -= 1 }
@@ -150,7 +151,7 @@ struct PredicateParser {
         switch keyword {
         case "ANY", "SOME": quantifier = .any; advance()
         case "ALL": quantifier = .all; advance()
-        case "NONE": quantifier = .any; negate = true; advance()    // keeps CP2
+        case "NONE": quantifier = .any; negate = true; advance()  // keeps CP2
         default: break
         }
         let left = try parseExpression()
@@ -159,7 +160,9 @@ struct PredicateParser {
         if isSymbol("[") {
             let optionsOffset = current.offset
             advance()
-            guard case let .identifier(letters, escaped: false) = current.kind else { throw expected("comparison options c, d or n") }
+            guard case let .identifier(letters, escaped: false) = current.kind else {
+                throw expected("comparison options c, d or n")
+            }
             for letter in letters.lowercased() {
                 switch letter {
                 case "c": options.insert(.caseInsensitive)
@@ -169,7 +172,9 @@ struct PredicateParser {
                 }
             }
             guard op.acceptsStringOptions else {
-                throw CdPredicateError(.syntax, "operator \(op.rawValue) takes no options at offset \(optionsOffset)", offset: optionsOffset)
+                throw CdPredicateError(
+                    .syntax, "operator \(op.rawValue) takes no options at offset \(optionsOffset)",
+                    offset: optionsOffset)
             }
             advance()
             try expectSymbol("]")
@@ -179,24 +184,27 @@ struct PredicateParser {
         if op == .between {
             guard case let .aggregate(bounds) = right, bounds.count == 2 else {
                 throw CdPredicateError(
-                    .syntax, "expected a two-element collection after BETWEEN at offset \(rightOffset)", offset: rightOffset)
+                    .syntax, "expected a two-element collection after BETWEEN at offset \(rightOffset)",
+                    offset: rightOffset)
             }
         }
-        let comparison = CdPredicate.comparison(PredicateComparison(left, op, right, quantifier: quantifier, options: options))
+        let comparison = CdPredicate.comparison(
+            PredicateComparison(left, op, right, quantifier: quantifier, options: options))
         return negate ? .not(comparison) : comparison
     }
 
     private mutating func parseOperator() throws -> PredicateOperator {
         if case let .symbol(s) = current.kind {
-            let op: PredicateOperator? = switch s {
-            case "==": .equal
-            case "!=": .notEqual
-            case "<": .lessThan
-            case "<=": .lessThanOrEqual
-            case ">": .greaterThan
-            case ">=": .greaterThanOrEqual
-            default: nil
-            }
+            let op: PredicateOperator? =
+                switch s {
+                case "==": .equal
+                case "!=": .notEqual
+                case "<": .lessThan
+                case "<=": .lessThanOrEqual
+                case ">": .greaterThan
+                case ">=": .greaterThanOrEqual
+                default: nil
+                }
             if let op { advance(); return op }
         }
         if let word = keyword, let op = PredicateOperator.allCases.first(where: { $0.rawValue == word }) {
@@ -235,13 +243,16 @@ struct PredicateParser {
     }
 
     /// Extends a key path by one key; after `@sum` etc. the key applies to the elements.
-    static func appendKey(_ key: String, to expression: CdPredicateExpression, offset: Int) throws -> CdPredicateExpression {
+    static func appendKey(
+        _ key: String, to expression: CdPredicateExpression, offset: Int
+    ) throws -> CdPredicateExpression {
         switch expression {
         case let .keyPath(base, keys): return .keyPath(base, keys + [key])
         case let .function(function, inner) where function != .count:
             return .function(function, try appendKey(key, to: inner, offset: offset))
         case .function:
-            throw CdPredicateError(.syntax, "expected the end of the key path after @count at offset \(offset)", offset: offset)
+            throw CdPredicateError(
+                .syntax, "expected the end of the key path after @count at offset \(offset)", offset: offset)
         default: return .keyPath(expression, [key])
         }
     }
@@ -368,7 +379,10 @@ struct PredicateParser {
         switch spec {
         case "@": return try PredicateArgument.expression(value, source: source)
         case "K":
-            guard let key = PredicateArgument.unwrapOptional(value).flatMap({ $0 as? String ?? ($0 as? Substring).map(String.init) })
+            guard
+                let key = PredicateArgument.unwrapOptional(value).flatMap({
+                    $0 as? String ?? ($0 as? Substring).map(String.init)
+                })
             else {
                 throw CdPredicateError(
                     .unsupportedArgument,

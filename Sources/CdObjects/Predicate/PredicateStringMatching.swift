@@ -18,19 +18,25 @@ enum PredicateStringMatching {
     }
 
     static func beginsWith(_ s: String, _ prefix: String, _ options: PredicateStringOptions) -> Bool {
-        if let answer = ASCIIMatch.match(s, prefix, .prefix, caseInsensitive: options.contains(.caseInsensitive)) { return answer }
+        if let answer = ASCIIMatch.match(s, prefix, .prefix, caseInsensitive: options.contains(.caseInsensitive)) {
+            return answer
+        }
         let o = Self.options(options)
         return CdValue.fold(s, o).hasPrefix(CdValue.fold(prefix, o))
     }
 
     static func endsWith(_ s: String, _ suffix: String, _ options: PredicateStringOptions) -> Bool {
-        if let answer = ASCIIMatch.match(s, suffix, .suffix, caseInsensitive: options.contains(.caseInsensitive)) { return answer }
+        if let answer = ASCIIMatch.match(s, suffix, .suffix, caseInsensitive: options.contains(.caseInsensitive)) {
+            return answer
+        }
         let o = Self.options(options)
         return CdValue.fold(s, o).hasSuffix(CdValue.fold(suffix, o))
     }
 
     static func contains(_ s: String, _ part: String, _ options: PredicateStringOptions) -> Bool {
-        if let answer = ASCIIMatch.match(s, part, .anywhere, caseInsensitive: options.contains(.caseInsensitive)) { return answer }
+        if let answer = ASCIIMatch.match(s, part, .anywhere, caseInsensitive: options.contains(.caseInsensitive)) {
+            return answer
+        }
         let o = Self.options(options)
         let needle = CdValue.fold(part, o)
         return needle.isEmpty || CdValue.fold(s, o).contains(needle)

@@ -38,7 +38,9 @@ public struct PredicateTemplate: Sendable {
     /// The template of `format`, or nil when the format has none (invariant PT1) or does not parse
     /// (the direct parse then reports the error as it always does).
     public init?(format: String) {
-        guard var parser = try? PredicateParser(templateFormat: format), let parsed = try? parser.parse() else { return nil }
+        guard var parser = try? PredicateParser(templateFormat: format), let parsed = try? parser.parse() else {
+            return nil
+        }
         predicate = parsed
         slots = parser.slots
     }
@@ -60,11 +62,12 @@ public struct PredicateTemplate: Sendable {
             let value = arguments[index]
             if PredicateArgument.unwrapOptional(value) is CdPredicateExpression { return nil }
             let source = PredicateArgument.Source.argument(index)
-            bound[Self.slotName(index)] = switch slot.specifier {
-            case "@": try PredicateArgument.expression(value, source: source)
-            case "f", "lf": try PredicateArgument.double(value, source: source, specifier: slot.specifier)
-            default: try PredicateArgument.integer(value, source: source, specifier: slot.specifier)
-            }
+            bound[Self.slotName(index)] =
+                switch slot.specifier {
+                case "@": try PredicateArgument.expression(value, source: source)
+                case "f", "lf": try PredicateArgument.double(value, source: source, specifier: slot.specifier)
+                default: try PredicateArgument.integer(value, source: source, specifier: slot.specifier)
+                }
         }
         if arguments.count > slots.count {
             throw CdPredicateError(

@@ -46,7 +46,8 @@ struct ParsedExpression {
 extension QueryExecutor {
     func rows(_ request: FetchRequest) throws -> [[String: PropertyValue]] {
         let entity = try check(request)
-        let expressions = try Dictionary(request.expressions.map { ($0.name, try ParsedExpression($0)) }, uniquingKeysWith: { a, _ in a })
+        let expressions = try Dictionary(
+            request.expressions.map { ($0.name, try ParsedExpression($0)) }, uniquingKeysWith: { a, _ in a })
         let properties = request.propertiesToFetch.isEmpty ? entity.attributes.map(\.name) : request.propertiesToFetch
         for p in properties where expressions[p] == nil { try checkPath(p, from: entity) }
         for g in request.groupBy { try checkPath(g, from: entity) }
@@ -65,7 +66,9 @@ extension QueryExecutor {
             var groups: [[CdValue]: [Record]] = [:]
             for m in try matches(unsorted, paging: false, keepRecords: true) {
                 guard let record = m.record else { continue }
-                let key = try request.groupBy.map { try reader.value(of: record, path: $0.split(separator: ".").map(String.init)) }
+                let key = try request.groupBy.map {
+                    try reader.value(of: record, path: $0.split(separator: ".").map(String.init))
+                }
                 if groups[key] == nil { order.append(key) }
                 groups[key, default: []].append(record)
             }
@@ -77,8 +80,9 @@ extension QueryExecutor {
             if !sort.isEmpty {
                 rows = rows.enumerated().sorted { a, b in
                     for s in sort {
-                        let r = CdValue.compare(Self.scalar(a.element[s.key]), Self.scalar(b.element[s.key]),
-                                                options: s.caseInsensitive ? .caseInsensitive : [])
+                        let r = CdValue.compare(
+                            Self.scalar(a.element[s.key]), Self.scalar(b.element[s.key]),
+                            options: s.caseInsensitive ? .caseInsensitive : [])
                         if r != .orderedSame { return s.ascending ? r == .orderedAscending : r == .orderedDescending }
                     }
                     return a.offset < b.offset
@@ -104,13 +108,17 @@ extension QueryExecutor {
 
     /// One row over a group (a single object without grouping). Plain properties come from the
     /// group's first object.
-    private func row(_ properties: [String], _ expressions: [String: ParsedExpression], _ records: [Record]) throws -> [String: PropertyValue] {
+    private func row(
+        _ properties: [String], _ expressions: [String: ParsedExpression], _ records: [Record]
+    ) throws -> [String: PropertyValue] {
         var row: [String: PropertyValue] = [:]
         for p in properties {
             if let e = expressions[p] {
                 let value: CdValue
                 if let f = e.function {
-                    let values = try e.path.isEmpty ? [] : records.map { try reader.value(of: $0, path: e.path) }.filter { !$0.isNull }
+                    let values =
+                        try e.path.isEmpty
+                        ? [] : records.map { try reader.value(of: $0, path: e.path) }.filter { !$0.isNull }
                     value = Self.aggregate(f, values, count: e.path.isEmpty ? records.count : values.count)
                 } else if let first = records.first {
                     value = try reader.value(of: first, path: e.path)
@@ -147,9 +155,13 @@ extension QueryExecutor {
         case .sum, .avg:
             if values.isEmpty { return f == .sum ? .integer(0) : .null }
             let sum: CdValue
-            if values.contains(where: { if case .decimal = $0 { return true }; return false }) {
+            if values.contains(where: {
+                if case .decimal = $0 { return true }; return false
+            }) {
                 sum = .decimal(values.reduce(Decimal(0)) { $0 + $1.decimalValue })
-            } else if values.allSatisfy({ if case .integer = $0 { return true }; if case .bool = $0 { return true }; return false }) {
+            } else if values.allSatisfy({
+                if case .integer = $0 { return true }; if case .bool = $0 { return true }; return false
+            }) {
                 var total: Int64 = 0
                 var overflow = false
                 for v in values {

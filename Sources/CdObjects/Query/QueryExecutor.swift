@@ -42,8 +42,10 @@ final class QueryExecutor {
         for (i, step) in path.enumerated() {
             if i == path.count - 1, current.attributeSlots[step] != nil || current.toOneSlots[step] != nil { return }
             guard let s = current.toOneSlots[step], i < path.count - 1,
-                  let next = layout.entities[current.toOnes[s].destination] else {
-                throw CdPredicateError(.unknownKey, "\(current.name) has no attribute or to-one relationship '\(step)' (in \(key))")
+                let next = layout.entities[current.toOnes[s].destination]
+            else {
+                throw CdPredicateError(
+                    .unknownKey, "\(current.name) has no attribute or to-one relationship '\(step)' (in \(key))")
             }
             current = next
         }
@@ -73,8 +75,13 @@ final class QueryExecutor {
             guard kinds.contains(rec.entity.name) else { return true }
             let id = ObjectID(entity: rec.entity.name, primaryKey: pk)
             if overlay != nil, reader.touched.contains(id) { return true }
-            if let p = plan.residual, !(try p.evaluate(with: RecordObject(id: id, record: rec, reader: reader))) { return true }
-            out.append(QueryMatch(id: id, record: keepRecords ? rec : nil, sortKey: try sortPaths.map { try reader.value(of: rec, path: $0) }))
+            if let p = plan.residual, !(try p.evaluate(with: RecordObject(id: id, record: rec, reader: reader))) {
+                return true
+            }
+            out.append(
+                QueryMatch(
+                    id: id, record: keepRecords ? rec : nil,
+                    sortKey: try sortPaths.map { try reader.value(of: rec, path: $0) }))
             if let stopAfter, out.count >= stopAfter { return false }
             return true
         }
@@ -92,13 +99,20 @@ final class QueryExecutor {
             if let recordTree {
                 let codes = Set(kinds.compactMap { layout.entities[$0]?.code })
                 try recordTree.scan { key, value in
-                    guard key.count == 8 else { throw stored.corruption(recordTree, "record key of \(key.count) bytes") }
+                    guard key.count == 8 else {
+                        throw stored.corruption(recordTree, "record key of \(key.count) bytes")
+                    }
                     let code: Int
-                    do { code = try RecordCodec.entityCode(value) } catch let e as RecordDecodingError { throw stored.corruption(recordTree, e.message) }
+                    do { code = try RecordCodec.entityCode(value) } catch let e as RecordDecodingError {
+                        throw stored.corruption(recordTree, e.message)
+                    }
                     guard codes.contains(code) else { return true }
                     let pk = Int64(bitPattern: key.readBE(UInt64.self, at: 0))
                     if idsOnly {
-                        out.append(QueryMatch(id: ObjectID(entity: layout.byCode[code].name, primaryKey: pk), record: nil, sortKey: []))
+                        out.append(
+                            QueryMatch(
+                                id: ObjectID(entity: layout.byCode[code].name, primaryKey: pk), record: nil, sortKey: []
+                            ))
                         return stopAfter.map { out.count < $0 } ?? true
                     }
                     return try consider(pk, try stored.decode(value, tree: recordTree, primaryKey: pk))
@@ -138,7 +152,9 @@ final class QueryExecutor {
                 }
             }
         case let .relationship(target, inverse, treeName):
-            for id in try stored.related(target, inverse, treeName: treeName).sorted(by: { $0.primaryKey < $1.primaryKey })
+            for id in try stored.related(target, inverse, treeName: treeName).sorted(by: {
+                $0.primaryKey < $1.primaryKey
+            })
             where kinds.contains(id.entity) {
                 guard let rec = try load(id.primaryKey), rec.entity.name == id.entity else { continue }
                 guard try consider(id.primaryKey, rec) else { break }
@@ -165,15 +181,21 @@ final class QueryExecutor {
             }
             for id in live where kinds.contains(id.entity) {
                 guard let rec = try overlay.record(id) else { continue }
-                if let p = predicate, !(try p.evaluate(with: RecordObject(id: id, record: rec, reader: reader))) { continue }
-                out.append(QueryMatch(id: id, record: keepRecords ? rec : nil, sortKey: try sortPaths.map { try reader.value(of: rec, path: $0) }))
+                if let p = predicate, !(try p.evaluate(with: RecordObject(id: id, record: rec, reader: reader))) {
+                    continue
+                }
+                out.append(
+                    QueryMatch(
+                        id: id, record: keepRecords ? rec : nil,
+                        sortKey: try sortPaths.map { try reader.value(of: rec, path: $0) }))
             }
         }
         if !ordered && (overlay != nil || !request.sortDescriptors.isEmpty) {
             let sort = request.sortDescriptors
             out.sort { a, b in
                 for (i, s) in sort.enumerated() {
-                    let r = CdValue.compare(a.sortKey[i], b.sortKey[i], options: s.caseInsensitive ? .caseInsensitive : [])
+                    let r = CdValue.compare(
+                        a.sortKey[i], b.sortKey[i], options: s.caseInsensitive ? .caseInsensitive : [])
                     if r != .orderedSame { return s.ascending ? r == .orderedAscending : r == .orderedDescending }
                 }
                 return a.id.primaryKey < b.id.primaryKey
@@ -200,7 +222,9 @@ final class QueryExecutor {
             let e = encoded(v)
             return [(e, IndexKey.successor(e))]
         case let .inList(values):
-            return values.map { v in let e = encoded(v); return (e, IndexKey.successor(e)) }
+            return values.map { v in
+                let e = encoded(v); return (e, IndexKey.successor(e))
+            }
         case let .range(lower, _, upper, _):
             return [(lower.map(encoded) ?? [1], upper.map { IndexKey.successor(encoded($0)) } ?? [2])]
         case let .prefix(p):
@@ -214,7 +238,8 @@ final class QueryExecutor {
         let entity = try check(request)
         if request.predicate == nil, reader.overlay == nil, request.offset == 0, request.limit == nil {
             guard let tree = try reader.stored.tree(entity.recordTree) else { return 0 }
-            let codes = Set((request.includesSubentities ? entity.kinds : [entity.name]).compactMap { layout.entities[$0]?.code })
+            let codes = Set(
+                (request.includesSubentities ? entity.kinds : [entity.name]).compactMap { layout.entities[$0]?.code })
             if codes.count == layout.entities[entity.root]!.kinds.count { return try tree.count() }
             var n = 0
             try tree.scan { key, value in

@@ -81,7 +81,9 @@ struct QueryPlan {
         case .fullScan:
             text = "FULL SCAN \(entity)"
         case let .primaryKeys(ids):
-            text = ids.count == 1 ? "PRIMARY KEY \(entity) = \(ids[0])"
+            text =
+                ids.count == 1
+                ? "PRIMARY KEY \(entity) = \(ids[0])"
                 : "PRIMARY KEY \(entity) IN (\(ids.map(\.description).joined(separator: ", ")))"
         case let .indexOrder(index):
             text = "INDEX ORDER \(index.definition.label)"
@@ -102,9 +104,11 @@ struct QueryPlan {
         }
         if deliversSort { text += " (ORDERED)" }
         if !deliversSort && !request.sortDescriptors.isEmpty {
-            text += "; SORT BY " + request.sortDescriptors.map { s in
-                s.key + (s.caseInsensitive ? "[c]" : "") + (s.ascending ? "" : " DESC")
-            }.joined(separator: ", ")
+            text +=
+                "; SORT BY "
+                + request.sortDescriptors.map { s in
+                    s.key + (s.caseInsensitive ? "[c]" : "") + (s.ascending ? "" : " DESC")
+                }.joined(separator: ", ")
         }
         if request.offset > 0 { text += "; OFFSET \(request.offset)" }
         if let limit = request.limit { text += "; LIMIT \(limit)" }
@@ -127,7 +131,9 @@ enum QueryPlanner {
         if let predicate = request.predicate {
             var ranges: [String: (IndexLayout, CdValue?, Bool, CdValue?, Bool)] = [:]
             for conjunct in conjuncts(predicate) {
-                guard case let .comparison(c) = conjunct, c.quantifier == .direct else { otherConjuncts.append(conjunct); continue }
+                guard case let .comparison(c) = conjunct, c.quantifier == .direct else {
+                    otherConjuncts.append(conjunct); continue
+                }
                 if let ids = primaryKeys(c) {
                     if let previous = keys {
                         let these = Set(ids)
@@ -140,8 +146,9 @@ enum QueryPlanner {
                 otherConjuncts.append(conjunct)
                 if related == nil, let path = relationshipAccess(c, entity, layout) { related = path; continue }
                 guard let (property, op, right) = normalized(c),
-                      let index = entity.indexes.first(where: { leads($0, property) }),
-                      case let .attribute(_, type) = index.columns[0].source else { continue }
+                    let index = entity.indexes.first(where: { leads($0, property) }),
+                    case let .attribute(_, type) = index.columns[0].source
+                else { continue }
                 let stringOptionsOK = c.options.subtracting(.normalized).isEmpty
                 var candidate: IndexAccess?
                 switch (op, right) {
@@ -150,23 +157,29 @@ enum QueryPlanner {
                 case let (.in, .aggregate(elements)) where stringOptionsOK:
                     var values: [CdValue] = []
                     for e in elements {
-                        guard case let .constant(v) = e, let cv = IndexKey.columnValue(v, type: type) else { values = []; break }
+                        guard case let .constant(v) = e, let cv = IndexKey.columnValue(v, type: type) else {
+                            values = []; break
+                        }
                         values.append(cv)
                     }
                     if !values.isEmpty || elements.isEmpty { candidate = .inList(values) }
                 case let (.between, .aggregate(bounds)) where bounds.count == 2:
                     if case let .constant(lo) = bounds[0], case let .constant(hi) = bounds[1],
-                       !lo.isNull, !hi.isNull, let l = IndexKey.columnValue(lo, type: type), let h = IndexKey.columnValue(hi, type: type) {
+                        !lo.isNull, !hi.isNull, let l = IndexKey.columnValue(lo, type: type),
+                        let h = IndexKey.columnValue(hi, type: type)
+                    {
                         candidate = .range(lower: l, lowerInclusive: true, upper: h, upperInclusive: true)
                     }
                 case let (.beginsWith, .constant(.string(p))) where stringOptionsOK && type == .string:
                     if IndexKey.stringPrefix(p) != nil { candidate = .prefix(p) }
                 case let (.lessThan, .constant(v)), let (.lessThanOrEqual, .constant(v)),
-                     let (.greaterThan, .constant(v)), let (.greaterThanOrEqual, .constant(v)):
+                    let (.greaterThan, .constant(v)), let (.greaterThanOrEqual, .constant(v)):
                     guard !v.isNull, let cv = IndexKey.columnValue(v, type: type) else { break }
                     var r = ranges[property] ?? (index, nil, true, nil, true)
                     if op == .lessThan || op == .lessThanOrEqual {
-                        if r.3 == nil || CdValue.compare(cv, r.3!) == .orderedAscending { r.3 = cv; r.4 = op == .lessThanOrEqual }
+                        if r.3 == nil || CdValue.compare(cv, r.3!) == .orderedAscending {
+                            r.3 = cv; r.4 = op == .lessThanOrEqual
+                        }
                     } else if r.1 == nil || CdValue.compare(cv, r.1!) == .orderedDescending {
                         r.1 = cv; r.2 = op == .greaterThanOrEqual
                     }
@@ -176,9 +189,16 @@ enum QueryPlanner {
                     break
                 }
                 guard let candidate else { continue }
-                let rank = candidate.rank - (candidate.rank == 2 && index.definition.isUnique && index.columns.count == 1 ? 1 : 0)
-                let bestRank = best.map { $0.1.rank - ($0.1.rank == 2 && $0.0.definition.isUnique && $0.0.columns.count == 1 ? 1 : 0) } ?? Int.max
-                if rank < bestRank || (rank == bestRank && best.map { $0.0.definition.tree == index.definition.tree } == true) {
+                let rank =
+                    candidate.rank
+                    - (candidate.rank == 2 && index.definition.isUnique && index.columns.count == 1 ? 1 : 0)
+                let bestRank =
+                    best.map {
+                        $0.1.rank - ($0.1.rank == 2 && $0.0.definition.isUnique && $0.0.columns.count == 1 ? 1 : 0)
+                    } ?? Int.max
+                if rank < bestRank
+                    || (rank == bestRank && best.map { $0.0.definition.tree == index.definition.tree } == true)
+                {
                     best = (index, candidate)
                 }
             }
@@ -187,8 +207,11 @@ enum QueryPlanner {
             var unique = Set<ObjectID>()
             let sorted = keys.filter { unique.insert($0).inserted }.sorted { $0.primaryKey < $1.primaryKey }
             // Only the key conjuncts set `keys`; every other conjunct is still tested.
-            let residual = otherConjuncts.reduce(nil) { (all: CdPredicate?, next) in all.map { .and($0, next) } ?? next }
-            return QueryPlan(entity: entity.name, access: .primaryKeys(sorted), deliversSort: false, request: request, residual: residual)
+            let residual = otherConjuncts.reduce(nil) { (all: CdPredicate?, next) in all.map { .and($0, next) } ?? next
+            }
+            return QueryPlan(
+                entity: entity.name, access: .primaryKeys(sorted), deliversSort: false, request: request,
+                residual: residual)
         }
         if let related, best.map({ $0.1.rank > 2 || !$0.0.definition.isUnique }) ?? true {
             return QueryPlan(entity: entity.name, access: related, deliversSort: false, request: request)
@@ -199,22 +222,28 @@ enum QueryPlanner {
             case .equal, .range, .prefix: single = true
             case .inList: single = false
             }
-            return QueryPlan(entity: entity.name, access: .index(index, access),
-                             deliversSort: single && sortMatches(request.sortDescriptors, index), request: request)
+            return QueryPlan(
+                entity: entity.name, access: .index(index, access),
+                deliversSort: single && sortMatches(request.sortDescriptors, index), request: request)
         }
-        if !request.sortDescriptors.isEmpty, let index = entity.indexes.first(where: { sortMatches(request.sortDescriptors, $0) }) {
+        if !request.sortDescriptors.isEmpty,
+            let index = entity.indexes.first(where: { sortMatches(request.sortDescriptors, $0) })
+        {
             return QueryPlan(entity: entity.name, access: .indexOrder(index), deliversSort: true, request: request)
         }
         return QueryPlan(entity: entity.name, access: .fullScan, deliversSort: false, request: request)
     }
 
     /// `toOne == id` where the to-one has a to-many inverse on the target's entity.
-    static func relationshipAccess(_ c: PredicateComparison, _ entity: EntityLayout, _ layout: StoreLayout) -> AccessPath? {
+    static func relationshipAccess(
+        _ c: PredicateComparison, _ entity: EntityLayout, _ layout: StoreLayout
+    ) -> AccessPath? {
         guard c.op == .equal, case let .keyPath(.evaluatedObject, path) = c.left, path.count == 1,
-              case let .object(o) = c.right, let target = o.identity.base as? ObjectID,
-              let r = entity.relationships[path[0]], !r.isToMany,
-              let inverse = layout.model.inverse(of: r.name, in: entity.name), inverse.isToMany,
-              let targetLayout = layout.entities[target.entity], let tree = targetLayout.toManyTrees[inverse.name] else { return nil }
+            case let .object(o) = c.right, let target = o.identity.base as? ObjectID,
+            let r = entity.relationships[path[0]], !r.isToMany,
+            let inverse = layout.model.inverse(of: r.name, in: entity.name), inverse.isToMany,
+            let targetLayout = layout.entities[target.entity], let tree = targetLayout.toManyTrees[inverse.name]
+        else { return nil }
         return .relationship(target: target, inverse: inverse, tree: tree)
     }
 
@@ -266,7 +295,8 @@ enum QueryPlanner {
         guard !sort.isEmpty, sort.count == index.columns.count else { return false }
         for (s, c) in zip(sort, index.columns) {
             guard s.key == c.property, s.ascending, c.ascending, !s.caseInsensitive,
-                  case let .attribute(_, type) = c.source, type != .decimal else { return false }
+                case let .attribute(_, type) = c.source, type != .decimal
+            else { return false }
         }
         return true
     }

@@ -42,7 +42,10 @@ final class ObjectReader {
             let entity = current.entity
             if i == path.count - 1, let s = entity.attributeSlots[key] { return current.values[s] }
             guard let s = entity.toOneSlots[key] else {
-                throw CdPredicateError(.unknownKey, "\(entity.name) has no attribute or to-one relationship '\(key)' (in \(path.joined(separator: ".")))")
+                throw CdPredicateError(
+                    .unknownKey,
+                    "\(entity.name) has no attribute or to-one relationship '\(key)' (in \(path.joined(separator: ".")))"
+                )
             }
             guard let target = current.toOne[s], let next = try self.record(target) else { return .null }
             if i == path.count - 1 { return .integer(target.primaryKey) }
@@ -76,7 +79,9 @@ final class RecordObject: PredicateEvaluable {
         if let r = entity.relationships[key], r.isToMany {
             var elements: [PredicateValue] = []
             for t in try reader.related(id, r, entity) {
-                if let rec = try reader.record(t) { elements.append(.object(RecordObject(id: t, record: rec, reader: reader))) }
+                if let rec = try reader.record(t) {
+                    elements.append(.object(RecordObject(id: t, record: rec, reader: reader)))
+                }
             }
             return .collection(elements)
         }

@@ -24,9 +24,11 @@ public struct ChangeSet: Sendable, Equatable {
     /// Objects to delete; delete rules then cascade, nullify or deny.
     public var deleted: Set<ObjectID> = []
 
-    public init(inserted: [ObjectID: [String: PropertyValue]] = [:],
-                updated: [ObjectID: [String: PropertyValue]] = [:],
-                deleted: Set<ObjectID> = []) {
+    public init(
+        inserted: [ObjectID: [String: PropertyValue]] = [:],
+        updated: [ObjectID: [String: PropertyValue]] = [:],
+        deleted: Set<ObjectID> = []
+    ) {
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted

@@ -91,10 +91,12 @@ enum RecordCodec {
         case .null: preconditionFailure("nil values are omitted from records")
         case let .integer(i): out.append(RecordTag.integer.rawValue); out.appendZigZag(i)
         case let .double(d): out.append(RecordTag.double.rawValue); out.appendLE(d.bitPattern)
-        case let .decimal(d): out.append(RecordTag.decimal.rawValue); out.appendLengthPrefixed(Array(d.description.utf8))
+        case let .decimal(d):
+            out.append(RecordTag.decimal.rawValue); out.appendLengthPrefixed(Array(d.description.utf8))
         case let .string(s): out.append(RecordTag.string.rawValue); out.appendLengthPrefixed(s.utf8)
         case let .bool(b): out.append(b ? RecordTag.boolTrue.rawValue : RecordTag.boolFalse.rawValue)
-        case let .date(d): out.append(RecordTag.date.rawValue); out.appendLE(d.timeIntervalSinceReferenceDate.bitPattern)
+        case let .date(d):
+            out.append(RecordTag.date.rawValue); out.appendLE(d.timeIntervalSinceReferenceDate.bitPattern)
         case let .data(d): out.append(RecordTag.data.rawValue); out.appendLengthPrefixed(d)
         case let .uuid(u):
             out.append(RecordTag.uuid.rawValue)
@@ -107,7 +109,9 @@ enum RecordCodec {
     static func entityCode(_ bytes: [UInt8]) throws -> Int {
         var r = RecordReader(bytes)
         let version = try r.u8()
-        guard version == StoreLayout.formatVersion else { throw RecordDecodingError("unknown record format \(version)") }
+        guard version == StoreLayout.formatVersion else {
+            throw RecordDecodingError("unknown record format \(version)")
+        }
         let code = try r.varint()
         guard let entityCode = Int(exactly: code) else { throw RecordDecodingError("unknown entity code \(code)") }
         return entityCode
@@ -117,28 +121,37 @@ enum RecordCodec {
     static func decode(_ bytes: [UInt8], layout: StoreLayout) throws -> Record {
         var r = RecordReader(bytes)
         let version = try r.u8()
-        guard version == StoreLayout.formatVersion else { throw RecordDecodingError("unknown record format \(version)") }
+        guard version == StoreLayout.formatVersion else {
+            throw RecordDecodingError("unknown record format \(version)")
+        }
         let code = try r.varint()
         guard code < UInt64(layout.byCode.count) else { throw RecordDecodingError("unknown entity code \(code)") }
         let entity = layout.byCode[Int(code)]
-        var record = Record(entity: entity, values: Array(repeating: .null, count: entity.attributes.count),
-                            toOne: Array(repeating: nil, count: entity.toOnes.count))
+        var record = Record(
+            entity: entity, values: Array(repeating: .null, count: entity.attributes.count),
+            toOne: Array(repeating: nil, count: entity.toOnes.count))
         let count = try r.varint()
         let base = entity.attributes.count
         var previous = -1
         for _ in 0..<count {
             let slotValue = try r.varint()
             guard slotValue < UInt64(base + entity.toOnes.count), Int(slotValue) > previous else {
-                throw RecordDecodingError("field slot \(slotValue) is out of order or past \(entity.name)'s \(base + entity.toOnes.count) slots")
+                throw RecordDecodingError(
+                    "field slot \(slotValue) is out of order or past \(entity.name)'s \(base + entity.toOnes.count) slots"
+                )
             }
             let slot = Int(slotValue)
             previous = slot
-            guard let tag = RecordTag(rawValue: try r.u8()) else { throw RecordDecodingError("unknown tag at byte \(r.offset - 1)") }
+            guard let tag = RecordTag(rawValue: try r.u8()) else {
+                throw RecordDecodingError("unknown tag at byte \(r.offset - 1)")
+            }
             if slot >= base {
                 guard tag == .object else { throw RecordDecodingError("to-one slot \(slot) holds tag \(tag)") }
                 let targetCode = try r.varint()
                 let pk = try r.varint()
-                guard targetCode < UInt64(layout.byCode.count) else { throw RecordDecodingError("unknown target entity code \(targetCode)") }
+                guard targetCode < UInt64(layout.byCode.count) else {
+                    throw RecordDecodingError("unknown target entity code \(targetCode)")
+                }
                 let target = layout.byCode[Int(targetCode)].name
                 // The applier follows targets to their inverses: one of another entity has none.
                 guard entity.toOneTargets[slot - base].contains(target) else {
@@ -149,7 +162,9 @@ enum RecordCodec {
             } else {
                 let value = try decodeValue(tag, &r)
                 guard entity.attributes[slot].type.accepts(value) else {
-                    throw RecordDecodingError("\(entity.name).\(entity.attributes[slot].name) holds \(value), not a \(entity.attributes[slot].type.xmlName)")
+                    throw RecordDecodingError(
+                        "\(entity.name).\(entity.attributes[slot].name) holds \(value), not a \(entity.attributes[slot].type.xmlName)"
+                    )
                 }
                 record.values[slot] = value
             }
@@ -165,7 +180,9 @@ enum RecordCodec {
         case .double: return .double(Double(bitPattern: try r.u64LE()))
         case .decimal:
             let text = String(decoding: try r.lengthPrefixed(), as: UTF8.self)
-            guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw RecordDecodingError("bad decimal \(text)") }
+            guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw RecordDecodingError("bad decimal \(text)")
+            }
             return .decimal(d)
         case .string: return .string(String(decoding: try r.lengthPrefixed(), as: UTF8.self))
         case .boolFalse: return .bool(false)
@@ -174,7 +191,12 @@ enum RecordCodec {
         case .data: return .data(Data(try r.lengthPrefixed()))
         case .uuid:
             let b = Array(try r.slice(16))
-            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+            return .uuid(
+                UUID(
+                    uuid: (
+                        b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+                        b[15]
+                    )))
         case .uri:
             let text = String(decoding: try r.lengthPrefixed(), as: UTF8.self)
             guard let u = URL(string: text) else { throw RecordDecodingError("bad URI \(text)") }

@@ -93,7 +93,9 @@ struct RecordReader {
 
     mutating func lengthPrefixed() throws -> ArraySlice<UInt8> {
         let n = try varint()
-        guard n <= UInt64(bytes.count) else { throw RecordDecodingError("length \(n) overruns the value at byte \(offset)") }
+        guard n <= UInt64(bytes.count) else {
+            throw RecordDecodingError("length \(n) overruns the value at byte \(offset)")
+        }
         return try slice(Int(n))
     }
 }

@@ -54,9 +54,11 @@ extension ChangeApplier {
         denials.compactMap { id, r, targets in
             let blockers = targets.filter { !isDeleting($0) }
             guard !blockers.isEmpty else { return nil }
-            return .relationshipDeniedDelete(ValidationFailure(
-                entity: id.entity, objectID: id.description, key: r.name,
-                message: "delete denied: \(r.name) still holds \(blockers.map(\.description).joined(separator: ", "))"))
+            return .relationshipDeniedDelete(
+                ValidationFailure(
+                    entity: id.entity, objectID: id.description, key: r.name,
+                    message:
+                        "delete denied: \(r.name) still holds \(blockers.map(\.description).joined(separator: ", "))"))
         }
     }
 }

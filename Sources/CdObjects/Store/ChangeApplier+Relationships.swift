@@ -6,11 +6,15 @@ extension ChangeApplier {
     func relate() throws {
         // Only objects given a relationship value take part (bulk inserts of plain attributes skip this).
         func relates(_ v: [String: PropertyValue]) -> Bool {
-            v.values.contains { if case .attribute = $0 { return false }; return true }
+            v.values.contains {
+                if case .attribute = $0 { return false }; return true
+            }
         }
         var work: [(ObjectID, [String: PropertyValue])] = []
         for (id, v) in changes.inserted where relates(v) && !isDeleting(id) { work.append((id, v)) }
-        for (id, v) in changes.updated where relates(v) && !isDeleting(id) && changes.inserted[id] == nil { work.append((id, v)) }
+        for (id, v) in changes.updated where relates(v) && !isDeleting(id) && changes.inserted[id] == nil {
+            work.append((id, v))
+        }
         work.sort { $0.0 < $1.0 }
         for (id, values) in work {
             let entity = try entityLayoutOrThrow(id.entity)
@@ -25,10 +29,14 @@ extension ChangeApplier {
     }
 
     /// Checks that `target` exists and may be the destination of `r`.
-    private func checkTarget(_ target: ObjectID, _ r: RelationshipDescription, source: ObjectID, _ entity: EntityLayout) throws {
+    private func checkTarget(
+        _ target: ObjectID, _ r: RelationshipDescription, source: ObjectID, _ entity: EntityLayout
+    ) throws {
         guard layout.isKind(target.entity, of: r.destination) else {
-            throw CdError.validation(ValidationFailure(entity: entity.name, objectID: source.description, key: r.name,
-                                                       message: "\(target) is not a \(r.destination)"))
+            throw CdError.validation(
+                ValidationFailure(
+                    entity: entity.name, objectID: source.description, key: r.name,
+                    message: "\(target) is not a \(r.destination)"))
         }
         guard try record(target) != nil else { throw missingObject(target, entity: entity.name, key: r.name) }
     }
@@ -67,7 +75,9 @@ extension ChangeApplier {
 
     /// Makes `source` appear in `object.inverse`. A to-one inverse that pointed elsewhere is moved:
     /// the previous owner loses `object` from its side of `forward`.
-    func link(_ object: ObjectID, _ inverse: RelationshipDescription, to source: ObjectID, forward: RelationshipDescription) throws {
+    func link(
+        _ object: ObjectID, _ inverse: RelationshipDescription, to source: ObjectID, forward: RelationshipDescription
+    ) throws {
         guard var rec = try record(object) else { return }
         let entity = rec.entity
         if inverse.isToMany {

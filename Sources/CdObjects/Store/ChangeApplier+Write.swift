@@ -33,7 +33,9 @@ extension ChangeApplier {
         let entity = rec.entity
         // The object's description is only built for a failure.
         for (slot, attribute) in entity.attributes.enumerated() {
-            if let e = attribute.validate(rec.values[slot], entityName: entity.name) { errors.append(e.withObjectID(id.description)) }
+            if let e = attribute.validate(rec.values[slot], entityName: entity.name) {
+                errors.append(e.withObjectID(id.description))
+            }
         }
         for (i, r) in entity.toOnes.enumerated() where rec.toOne[i] == nil {
             if let e = r.validateCount(0, entityName: entity.name) { errors.append(e.withObjectID(id.description)) }
@@ -72,14 +74,17 @@ extension ChangeApplier {
             guard let original = originals[id] ?? nil else { continue }
             let entity = original.entity
             for index in entity.indexes {
-                try stored.writableTree(index.definition.tree).delete(IndexKey.key(index, original, primaryKey: id.primaryKey))
+                try stored.writableTree(index.definition.tree).delete(
+                    IndexKey.key(index, original, primaryKey: id.primaryKey))
             }
             try stored.writableTree(entity.recordTree).delete(RecordCodec.key(id.primaryKey))
             for r in entity.toManys {
                 let t = try stored.writableTree(entity.toManyTrees[r.name]!)
                 let lower = RecordCodec.key(id.primaryKey)
                 var keys: [[UInt8]] = []
-                try t.scan(from: lower, upTo: IndexKey.successor(lower)) { k, _ in keys.append(k); return true }
+                try t.scan(from: lower, upTo: IndexKey.successor(lower)) { k, _ in
+                    keys.append(k); return true
+                }
                 for k in keys { try t.delete(k) }
             }
         }
@@ -87,7 +92,8 @@ extension ChangeApplier {
         var added: [(ObjectID, Record, IndexLayout, [UInt8])] = []
         let updatedRecords = updated.compactMap { id -> (ObjectID, Record, Record)? in
             guard let current = records[id], let original = originals[id] ?? nil,
-                  current.values != original.values || current.toOne != original.toOne else { return nil }
+                current.values != original.values || current.toOne != original.toOne
+            else { return nil }
             return (id, original, current)
         }
         for (id, original, current) in updatedRecords {
@@ -102,7 +108,8 @@ extension ChangeApplier {
         }
         // 3. Records and new entries.
         for (id, _, current) in updatedRecords {
-            try stored.writableTree(current.entity.recordTree).put(RecordCodec.key(id.primaryKey), RecordCodec.encode(current, layout: layout))
+            try stored.writableTree(current.entity.recordTree).put(
+                RecordCodec.key(id.primaryKey), RecordCodec.encode(current, layout: layout))
         }
         for (id, rec, index, key) in added { try addIndexEntry(key, index, id, rec) }
         var result = AppliedChanges()
@@ -118,7 +125,8 @@ extension ChangeApplier {
             let rec = records[id] ?? Self.staged(entity, values)
             try validate(id, rec, isNew: true, into: &errors)
             guard errors.isEmpty, violation == nil else { continue }
-            try stored.writableTree(entity.recordTree).put(RecordCodec.key(id.primaryKey), RecordCodec.encode(rec, layout: layout))
+            try stored.writableTree(entity.recordTree).put(
+                RecordCodec.key(id.primaryKey), RecordCodec.encode(rec, layout: layout))
             do {
                 for index in entity.indexes {
                     try addIndexEntry(IndexKey.key(index, rec, primaryKey: id.primaryKey), index, id, rec)
@@ -135,7 +143,9 @@ extension ChangeApplier {
         // 4. To-many lists.
         for (key, list) in lists where !isDeleting(key.object) {
             let original = listOriginals[key] ?? []
-            guard list != original, let entity = entityLayout(key.object.entity), let r = entity.relationships[key.relationship] else { continue }
+            guard list != original, let entity = entityLayout(key.object.entity),
+                let r = entity.relationships[key.relationship]
+            else { continue }
             try writeList(key.object, r, entity, old: original, new: list)
         }
         // 5. Next keys.
@@ -164,11 +174,13 @@ extension ChangeApplier {
             var conflict: ObjectID?
             try tree.scan(from: prefix, upTo: IndexKey.successor(prefix)) { k, _ in
                 guard k.count == key.count, let pk = IndexKey.primaryKey(ofEntry: k) else {
-                    throw self.stored.corruption(tree, "index entry \(k) does not end in a primary key after the columns")
+                    throw self.stored.corruption(
+                        tree, "index entry \(k) does not end in a primary key after the columns")
                 }
                 guard pk != id.primaryKey else { return true }
                 if let other = try self.currentRecord(primaryKey: pk, recordTree: rec.entity.recordTree),
-                   Self.sameColumns(index, rec, other.1) {
+                    Self.sameColumns(index, rec, other.1)
+                {
                     conflict = other.0
                     return false
                 }
@@ -176,10 +188,14 @@ extension ChangeApplier {
             }
             if let conflict {
                 let d = index.definition
-                let values = d.properties.map { p in rec.value(of: p).map(Self.describe) ?? "nil" }.joined(separator: ", ")
-                throw CdError.constraintViolation(ValidationFailure(
-                    entity: rec.entity.name, objectID: id.description, key: d.properties.joined(separator: ","),
-                    message: "uniqueness constraint (\(d.properties.joined(separator: ", "))) of \(d.entity) violated: \(values) is also held by \(conflict)"))
+                let values = d.properties.map { p in rec.value(of: p).map(Self.describe) ?? "nil" }.joined(
+                    separator: ", ")
+                throw CdError.constraintViolation(
+                    ValidationFailure(
+                        entity: rec.entity.name, objectID: id.description, key: d.properties.joined(separator: ","),
+                        message:
+                            "uniqueness constraint (\(d.properties.joined(separator: ", "))) of \(d.entity) violated: \(values) is also held by \(conflict)"
+                    ))
             }
         }
         try tree.put(key, [])
@@ -187,7 +203,9 @@ extension ChangeApplier {
 
     /// The object at `primaryKey` of a hierarchy, as this change set leaves it.
     private func currentRecord(primaryKey: Int64, recordTree: String) throws -> (ObjectID, Record)? {
-        guard let t = try stored.tree(recordTree), let bytes = try t.get(RecordCodec.key(primaryKey)) else { return nil }
+        guard let t = try stored.tree(recordTree), let bytes = try t.get(RecordCodec.key(primaryKey)) else {
+            return nil
+        }
         let rec = try stored.decode(bytes, tree: t, primaryKey: primaryKey)
         let id = ObjectID(entity: rec.entity.name, primaryKey: primaryKey)
         return (id, records[id] ?? rec)
@@ -208,7 +226,9 @@ extension ChangeApplier {
         }
     }
 
-    private func writeList(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, old: [ObjectID], new: [ObjectID]) throws {
+    private func writeList(
+        _ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, old: [ObjectID], new: [ObjectID]
+    ) throws {
         let t = try stored.writableTree(entity.toManyTrees[r.name]!)
         let source = RecordCodec.key(id.primaryKey)
         if r.isOrdered {

@@ -79,22 +79,32 @@ final class ChangeApplier {
         for (id, rec) in records where !isDeleting(id) {
             for (i, r) in rec.entity.toOnes.enumerated() {
                 guard let t = rec.toOne[i], !isDeleting(t),
-                      let inverse = rec.entity.inverses[r.name] else { continue }
+                    let inverse = rec.entity.inverses[r.name]
+                else { continue }
                 if inverse.isToMany, let l = lists[RelationshipKey(object: t, relationship: inverse.name)] {
                     precondition(l.contains(id), "CA3: \(id).\(r.name) = \(t) but \(t).\(inverse.name) lacks \(id)")
                 } else if !inverse.isToMany, let other = records[t], let slot = other.entity.toOneSlots[inverse.name] {
-                    precondition(other.toOne[slot] == id, "CA3: \(id).\(r.name) = \(t) but \(t).\(inverse.name) = \(String(describing: other.toOne[slot]))")
+                    precondition(
+                        other.toOne[slot] == id,
+                        "CA3: \(id).\(r.name) = \(t) but \(t).\(inverse.name) = \(String(describing: other.toOne[slot]))"
+                    )
                 }
             }
         }
         for (key, list) in lists where !isDeleting(key.object) {
             guard let entity = entityLayout(key.object.entity),
-                  let inverse = entity.inverses[key.relationship] else { continue }
+                let inverse = entity.inverses[key.relationship]
+            else { continue }
             for m in list where !isDeleting(m) {
                 if !inverse.isToMany, let rec = records[m], let slot = rec.entity.toOneSlots[inverse.name] {
-                    precondition(rec.toOne[slot] == key.object, "CA3: \(key.object).\(key.relationship) holds \(m) but \(m).\(inverse.name) = \(String(describing: rec.toOne[slot]))")
+                    precondition(
+                        rec.toOne[slot] == key.object,
+                        "CA3: \(key.object).\(key.relationship) holds \(m) but \(m).\(inverse.name) = \(String(describing: rec.toOne[slot]))"
+                    )
                 } else if inverse.isToMany, let l = lists[RelationshipKey(object: m, relationship: inverse.name)] {
-                    precondition(l.contains(key.object), "CA3: \(key.object).\(key.relationship) holds \(m) but \(m).\(inverse.name) lacks it")
+                    precondition(
+                        l.contains(key.object),
+                        "CA3: \(key.object).\(key.relationship) holds \(m) but \(m).\(inverse.name) lacks it")
                 }
             }
         }
@@ -107,17 +117,23 @@ final class ChangeApplier {
         for (id, values) in changes.inserted where !isDeleting(id) {
             let entity = try entityLayoutOrThrow(id.entity)
             guard !entity.isAbstract else {
-                throw CdError.validation(ValidationFailure(entity: entity.name, objectID: id.description, key: "entity",
-                                                           message: "cannot insert an object of abstract entity \(entity.name)"))
+                throw CdError.validation(
+                    ValidationFailure(
+                        entity: entity.name, objectID: id.description, key: "entity",
+                        message: "cannot insert an object of abstract entity \(entity.name)"))
             }
             guard id.primaryKey > 0 else {
-                throw CdError.validation(ValidationFailure(entity: entity.name, objectID: id.description, key: "primaryKey",
-                                                           message: "primary keys start at 1"))
+                throw CdError.validation(
+                    ValidationFailure(
+                        entity: entity.name, objectID: id.description, key: "primaryKey",
+                        message: "primary keys start at 1"))
             }
             try checkProperties(values, of: entity, id: id)
             if !overlay, id.primaryKey < (try nextKey(entity.root)), try storedKeyTaken(id, entity) {
-                throw CdError.validation(ValidationFailure(entity: entity.name, objectID: id.description, key: "primaryKey",
-                                                           message: "an object with primary key \(id.primaryKey) already exists"))
+                throw CdError.validation(
+                    ValidationFailure(
+                        entity: entity.name, objectID: id.description, key: "primaryKey",
+                        message: "an object with primary key \(id.primaryKey) already exists"))
             }
         }
         for (id, values) in changes.updated where !isDeleting(id) && changes.inserted[id] == nil {
@@ -157,9 +173,15 @@ final class ChangeApplier {
             case .toMany: ok = entity.relationships[key]?.isToMany == true
             }
             guard ok else {
-                let what = entity.attributeSlots[key] != nil ? "an attribute" : entity.relationships[key].map { $0.isToMany ? "a to-many relationship" : "a to-one relationship" } ?? "not a property"
-                throw CdError.validation(ValidationFailure(entity: entity.name, objectID: id.description, key: key,
-                                                           message: "\(key) is \(what) of \(entity.name), not a value for \(value)"))
+                let what =
+                    entity.attributeSlots[key] != nil
+                    ? "an attribute"
+                    : entity.relationships[key].map { $0.isToMany ? "a to-many relationship" : "a to-one relationship" }
+                        ?? "not a property"
+                throw CdError.validation(
+                    ValidationFailure(
+                        entity: entity.name, objectID: id.description, key: key,
+                        message: "\(key) is \(what) of \(entity.name), not a value for \(value)"))
             }
         }
     }
@@ -206,7 +228,8 @@ final class ChangeApplier {
     /// primary key (members share one inheritance root, so keys are unique), an ordered one gets
     /// it at the end. In place, so a bulk insert that links many objects to one owner costs a
     /// binary search per link, not a copy and sort of the owner's whole list.
-    func insertIntoList(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ member: ObjectID) throws {
+    func insertIntoList(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ member: ObjectID) throws
+    {
         let key = RelationshipKey(object: id, relationship: r.name)
         if lists[key] == nil { _ = try list(id, r, entity) }
         let inserted = ToManyList.insert(member, into: &lists[key, default: []], ordered: r.isOrdered)
@@ -214,7 +237,8 @@ final class ChangeApplier {
     }
 
     /// Removes `member` from a to-many list in place, if it is there.
-    func removeFromList(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ member: ObjectID) throws {
+    func removeFromList(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ member: ObjectID) throws
+    {
         let key = RelationshipKey(object: id, relationship: r.name)
         if lists[key] == nil { _ = try list(id, r, entity) }
         let removed = ToManyList.remove(member, from: &lists[key, default: []], ordered: r.isOrdered)
@@ -250,7 +274,9 @@ final class ChangeApplier {
     }
 
     func missingObject(_ id: ObjectID, entity: String, key: String) -> CdError {
-        .validation(ValidationFailure(entity: entity, objectID: id.description, key: key,
-                                      message: "object \(id) does not exist"))
+        .validation(
+            ValidationFailure(
+                entity: entity, objectID: id.description, key: key,
+                message: "object \(id) does not exist"))
     }
 }

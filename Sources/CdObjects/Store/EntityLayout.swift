@@ -93,7 +93,9 @@ final class EntityLayout: Sendable {
         self.recordTree = StoreLayout.recordTreeName(root: root)
         let allAttributes = model.allAttributes(of: name)
         let allRelationships = model.allRelationships(of: name)
-        attributes = allAttributes.filter { !$0.isTransient }.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+        attributes = allAttributes.filter { !$0.isTransient }.sorted {
+            Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8))
+        }
         attributeSlots = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
         defaults = attributes.map { $0.defaultValue ?? .null }
         let stored = allRelationships.filter { !$0.isTransient }
@@ -106,14 +108,17 @@ final class EntityLayout: Sendable {
         for ancestor in [entity] + model.ancestors(of: name) {
             for r in ancestor.relationships where r.isToMany { owners[r.name] = owners[r.name] ?? ancestor.name }
         }
-        toManyTrees = Dictionary(uniqueKeysWithValues: toManys.map {
-            ($0.name, StoreLayout.relationshipTreeName(entity: owners[$0.name] ?? name, relationship: $0.name))
-        })
+        toManyTrees = Dictionary(
+            uniqueKeysWithValues: toManys.map {
+                ($0.name, StoreLayout.relationshipTreeName(entity: owners[$0.name] ?? name, relationship: $0.name))
+            })
         relationships = Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0) })
-        inverses = Dictionary(uniqueKeysWithValues: stored.compactMap { r in
-            model.inverse(of: r.name, in: name).flatMap { $0.isTransient ? nil : (r.name, $0) }
-        })
-        transients = Set(allAttributes.filter(\.isTransient).map(\.name) + allRelationships.filter(\.isTransient).map(\.name))
+        inverses = Dictionary(
+            uniqueKeysWithValues: stored.compactMap { r in
+                model.inverse(of: r.name, in: name).flatMap { $0.isTransient ? nil : (r.name, $0) }
+            })
+        transients = Set(
+            allAttributes.filter(\.isTransient).map(\.name) + allRelationships.filter(\.isTransient).map(\.name))
         kinds = Set([name] + model.allSubentities(of: name).map(\.name))
         let lineage = Set([name] + model.ancestors(of: name).map(\.name))
         let attributeSlots = self.attributeSlots
@@ -123,7 +128,9 @@ final class EntityLayout: Sendable {
             var columns: [IndexColumn] = []
             for (property, ascending) in zip(d.properties, d.ascending) {
                 if let s = attributeSlots[property] {
-                    columns.append(IndexColumn(property: property, source: .attribute(s, attributes[s].type), ascending: ascending))
+                    columns.append(
+                        IndexColumn(property: property, source: .attribute(s, attributes[s].type), ascending: ascending)
+                    )
                 } else if let s = toOneSlots[property] {
                     columns.append(IndexColumn(property: property, source: .toOne(s), ascending: ascending))
                 } else {

@@ -70,8 +70,10 @@ public final class ObjectSnapshot {
         try wrap {
             let entity = try store.layout.entity(id.entity)
             guard let r = entity.relationships[relationship], r.isToMany else {
-                throw CdError.validation(ValidationFailure(entity: entity.name, objectID: id.description, key: relationship,
-                                                           message: "\(relationship) is not a to-many relationship of \(entity.name)"))
+                throw CdError.validation(
+                    ValidationFailure(
+                        entity: entity.name, objectID: id.description, key: relationship,
+                        message: "\(relationship) is not a to-many relationship of \(entity.name)"))
             }
             return try stored.related(id, r, treeName: entity.toManyTrees[r.name]!)
         }
@@ -92,8 +94,11 @@ public final class ObjectSnapshot {
     /// ```swift
     /// for (id, values) in try snapshot.fetchObjects(request) { print(id, values?["name"] as Any) }
     /// ```
-    public func fetchObjects(_ request: FetchRequest, pending: ChangeSet? = nil) throws
-        -> [(id: ObjectID, values: [String: PropertyValue]?)] {
+    public func fetchObjects(
+        _ request: FetchRequest, pending: ChangeSet? = nil
+    ) throws
+        -> [(id: ObjectID, values: [String: PropertyValue]?)]
+    {
         try wrap {
             if let pending, !pending.isEmpty {
                 return try executor(pending).matches(request, paging: true).map { ($0.id, try values(of: $0.id)) }

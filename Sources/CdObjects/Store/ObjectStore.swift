@@ -48,7 +48,9 @@ public final class ObjectStore: @unchecked Sendable {
     /// ```swift
     /// let store = try ObjectStore.open(path: "/tmp/app.cdstore", model: model)
     /// ```
-    public static func open(path: String?, model: ObjectModel, options: StoreOptions = StoreOptions()) throws -> ObjectStore {
+    public static func open(
+        path: String?, model: ObjectModel, options: StoreOptions = StoreOptions()
+    ) throws -> ObjectStore {
         var options = options
         let enginePath: String
         if let path {
@@ -58,7 +60,9 @@ public final class ObjectStore: @unchecked Sendable {
             enginePath = "/memory.cdstore"
         }
         let engine: Store
-        do { engine = try Store.open(path: enginePath, options: options) } catch let e as StoreError { throw CdError.store(e) }
+        do { engine = try Store.open(path: enginePath, options: options) } catch let e as StoreError {
+            throw CdError.store(e)
+        }
         do {
             let layout = StoreLayout(model: model)
             let hash = model.versionHash
@@ -73,8 +77,9 @@ public final class ObjectStore: @unchecked Sendable {
             if let (storedHash, modelJSON) = storedMeta {
                 if storedHash != hash {
                     let storedModel = modelJSON.flatMap { try? JSONDecoder().decode(ObjectModel.self, from: Data($0)) }
-                    throw CdError.incompatibleModel(storeVersionHash: storedHash, modelVersionHash: hash,
-                                                    difference: storedModel.flatMap { model.firstStoredShapeDifference(from: $0) })
+                    throw CdError.incompatibleModel(
+                        storeVersionHash: storedHash, modelVersionHash: hash,
+                        difference: storedModel.flatMap { model.firstStoredShapeDifference(from: $0) })
                 }
             } else if !engine.isReadOnly {
                 let encoder = JSONEncoder()
@@ -89,7 +94,8 @@ public final class ObjectStore: @unchecked Sendable {
             }
             let nextKeys = try engine.read { tx in
                 let stored = StoredObjects(tx: tx, layout: layout)
-                return try Dictionary(uniqueKeysWithValues: layout.roots.map { ($0, try stored.storedNextKey(root: $0)) })
+                return try Dictionary(
+                    uniqueKeysWithValues: layout.roots.map { ($0, try stored.storedNextKey(root: $0)) })
             }
             return ObjectStore(model: model, engine: engine, layout: layout, nextKeys: nextKeys)
         } catch {
@@ -104,7 +110,8 @@ public final class ObjectStore: @unchecked Sendable {
     private static func checkFormat(_ meta: Tree, stored: StoredObjects) throws {
         guard let problem = StoreLayout.formatProblem(try meta.get(StoreLayout.metaFormatKey)) else { return }
         if case let .newer(version) = problem {
-            throw CdError.unsupportedObjectFormat(path: stored.tx.store.path, found: version, supported: UInt32(StoreLayout.formatVersion))
+            throw CdError.unsupportedObjectFormat(
+                path: stored.tx.store.path, found: version, supported: UInt32(StoreLayout.formatVersion))
         }
         throw stored.corruption(meta, problem.description)
     }
@@ -123,7 +130,9 @@ public final class ObjectStore: @unchecked Sendable {
     public func newObjectIDs(entity: String, count: Int) throws -> [ObjectID] {
         let e = try layout.entity(entity)
         guard !e.isAbstract else {
-            throw CdError.validation(ValidationFailure(entity: entity, key: "entity", message: "\(entity) is abstract; objects need a concrete entity"))
+            throw CdError.validation(
+                ValidationFailure(
+                    entity: entity, key: "entity", message: "\(entity) is abstract; objects need a concrete entity"))
         }
         precondition(count >= 0, "count must not be negative")
         let first: Int64? = counterLock.withLock {
@@ -134,8 +143,10 @@ public final class ObjectStore: @unchecked Sendable {
             return first
         }
         guard let first else {
-            throw CdError.validation(ValidationFailure(entity: entity, key: "primaryKey",
-                                                       message: "no \(count) primary keys are left in hierarchy \(e.root)"))
+            throw CdError.validation(
+                ValidationFailure(
+                    entity: entity, key: "primaryKey",
+                    message: "no \(count) primary keys are left in hierarchy \(e.root)"))
         }
         return (0..<Int64(count)).map { ObjectID(entity: entity, primaryKey: first + $0) }
     }
@@ -171,7 +182,9 @@ public final class ObjectStore: @unchecked Sendable {
 
     /// A snapshot of the last commit. End it with `end()` (or let it go).
     public func beginRead() throws -> ObjectSnapshot {
-        do { return ObjectSnapshot(store: self, tx: try engine.beginRead()) } catch let e as StoreError { throw CdError.store(e) }
+        do { return ObjectSnapshot(store: self, tx: try engine.beginRead()) } catch let e as StoreError {
+            throw CdError.store(e)
+        }
     }
 
     /// Runs `body` with a snapshot of the last commit and ends it.

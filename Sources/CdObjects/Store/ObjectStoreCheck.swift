@@ -21,8 +21,9 @@ public struct ObjectStoreCheck: VerificationPass {
 
     public func run(_ context: VerificationContext) throws {
         guard context.problemCount == 0 else {
-            context.report(.note, VerificationLocation(area: .records),
-                           "object-level checks skipped: the engine-level problems come first")
+            context.report(
+                .note, VerificationLocation(area: .records),
+                "object-level checks skipped: the engine-level problems come first")
             return
         }
         var options = StoreOptions(fileSystem: context.fileSystem)
@@ -33,8 +34,9 @@ public struct ObjectStoreCheck: VerificationPass {
         try store.read { tx in
             guard try tx.tree(StoreLayout.metaTree) != nil else { return }
             for problem in try ObjectStoreVerifier().verify(tx) {
-                context.report(.problem, VerificationLocation(area: .records, tree: problem.tree, key: problem.key),
-                               problem.description)
+                context.report(
+                    .problem, VerificationLocation(area: .records, tree: problem.tree, key: problem.key),
+                    problem.description)
             }
         }
     }

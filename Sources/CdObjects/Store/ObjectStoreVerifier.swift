@@ -81,16 +81,25 @@ public struct ObjectStoreVerifier: Sendable {
             return [ObjectStoreProblem(tree: metaName, key: StoreLayout.metaFormatKey, message: problem.description)]
         }
         guard let json = try meta.get(StoreLayout.metaModelKey) else {
-            return [ObjectStoreProblem(tree: metaName, key: StoreLayout.metaModelKey, message: "the stored model is missing")]
+            return [
+                ObjectStoreProblem(
+                    tree: metaName, key: StoreLayout.metaModelKey, message: "the stored model is missing")
+            ]
         }
         let model: ObjectModel
         do { model = try JSONDecoder().decode(ObjectModel.self, from: Data(json)) } catch {
-            return [ObjectStoreProblem(tree: metaName, key: StoreLayout.metaModelKey, message: "the stored model does not decode: \(error)")]
+            return [
+                ObjectStoreProblem(
+                    tree: metaName, key: StoreLayout.metaModelKey, message: "the stored model does not decode: \(error)"
+                )
+            ]
         }
         let hash = try meta.get(StoreLayout.metaHashKey).map { String(decoding: $0, as: UTF8.self) }
         if hash != model.versionHash {
-            report(ObjectStoreProblem(tree: metaName, key: StoreLayout.metaHashKey,
-                                      message: "stored version hash \(hash ?? "nil") is not the stored model's \(model.versionHash)"))
+            report(
+                ObjectStoreProblem(
+                    tree: metaName, key: StoreLayout.metaHashKey,
+                    message: "stored version hash \(hash ?? "nil") is not the stored model's \(model.versionHash)"))
         }
         let layout = StoreLayout(model: model)
         let stored = StoredObjects(tx: tx, layout: layout)
@@ -104,30 +113,44 @@ public struct ObjectStoreVerifier: Sendable {
             if let t = try tx.tree(name) {
                 try t.scan { key, value in
                     guard key.count == 8 else {
-                        report(ObjectStoreProblem(entity: root, tree: name, key: key, message: "record key is \(key.count) bytes, not 8"))
+                        report(
+                            ObjectStoreProblem(
+                                entity: root, tree: name, key: key, message: "record key is \(key.count) bytes, not 8"))
                         return true
                     }
                     let pk = Int64(bitPattern: key.readBE(UInt64.self, at: 0))
                     guard pk >= 1 else {
-                        report(ObjectStoreProblem(entity: root, tree: name, key: key, message: "primary key \(pk) is below 1"))
+                        report(
+                            ObjectStoreProblem(
+                                entity: root, tree: name, key: key, message: "primary key \(pk) is below 1"))
                         return true
                     }
                     let rec: Record
                     do { rec = try RecordCodec.decode(value, layout: layout) } catch {
-                        report(ObjectStoreProblem(entity: root, tree: name, key: key, message: "record \(pk) does not decode: \(error)"))
+                        report(
+                            ObjectStoreProblem(
+                                entity: root, tree: name, key: key, message: "record \(pk) does not decode: \(error)"))
                         return true
                     }
                     let id = ObjectID(entity: rec.entity.name, primaryKey: pk)
                     guard rec.entity.root == root else {
-                        report(ObjectStoreProblem(entity: rec.entity.name, objectID: id, tree: name, key: key,
-                                                  message: "a \(rec.entity.name) record in the tree of hierarchy \(root)"))
+                        report(
+                            ObjectStoreProblem(
+                                entity: rec.entity.name, objectID: id, tree: name, key: key,
+                                message: "a \(rec.entity.name) record in the tree of hierarchy \(root)"))
                         return true
                     }
                     if rec.entity.isAbstract {
-                        report(ObjectStoreProblem(entity: rec.entity.name, objectID: id, tree: name, key: key, message: "an instance of abstract entity \(rec.entity.name)"))
+                        report(
+                            ObjectStoreProblem(
+                                entity: rec.entity.name, objectID: id, tree: name, key: key,
+                                message: "an instance of abstract entity \(rec.entity.name)"))
                     }
                     for (slot, a) in rec.entity.attributes.enumerated() where !a.isOptional && rec.values[slot].isNull {
-                        report(ObjectStoreProblem(entity: rec.entity.name, objectID: id, tree: name, key: key, message: "required attribute \(a.name) is nil"))
+                        report(
+                            ObjectStoreProblem(
+                                entity: rec.entity.name, objectID: id, tree: name, key: key,
+                                message: "required attribute \(a.name) is nil"))
                     }
                     byKey[pk] = rec
                     for index in rec.entity.indexes {
@@ -141,27 +164,38 @@ public struct ObjectStoreVerifier: Sendable {
             if let value = try meta.get(nextKey) {
                 if let next = StoreLayout.decodeNextKey(value) {
                     if let largest = byKey.keys.max(), largest >= next {
-                        report(ObjectStoreProblem(entity: root, tree: metaName, key: nextKey,
-                                                  message: "next key \(next) of \(root) is not above its stored key \(largest)"))
+                        report(
+                            ObjectStoreProblem(
+                                entity: root, tree: metaName, key: nextKey,
+                                message: "next key \(next) of \(root) is not above its stored key \(largest)"))
                     }
                 } else {
-                    report(ObjectStoreProblem(entity: root, tree: metaName, key: nextKey,
-                                              message: "next key of \(root) is \(value.count) bytes that are not a primary key of 1 or more"))
+                    report(
+                        ObjectStoreProblem(
+                            entity: root, tree: metaName, key: nextKey,
+                            message:
+                                "next key of \(root) is \(value.count) bytes that are not a primary key of 1 or more"))
                 }
             }
         }
         func lookup(_ id: ObjectID) -> Record? {
-            guard let e = layout.entities[id.entity], let r = records[e.root]?[id.primaryKey], r.entity === e else { return nil }
+            guard let e = layout.entities[id.entity], let r = records[e.root]?[id.primaryKey], r.entity === e else {
+                return nil
+            }
             return r
         }
         /// Whether `target`'s stored `inverse` holds `member`; nil when that side cannot be read
         /// (a damaged entry there is reported by the pass over its own tree).
-        func inverseHolds(_ target: ObjectID, _ targetRecord: Record, _ inverse: RelationshipDescription, _ member: ObjectID) throws -> Bool? {
+        func inverseHolds(
+            _ target: ObjectID, _ targetRecord: Record, _ inverse: RelationshipDescription, _ member: ObjectID
+        ) throws -> Bool? {
             if !inverse.isToMany {
                 return targetRecord.entity.toOneSlots[inverse.name].map { targetRecord.toOne[$0] == member }
             }
             guard let tree = targetRecord.entity.toManyTrees[inverse.name] else { return nil }
-            do { return try stored.related(target, inverse, treeName: tree).contains(member) } catch is CdError { return nil }
+            do { return try stored.related(target, inverse, treeName: tree).contains(member) } catch is CdError {
+                return nil
+            }
         }
 
         // OV3, OV4
@@ -171,20 +205,32 @@ public struct ObjectStoreVerifier: Sendable {
             if let t = try tx.tree(d.tree) {
                 try t.scan { key, _ in
                     guard let pk = IndexKey.primaryKey(ofEntry: key) else {
-                        report(ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "index key too short"))
+                        report(
+                            ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "index key too short")
+                        )
                         return true
                     }
                     guard missing.remove(key) != nil else {
-                        report(ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "index entry for primary key \(pk) matches no record"))
+                        report(
+                            ObjectStoreProblem(
+                                entity: d.entity, tree: d.tree, key: key,
+                                message: "index entry for primary key \(pk) matches no record"))
                         return true
                     }
-                    guard let root = layout.entities[d.entity]?.root, let rec = records[root]?[pk], let index = rec.entity.indexes.first(where: { $0.definition == d }) else { return true }
+                    guard let root = layout.entities[d.entity]?.root, let rec = records[root]?[pk],
+                        let index = rec.entity.indexes.first(where: { $0.definition == d })
+                    else { return true }
                     let id = ObjectID(entity: rec.entity.name, primaryKey: pk)
                     let prefix = Array(key.dropLast(8))
                     if d.isUnique, let p = previous, p.prefix == prefix, !IndexKey.hasNilColumn(index, rec),
-                       ChangeApplier.sameColumns(index, rec, p.record) {
-                        report(ObjectStoreProblem(entity: rec.entity.name, objectID: id, tree: d.tree, key: key,
-                                                  message: "uniqueness constraint (\(d.properties.joined(separator: ", "))) also held by \(p.id)"))
+                        ChangeApplier.sameColumns(index, rec, p.record)
+                    {
+                        report(
+                            ObjectStoreProblem(
+                                entity: rec.entity.name, objectID: id, tree: d.tree, key: key,
+                                message:
+                                    "uniqueness constraint (\(d.properties.joined(separator: ", "))) also held by \(p.id)"
+                            ))
                     }
                     previous = (prefix, id, rec)
                     return problems.count < maxProblems
@@ -192,7 +238,10 @@ public struct ObjectStoreVerifier: Sendable {
             }
             for key in missing.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
                 let pk = Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8))
-                report(ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "record \(pk) has no entry in index \(d.label)"))
+                report(
+                    ObjectStoreProblem(
+                        entity: d.entity, tree: d.tree, key: key,
+                        message: "record \(pk) has no entry in index \(d.label)"))
             }
         }
 
@@ -204,14 +253,19 @@ public struct ObjectStoreVerifier: Sendable {
                     guard let target = rec.toOne[i] else { continue }
                     let tree = rec.entity.recordTree
                     guard layout.isKind(target.entity, of: r.destination), let t = lookup(target) else {
-                        report(ObjectStoreProblem(entity: rec.entity.name, objectID: id, tree: tree, key: RecordCodec.key(pk),
-                                                  message: "\(r.name) points at \(target), which does not exist or is not a \(r.destination)"))
+                        report(
+                            ObjectStoreProblem(
+                                entity: rec.entity.name, objectID: id, tree: tree, key: RecordCodec.key(pk),
+                                message:
+                                    "\(r.name) points at \(target), which does not exist or is not a \(r.destination)"))
                         continue
                     }
                     guard let inverse = rec.entity.inverses[r.name] else { continue }
                     if try inverseHolds(target, t, inverse, id) == false {
-                        report(ObjectStoreProblem(entity: rec.entity.name, objectID: id, tree: tree, key: RecordCodec.key(pk),
-                                                  message: "\(r.name) points at \(target) but its \(inverse.name) does not hold \(id)"))
+                        report(
+                            ObjectStoreProblem(
+                                entity: rec.entity.name, objectID: id, tree: tree, key: RecordCodec.key(pk),
+                                message: "\(r.name) points at \(target) but its \(inverse.name) does not hold \(id)"))
                     }
                 }
             }
@@ -220,13 +274,16 @@ public struct ObjectStoreVerifier: Sendable {
         var seenTrees = Set<String>()
         for entity in layout.byCode {
             for r in entity.toManys {
-                guard let name = entity.toManyTrees[r.name], seenTrees.insert(name).inserted, let t = try tx.tree(name) else { continue }
+                guard let name = entity.toManyTrees[r.name], seenTrees.insert(name).inserted, let t = try tx.tree(name)
+                else { continue }
                 let owner = String(name.dropFirst("cd.rel.".count).dropLast(r.name.count + 1))
                 // The ordered list being scanned: its source, the position due next, its targets.
                 var list: (source: Int64, next: UInt64, targets: Set<ObjectID>)?
                 try t.scan { key, value in
                     guard key.count == (r.isOrdered ? 12 : 16) else {
-                        report(ObjectStoreProblem(entity: owner, tree: name, key: key, message: "relationship key is \(key.count) bytes"))
+                        report(
+                            ObjectStoreProblem(
+                                entity: owner, tree: name, key: key, message: "relationship key is \(key.count) bytes"))
                         return true
                     }
                     let spk = Int64(bitPattern: key.readBE(UInt64.self, at: 0))
@@ -235,42 +292,62 @@ public struct ObjectStoreVerifier: Sendable {
                         let position = UInt64(key.readBE(UInt32.self, at: 8))
                         if list?.source != spk { list = (spk, 0, []) }
                         if position != list?.next {
-                            report(ObjectStoreProblem(entity: owner, tree: name, key: key,
-                                                      message: "position \(position) of \(r.name) of \(spk) where \(list?.next ?? 0) is due"))
+                            report(
+                                ObjectStoreProblem(
+                                    entity: owner, tree: name, key: key,
+                                    message:
+                                        "position \(position) of \(r.name) of \(spk) where \(list?.next ?? 0) is due"))
                         }
                         list?.next = position + 1
                     }
                     let target: ObjectID
-                    do { target = try stored.decodeRelationshipEntry(key: key, value: value, relationship: r, tree: t) } catch {
+                    do {
+                        target = try stored.decodeRelationshipEntry(key: key, value: value, relationship: r, tree: t)
+                    } catch {
                         report(ObjectStoreProblem(entity: owner, tree: name, key: key, message: "\(error)"))
                         return true
                     }
                     guard let source = records[entity.root]?[spk], layout.isKind(source.entity.name, of: owner) else {
-                        report(ObjectStoreProblem(entity: owner, tree: name, key: key, message: "entry of \(r.name) for missing source object \(spk)"))
+                        report(
+                            ObjectStoreProblem(
+                                entity: owner, tree: name, key: key,
+                                message: "entry of \(r.name) for missing source object \(spk)"))
                         return true
                     }
                     let sid = ObjectID(entity: source.entity.name, primaryKey: spk)
                     if r.isOrdered, list?.targets.insert(target).inserted == false {
-                        report(ObjectStoreProblem(entity: owner, objectID: sid, tree: name, key: key, message: "\(r.name) holds \(target) twice"))
+                        report(
+                            ObjectStoreProblem(
+                                entity: owner, objectID: sid, tree: name, key: key,
+                                message: "\(r.name) holds \(target) twice"))
                     }
                     guard layout.isKind(target.entity, of: r.destination), let tr = lookup(target) else {
-                        report(ObjectStoreProblem(entity: owner, objectID: sid, tree: name, key: key,
-                                                  message: "\(r.name) holds \(target), which does not exist or is not a \(r.destination)"))
+                        report(
+                            ObjectStoreProblem(
+                                entity: owner, objectID: sid, tree: name, key: key,
+                                message: "\(r.name) holds \(target), which does not exist or is not a \(r.destination)")
+                        )
                         return true
                     }
-                    if let inverse = source.entity.inverses[r.name], try inverseHolds(target, tr, inverse, sid) == false {
-                        report(ObjectStoreProblem(entity: owner, objectID: sid, tree: name, key: key,
-                                                  message: "\(r.name) holds \(target) but its \(inverse.name) does not hold \(sid)"))
+                    if let inverse = source.entity.inverses[r.name], try inverseHolds(target, tr, inverse, sid) == false
+                    {
+                        report(
+                            ObjectStoreProblem(
+                                entity: owner, objectID: sid, tree: name, key: key,
+                                message: "\(r.name) holds \(target) but its \(inverse.name) does not hold \(sid)"))
                     }
                     return problems.count < maxProblems
                 }
             }
         }
         // V6
-        var known = Set([metaName] + layout.roots.map(StoreLayout.recordTreeName(root:)) + layout.indexDefinitions.map(\.tree))
+        var known = Set(
+            [metaName] + layout.roots.map(StoreLayout.recordTreeName(root:)) + layout.indexDefinitions.map(\.tree))
         for entity in layout.byCode { known.formUnion(entity.toManyTrees.values) }
         for name in try tx.treeNames() where name.hasPrefix("cd.") && !known.contains(name) {
-            report(ObjectStoreProblem(tree: name, message: "no entity, index or relationship of the stored model has tree \(name)"))
+            report(
+                ObjectStoreProblem(
+                    tree: name, message: "no entity, index or relationship of the stored model has tree \(name)"))
         }
         return problems
     }

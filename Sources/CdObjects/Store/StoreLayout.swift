@@ -26,7 +26,8 @@ final class StoreLayout: Sendable {
         guard entry.count == 4 else { return .damaged("the format entry is \(entry.count) bytes, not 4") }
         let version = entry.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
         if version == UInt32(formatVersion) { return nil }
-        return version > UInt32(formatVersion) ? .newer(version) : .damaged("object format version \(version) does not exist")
+        return version > UInt32(formatVersion)
+            ? .newer(version) : .damaged("object format version \(version) does not exist")
     }
 
     /// What is wrong with the `format` entry of `cd.meta` (see `formatProblem`).
@@ -40,7 +41,8 @@ final class StoreLayout: Sendable {
             switch self {
             case .missing: return "the format entry is missing"
             case let .damaged(detail): return detail
-            case let .newer(version): return "object format version \(version) is newer than this build reads (\(StoreLayout.formatVersion))"
+            case let .newer(version):
+                return "object format version \(version) is newer than this build reads (\(StoreLayout.formatVersion))"
             }
         }
     }
@@ -53,7 +55,9 @@ final class StoreLayout: Sendable {
     }
 
     static func recordTreeName(root: String) -> String { "cd.rec.\(root)" }
-    static func relationshipTreeName(entity: String, relationship: String) -> String { "cd.rel.\(entity).\(relationship)" }
+    static func relationshipTreeName(entity: String, relationship: String) -> String {
+        "cd.rel.\(entity).\(relationship)"
+    }
     static func indexTreeName(entity: String, name: String) -> String { "cd.idx.\(entity).\(name)" }
     static func nextKeyKey(root: String) -> [UInt8] { Array("next.\(root)".utf8) }
 
@@ -70,23 +74,31 @@ final class StoreLayout: Sendable {
         var definitions: [IndexDefinition] = []
         for entity in model.entities {
             for a in entity.attributes where a.isIndexed && !a.isTransient {
-                definitions.append(IndexDefinition(tree: Self.indexTreeName(entity: entity.name, name: "attr.\(a.name)"),
-                                                   entity: entity.name, kind: .attribute, properties: [a.name], ascending: [true]))
+                definitions.append(
+                    IndexDefinition(
+                        tree: Self.indexTreeName(entity: entity.name, name: "attr.\(a.name)"),
+                        entity: entity.name, kind: .attribute, properties: [a.name], ascending: [true]))
             }
             for f in entity.fetchIndexes where !f.elements.isEmpty {
-                definitions.append(IndexDefinition(tree: Self.indexTreeName(entity: entity.name, name: "fetch.\(f.name)"),
-                                                   entity: entity.name, kind: .fetchIndex,
-                                                   properties: f.elements.map(\.property), ascending: f.elements.map(\.isAscending)))
+                definitions.append(
+                    IndexDefinition(
+                        tree: Self.indexTreeName(entity: entity.name, name: "fetch.\(f.name)"),
+                        entity: entity.name, kind: .fetchIndex,
+                        properties: f.elements.map(\.property), ascending: f.elements.map(\.isAscending)))
             }
             for c in entity.uniquenessConstraints where !c.isEmpty {
-                definitions.append(IndexDefinition(tree: Self.indexTreeName(entity: entity.name, name: "unique.\(c.joined(separator: "+"))"),
-                                                   entity: entity.name, kind: .unique,
-                                                   properties: c, ascending: c.map { _ in true }))
+                definitions.append(
+                    IndexDefinition(
+                        tree: Self.indexTreeName(entity: entity.name, name: "unique.\(c.joined(separator: "+"))"),
+                        entity: entity.name, kind: .unique,
+                        properties: c, ascending: c.map { _ in true }))
             }
         }
         indexDefinitions = definitions
         let names = model.entityNames.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-        let layouts = names.enumerated().map { EntityLayout(name: $1, code: $0, model: model, definitions: definitions) }
+        let layouts = names.enumerated().map {
+            EntityLayout(name: $1, code: $0, model: model, definitions: definitions)
+        }
         byCode = layouts
         entities = Dictionary(uniqueKeysWithValues: layouts.map { ($0.name, $0) })
         roots = Array(Set(layouts.map(\.root))).sorted()
@@ -95,7 +107,8 @@ final class StoreLayout: Sendable {
     /// The layout of `name`, or a 1550 error naming the unknown entity.
     func entity(_ name: String) throws -> EntityLayout {
         guard let e = entities[name] else {
-            throw CdError.validation(ValidationFailure(entity: name, key: "entity", message: "the model has no entity named \(name)"))
+            throw CdError.validation(
+                ValidationFailure(entity: name, key: "entity", message: "the model has no entity named \(name)"))
         }
         return e
     }

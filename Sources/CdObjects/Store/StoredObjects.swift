@@ -38,7 +38,8 @@ final class StoredObjects {
     /// The stored record of `id`, or nil when there is none (or the key holds another entity).
     func record(_ id: ObjectID) throws -> Record? {
         guard let entity = layout.entities[id.entity], let t = try tree(entity.recordTree),
-              let bytes = try t.get(RecordCodec.key(id.primaryKey)) else { return nil }
+            let bytes = try t.get(RecordCodec.key(id.primaryKey))
+        else { return nil }
         let record = try decode(bytes, tree: t, primaryKey: id.primaryKey)
         return record.entity === entity ? record : nil
     }
@@ -82,14 +83,18 @@ final class StoredObjects {
         guard let t = try tree(treeName) else { return 0 }
         let lower = RecordCodec.key(id.primaryKey)
         var n = 0
-        try t.scan(from: lower, upTo: IndexKey.successor(lower)) { _, _ in n += 1; return true }
+        try t.scan(from: lower, upTo: IndexKey.successor(lower)) { _, _ in
+            n += 1; return true
+        }
         return n
     }
 
     /// The target of one entry of `relationship`'s tree; an entry that does not decode, or names
     /// an object of an entity the relationship cannot point at, is corruption (the applier follows
     /// targets to their inverses, which another entity does not have).
-    func decodeRelationshipEntry(key: [UInt8], value: [UInt8], relationship: RelationshipDescription, tree: Tree) throws -> ObjectID {
+    func decodeRelationshipEntry(
+        key: [UInt8], value: [UInt8], relationship: RelationshipDescription, tree: Tree
+    ) throws -> ObjectID {
         let ordered = relationship.isOrdered
         var r = RecordReader(value)
         do {
@@ -111,7 +116,9 @@ final class StoredObjects {
     /// The stored next primary key of a root (1 when none was stored); a value that is not a key
     /// (not 8 bytes, below 1) is corruption, not a reason to hand out keys again from 1.
     func storedNextKey(root: String) throws -> Int64 {
-        guard let t = try tree(StoreLayout.metaTree), let v = try t.get(StoreLayout.nextKeyKey(root: root)) else { return 1 }
+        guard let t = try tree(StoreLayout.metaTree), let v = try t.get(StoreLayout.nextKeyKey(root: root)) else {
+            return 1
+        }
         guard let next = StoreLayout.decodeNextKey(v) else {
             throw corruption(t, "next.\(root) holds \(v.count) bytes that are not a primary key of 1 or more")
         }

@@ -41,26 +41,29 @@ extension BTree {
         var pages: [PageNumber] = []
         var seen = Set<PageNumber>()
         func visit(_ page: PageNumber) throws {
-            guard seen.insert(page).inserted else { throw btreeCorruption(page, "page reached twice while dropping tree \(root)") }
+            guard seen.insert(page).inserted else {
+                throw btreeCorruption(page, "page reached twice while dropping tree \(root)")
+            }
             pages.append(page)
         }
         var level = [root]
-        for _ in 0 ..< BTreeLayout.maxDepth {
+        for _ in 0..<BTreeLayout.maxDepth {
             var below: [PageNumber] = []
             for page in level {
                 try visit(page)
                 let node = try BTreeNode(sink.page(page), number: page)
                 if node.isLeaf {
-                    for i in 0 ..< node.count {
+                    for i in 0..<node.count {
                         let cell = try node.leafCell(i)
                         guard cell.isOverflow else { continue }
                         let first = PageNumber(node.bytes.leU32(at: cell.valueStart))
-                        try BTreeOverflow.walk(first: first, length: cell.valueLength, owner: page, in: sink) { overflow, _, _ in
+                        try BTreeOverflow.walk(first: first, length: cell.valueLength, owner: page, in: sink) {
+                            overflow, _, _ in
                             try visit(overflow)
                         }
                     }
                 } else {
-                    for i in 0 ... node.count { below.append(try node.child(i)) }
+                    for i in 0...node.count { below.append(try node.child(i)) }
                 }
             }
             if below.isEmpty {
@@ -89,7 +92,10 @@ extension BTree {
             let leftPage = try parent.child(leftIndex)
             let rightPage = try parent.child(leftIndex + 1)
             guard leftPage != rightPage, leftPage != parent.number, rightPage != parent.number else {
-                throw btreeCorruption(parent.number, "children \(leftIndex) and \(leftIndex + 1) are pages \(leftPage) and \(rightPage): a shared page or a cycle")
+                throw btreeCorruption(
+                    parent.number,
+                    "children \(leftIndex) and \(leftIndex + 1) are pages \(leftPage) and \(rightPage): a shared page or a cycle"
+                )
             }
             var left = try BTreeNode(sink.writablePage(leftPage), number: leftPage, expectLeaf: node.isLeaf)
             var right = try BTreeNode(sink.writablePage(rightPage), number: rightPage, expectLeaf: node.isLeaf)
@@ -112,7 +118,8 @@ extension BTree {
                 let split = BTree.balancedSplit(cells, isLeaf: true)
                 try left.rewrite(leftmost: .none, cells: cells[..<split])
                 try right.rewrite(leftmost: .none, cells: cells[split...])
-                separator = BTree.shortestSeparator(BTreeNode.cellKey(cells[split - 1], leaf: true), BTreeNode.cellKey(cells[split], leaf: true))
+                separator = BTree.shortestSeparator(
+                    BTreeNode.cellKey(cells[split - 1], leaf: true), BTreeNode.cellKey(cells[split], leaf: true))
             } else {
                 let middle = BTree.balancedSplit(cells, isLeaf: false)
                 try left.rewrite(leftmost: left.leftmostChild, cells: cells[..<middle])
@@ -121,8 +128,9 @@ extension BTree {
             }
             // The new separator may be longer than the old one, so the parent may have to split.
             try parent.remove(at: leftIndex)
-            try insert(BTreeNode.makeBranchCell(separator, child: rightPage), at: leftIndex, into: &parent,
-                       path: Array(path.dropLast()), in: sink)
+            try insert(
+                BTreeNode.makeBranchCell(separator, child: rightPage), at: leftIndex, into: &parent,
+                path: Array(path.dropLast()), in: sink)
             return
         }
         try shrinkRoot(node, in: sink)
@@ -132,7 +140,7 @@ extension BTree {
     /// and frees the child (keeps T1 and T6).
     private func shrinkRoot(_ rootNode: BTreeNode, in sink: PageSink) throws {
         var rootNode = rootNode
-        for _ in 0 ..< BTreeLayout.maxDepth {
+        for _ in 0..<BTreeLayout.maxDepth {
             guard !rootNode.isLeaf, rootNode.count == 0 else { return }
             let childPage = rootNode.leftmostChild
             guard childPage != root else { throw btreeCorruption(root, "root branch points at itself") }

@@ -64,14 +64,16 @@ extension BTree {
 
     /// Inserts `cell` as cell `index` of `node`, splitting it (and its ancestors on `path`) when
     /// it does not fit.
-    func insert(_ cell: [UInt8], at index: Int, into node: inout BTreeNode, path: [PathStep], in sink: PageSink) throws {
+    func insert(_ cell: [UInt8], at index: Int, into node: inout BTreeNode, path: [PathStep], in sink: PageSink) throws
+    {
         if node.fits(cell.count) {
             try node.insert(cell, at: index)
             return
         }
         var cells = try node.allCells()
         cells.insert(cell, at: index)
-        if cells.reduce(0, { $0 + $1.count + BTreeLayout.slotSize }) <= BTreeLayout.usableBytes(pageSize: node.pageSize) {
+        if cells.reduce(0, { $0 + $1.count + BTreeLayout.slotSize }) <= BTreeLayout.usableBytes(pageSize: node.pageSize)
+        {
             // Only a damaged header (an overstated fragment count) gets here: the cells do fit.
             try node.rewrite(leftmost: node.leftmostChild, cells: cells)
             return
@@ -91,7 +93,8 @@ extension BTree {
             var right = try BTreeNode.empty(rightBuffer, number: rightPage, leaf: true, leftmost: .none)
             try node.rewrite(leftmost: .none, cells: cells[..<split])
             try right.rewrite(leftmost: .none, cells: cells[split...])
-            separator = BTree.shortestSeparator(BTreeNode.cellKey(cells[split - 1], leaf: true), BTreeNode.cellKey(cells[split], leaf: true))
+            separator = BTree.shortestSeparator(
+                BTreeNode.cellKey(cells[split - 1], leaf: true), BTreeNode.cellKey(cells[split], leaf: true))
         } else {
             // The middle cell moves up: its key becomes the separator, its child the right page's leftmost.
             let middle = appending ? cells.count - 2 : BTree.balancedSplit(cells, isLeaf: false)
@@ -103,7 +106,8 @@ extension BTree {
         }
         let step = path.removeLast()
         var parent = try BTreeNode(sink.writablePage(step.page), number: step.page, expectLeaf: false)
-        try insert(BTreeNode.makeBranchCell(separator, child: rightPage), at: step.index, into: &parent, path: path, in: sink)
+        try insert(
+            BTreeNode.makeBranchCell(separator, child: rightPage), at: step.index, into: &parent, path: path, in: sink)
     }
 
     /// Moves the root's content into a new page and makes the root a branch whose only child is
@@ -134,7 +138,8 @@ extension BTree {
     static func shortestSeparator(_ low: ArraySlice<UInt8>, _ high: ArraySlice<UInt8>) -> [UInt8] {
         var common = 0
         while common < low.count, common < high.count,
-              low[low.startIndex + common] == high[high.startIndex + common] {
+            low[low.startIndex + common] == high[high.startIndex + common]
+        {
             common += 1
         }
         return Array(high.prefix(common + 1))

@@ -115,7 +115,8 @@ public struct BTree: Sendable, Hashable {
 
     static func checkPageSize(_ pageSize: Int) throws {
         guard pageSize >= BTreeLayout.minPageSize, pageSize <= BTreeLayout.maxPageSize else {
-            throw StoreError.invalidArgument("B-tree page size \(pageSize) is outside \(BTreeLayout.minPageSize)...\(BTreeLayout.maxPageSize)")
+            throw StoreError.invalidArgument(
+                "B-tree page size \(pageSize) is outside \(BTreeLayout.minPageSize)...\(BTreeLayout.maxPageSize)")
         }
     }
 
@@ -123,7 +124,7 @@ public struct BTree: Sendable, Hashable {
     /// in `path` when given. Bounded by `BTreeLayout.maxDepth` so that a cycle is corruption.
     func descend(to key: [UInt8], in source: PageSource, path: inout [PathStep]?) throws -> BTreeNode {
         var page = root
-        for _ in 0 ..< BTreeLayout.maxDepth {
+        for _ in 0..<BTreeLayout.maxDepth {
             let node = try BTreeNode(source.page(page), number: page)
             if node.isLeaf { return node }
             let index = try node.childIndex(for: key)
@@ -151,6 +152,6 @@ extension BTreeNode {
             let first = PageNumber(bytes.leU32(at: cell.valueStart))
             return try BTreeOverflow.read(first: first, length: cell.valueLength, owner: number, in: source)
         }
-        return Array(bytes[cell.valueStart ..< cell.valueStart + cell.valueLength])
+        return Array(bytes[cell.valueStart..<cell.valueStart + cell.valueLength])
     }
 }

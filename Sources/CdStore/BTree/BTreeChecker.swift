@@ -128,7 +128,7 @@ private struct Walk {
             checkValues(node, keys: keys)
             return
         }
-        for index in 0 ... node.count {
+        for index in 0...node.count {
             let child: PageNumber
             do { child = try node.child(index) } catch { problem(page, error); continue }
             // A separator that could not be read loosens the bound to the branch's own.
@@ -142,7 +142,7 @@ private struct Walk {
     mutating func checkKeys(_ node: BTreeNode, lower: [UInt8]?, upper: [UInt8]?) -> [[UInt8]?] {
         var keys: [[UInt8]?] = []
         var previous: [UInt8]?
-        for index in 0 ..< node.count {
+        for index in 0..<node.count {
             do {
                 let key = try node.key(index)
                 if let previous, BTree.compareKeys(previous, key) >= 0 {
@@ -152,7 +152,9 @@ private struct Walk {
                     problem(node.number, "key of cell \(index) is below its separator in the parent (T5)", key: key)
                 }
                 if let upper, BTree.compareKeys(key, upper) >= 0 {
-                    problem(node.number, "key of cell \(index) is not below the next separator in the parent (T5)", key: key)
+                    problem(
+                        node.number, "key of cell \(index) is not below the next separator in the parent (T5)", key: key
+                    )
                 }
                 previous = key
                 keys.append(key)
@@ -167,7 +169,7 @@ private struct Walk {
     /// T8: cells inside the cell area, not overlapping, accounting for every byte with fragments.
     mutating func checkSpace(_ node: BTreeNode) {
         var extents: [(start: Int, end: Int)] = []
-        for index in 0 ..< node.count {
+        for index in 0..<node.count {
             do {
                 let start = try node.cellOffset(index)
                 let size = node.isLeaf ? try node.leafCell(index).size : try node.branchCell(index).size
@@ -184,24 +186,30 @@ private struct Walk {
         }
         let cellBytes = extents.reduce(0) { $0 + $1.end - $1.start }
         if cellBytes + node.fragmented != node.pageSize - node.contentStart {
-            problem(node.number, "cells (\(cellBytes) bytes) and fragments (\(node.fragmented)) do not fill the cell area of \(node.pageSize - node.contentStart) bytes (T8)")
+            problem(
+                node.number,
+                "cells (\(cellBytes) bytes) and fragments (\(node.fragmented)) do not fill the cell area of \(node.pageSize - node.contentStart) bytes (T8)"
+            )
         }
     }
 
     /// T7: overflow references point at complete chains of the declared length, reached once.
     mutating func checkValues(_ node: BTreeNode, keys: [[UInt8]?]) {
-        for index in 0 ..< node.count {
+        for index in 0..<node.count {
             let cell: LeafCell
             do { cell = try node.leafCell(index) } catch { continue }  // reported by checkSpace
             guard cell.isOverflow else { continue }
             let key = keys[index]
             if BTreeLayout.isInline(keyLength: cell.keyLength, valueLength: cell.valueLength, pageSize: node.pageSize) {
-                problem(node.number, "value of \(cell.valueLength) bytes is in an overflow chain but fits inline (T7)", key: key)
+                problem(
+                    node.number, "value of \(cell.valueLength) bytes is in an overflow chain but fits inline (T7)",
+                    key: key)
             }
             let first = PageNumber(node.bytes.leU32(at: cell.valueStart))
             var previous = node.number
             do {
-                try BTreeOverflow.walk(first: first, length: cell.valueLength, owner: node.number, in: source) { page, _, _ in
+                try BTreeOverflow.walk(first: first, length: cell.valueLength, owner: node.number, in: source) {
+                    page, _, _ in
                     guard claim(page, as: .overflow, from: previous) else {
                         throw btreeCorruption(page, "overflow chain runs into a page reached before")
                     }

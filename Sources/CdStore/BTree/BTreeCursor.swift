@@ -155,7 +155,8 @@ public final class BTreeCursor {
 
     private func load(_ page: PageNumber) throws -> BTreeNode {
         guard stack.count < BTreeLayout.maxDepth else {
-            throw btreeCorruption(page, "tree deeper than \(BTreeLayout.maxDepth) levels below root \(tree.root): a cycle?")
+            throw btreeCorruption(
+                page, "tree deeper than \(BTreeLayout.maxDepth) levels below root \(tree.root): a cycle?")
         }
         return try BTreeNode(source.page(page), number: page)
     }

@@ -9,13 +9,14 @@ extension BTreeNode {
     static func cellKey(_ cell: [UInt8], leaf: Bool) -> ArraySlice<UInt8> {
         let length = Int(cell[0]) | Int(cell[1]) << 8
         let start = leaf ? BTreeLayout.leafCellHeaderSize : BTreeLayout.branchCellHeaderSize
-        return cell[start ..< start + length]
+        return cell[start..<start + length]
     }
 
     /// The child of a branch cell taken out of a page.
     static func cellChild(_ cell: [UInt8]) -> PageNumber {
         let o = BTreeLayout.branchChildOffset
-        return PageNumber(UInt32(cell[o]) | UInt32(cell[o + 1]) << 8 | UInt32(cell[o + 2]) << 16 | UInt32(cell[o + 3]) << 24)
+        return PageNumber(
+            UInt32(cell[o]) | UInt32(cell[o + 1]) << 8 | UInt32(cell[o + 2]) << 16 | UInt32(cell[o + 3]) << 24)
     }
 
     /// A branch cell for `key` pointing at `child`.
@@ -33,7 +34,7 @@ extension BTreeNode {
     /// Formats `buffer` as an empty branch or leaf page.
     static func format(_ buffer: PageBuffer, leaf: Bool, leftmost: PageNumber) {
         let m = buffer.mutableBytes
-        for i in 0 ..< BTreeLayout.headerSize { m[i] = 0 }
+        for i in 0..<BTreeLayout.headerSize { m[i] = 0 }
         m[BTreeLayout.typeOffset] = leaf ? PageType.leaf.rawValue : PageType.branch.rawValue
         m.setLEU32(UInt32(buffer.count), at: BTreeLayout.contentStartOffset)
         m.setLEU32(leftmost.rawValue, at: BTreeLayout.leftmostChildOffset)
@@ -56,9 +57,12 @@ extension BTreeNode {
         }
         let m = buffer.mutableBytes
         let start = contentStart - cell.count
-        cell.withUnsafeBytes { m.baseAddress!.advanced(by: start).copyMemory(from: $0.baseAddress!, byteCount: cell.count) }
+        cell.withUnsafeBytes {
+            m.baseAddress!.advanced(by: start).copyMemory(from: $0.baseAddress!, byteCount: cell.count)
+        }
         let slot = BTreeLayout.headerSize + index * BTreeLayout.slotSize
-        (m.baseAddress! + slot + BTreeLayout.slotSize).copyMemory(from: m.baseAddress! + slot, byteCount: (count - index) * BTreeLayout.slotSize)
+        (m.baseAddress! + slot + BTreeLayout.slotSize).copyMemory(
+            from: m.baseAddress! + slot, byteCount: (count - index) * BTreeLayout.slotSize)
         m.setLEU16(start, at: slot)
         count += 1
         m.setLEU16(count, at: BTreeLayout.cellCountOffset)
@@ -71,8 +75,9 @@ extension BTreeNode {
         let size = isLeaf ? try leafCell(index).size : try branchCell(index).size
         let m = buffer.mutableBytes
         let slot = BTreeLayout.headerSize + index * BTreeLayout.slotSize
-        (m.baseAddress! + slot).copyMemory(from: m.baseAddress! + slot + BTreeLayout.slotSize,
-                                           byteCount: (count - index - 1) * BTreeLayout.slotSize)
+        (m.baseAddress! + slot).copyMemory(
+            from: m.baseAddress! + slot + BTreeLayout.slotSize,
+            byteCount: (count - index - 1) * BTreeLayout.slotSize)
         count -= 1
         m.setLEU16(count, at: BTreeLayout.cellCountOffset)
         if offset == contentStart {
@@ -99,13 +104,16 @@ extension BTreeNode {
         var cells: [[UInt8]] = []
         cells.reserveCapacity(count)
         var total = 0
-        for i in 0 ..< count {
+        for i in 0..<count {
             let cell = try cellBytes(i)
             total += cell.count + BTreeLayout.slotSize
             cells.append(cell)
         }
         guard total <= BTreeLayout.usableBytes(pageSize: pageSize) else {
-            throw btreeCorruption(number, "cells overlap: \(total) bytes of cells and slots in \(BTreeLayout.usableBytes(pageSize: pageSize)) bytes of room")
+            throw btreeCorruption(
+                number,
+                "cells overlap: \(total) bytes of cells and slots in \(BTreeLayout.usableBytes(pageSize: pageSize)) bytes of room"
+            )
         }
         return cells
     }
@@ -128,7 +136,9 @@ extension BTreeNode {
         var slot = BTreeLayout.headerSize
         for cell in cells {
             start -= cell.count
-            cell.withUnsafeBytes { m.baseAddress!.advanced(by: start).copyMemory(from: $0.baseAddress!, byteCount: cell.count) }
+            cell.withUnsafeBytes {
+                m.baseAddress!.advanced(by: start).copyMemory(from: $0.baseAddress!, byteCount: cell.count)
+            }
             m.setLEU16(start, at: slot)
             slot += BTreeLayout.slotSize
         }

@@ -54,7 +54,8 @@ struct BTreeNode {
         self.buffer = buffer
         let size = buffer.count
         guard size >= BTreeLayout.minPageSize, size <= BTreeLayout.maxPageSize else {
-            throw btreeCorruption(number, "page size \(size) is outside \(BTreeLayout.minPageSize)...\(BTreeLayout.maxPageSize)")
+            throw btreeCorruption(
+                number, "page size \(size) is outside \(BTreeLayout.minPageSize)...\(BTreeLayout.maxPageSize)")
         }
         let b = buffer.bytes
         let type = b[BTreeLayout.typeOffset]
@@ -66,13 +67,15 @@ struct BTreeNode {
             throw btreeCorruption(number, "expected a B-tree page, found \(name)")
         }
         if let expectLeaf, expectLeaf != isLeaf {
-            throw btreeCorruption(number, "expected a \(expectLeaf ? "leaf" : "branch") page, found a \(isLeaf ? "leaf" : "branch")")
+            throw btreeCorruption(
+                number, "expected a \(expectLeaf ? "leaf" : "branch") page, found a \(isLeaf ? "leaf" : "branch")")
         }
         count = b.leU16(at: BTreeLayout.cellCountOffset)
         let contentStart = Int(b.leU32(at: BTreeLayout.contentStartOffset))
         let slotsEnd = BTreeLayout.headerSize + count * BTreeLayout.slotSize
         guard slotsEnd <= contentStart, contentStart <= size else {
-            throw btreeCorruption(number, "cell count \(count) and content start \(contentStart) do not fit a page of \(size) bytes")
+            throw btreeCorruption(
+                number, "cell count \(count) and content start \(contentStart) do not fit a page of \(size) bytes")
         }
         let fragmented = Int(b.leU32(at: BTreeLayout.fragmentedOffset))
         guard fragmented <= size - contentStart else {
@@ -125,15 +128,17 @@ struct BTreeNode {
         default: throw btreeCorruption(number, "cell \(index) has unknown value kind \(kind)")
         }
         guard valueStart + stored <= pageSize else {
-            throw btreeCorruption(number, "cell \(index) (key \(keyLength) bytes, value \(stored) bytes) runs past the page end")
+            throw btreeCorruption(
+                number, "cell \(index) (key \(keyLength) bytes, value \(stored) bytes) runs past the page end")
         }
         let size = BTreeLayout.leafCellHeaderSize + keyLength + stored
         guard size + BTreeLayout.slotSize <= BTreeLayout.maxCellBytes(pageSize: pageSize) else {
             throw btreeCorruption(number, "cell \(index) takes \(size) bytes, over the cell limit")
         }
-        return LeafCell(keyStart: keyStart, keyLength: keyLength, valueLength: valueLength, valueStart: valueStart,
-                        isOverflow: kind == BTreeLayout.valueKindOverflow,
-                        size: size)
+        return LeafCell(
+            keyStart: keyStart, keyLength: keyLength, valueLength: valueLength, valueStart: valueStart,
+            isOverflow: kind == BTreeLayout.valueKindOverflow,
+            size: size)
     }
 
     /// Cell `index` of a branch, every length checked against the page.
@@ -149,11 +154,15 @@ struct BTreeNode {
         guard BTreeLayout.canBeChild(child) else {
             throw btreeCorruption(number, "cell \(index) has child page \(child), which is never a child")
         }
-        guard BTreeLayout.branchCellHeaderSize + keyLength + BTreeLayout.slotSize <= BTreeLayout.maxCellBytes(pageSize: pageSize) else {
+        guard
+            BTreeLayout.branchCellHeaderSize + keyLength + BTreeLayout.slotSize
+                <= BTreeLayout.maxCellBytes(pageSize: pageSize)
+        else {
             throw btreeCorruption(number, "cell \(index) key of \(keyLength) bytes is over the cell limit")
         }
-        return BranchCell(keyStart: keyStart, keyLength: keyLength, child: child,
-                          size: BTreeLayout.branchCellHeaderSize + keyLength)
+        return BranchCell(
+            keyStart: keyStart, keyLength: keyLength, child: child,
+            size: BTreeLayout.branchCellHeaderSize + keyLength)
     }
 
     /// The key range (start, length) of cell `index`.
@@ -173,14 +182,14 @@ struct BTreeNode {
 
     func key(_ index: Int) throws -> [UInt8] {
         let range = try keyRange(index)
-        return Array(bytes[range.start ..< range.start + range.length])
+        return Array(bytes[range.start..<range.start + range.length])
     }
 
     /// The bytes of cell `index` as stored, for moving it to another page.
     func cellBytes(_ index: Int) throws -> [UInt8] {
         let offset = try cellOffset(index)
         let size = isLeaf ? try leafCell(index).size : try branchCell(index).size
-        return Array(bytes[offset ..< offset + size])
+        return Array(bytes[offset..<offset + size])
     }
 
     /// Child `index` of a branch: 0 is the leftmost child, `i > 0` the child of cell `i - 1`.

@@ -17,7 +17,7 @@ enum BTreeOverflow {
     static func write(_ value: [UInt8], in sink: PageSink) throws -> PageNumber {
         let pageSize = sink.pageSize
         let capacity = BTreeLayout.overflowCapacity(pageSize: pageSize)
-        let pages = try (0 ..< pageCount(length: value.count, pageSize: pageSize)).map { _ in try sink.allocatePage() }
+        let pages = try (0..<pageCount(length: value.count, pageSize: pageSize)).map { _ in try sink.allocatePage() }
         try value.withUnsafeBytes { source in
             for (i, page) in pages.enumerated() {
                 let m = try sink.writablePage(page).mutableBytes
@@ -27,7 +27,8 @@ enum BTreeOverflow {
                 m[1] = 0; m[2] = 0; m[3] = 0
                 m.setLEU32(i + 1 < pages.count ? pages[i + 1].rawValue : 0, at: BTreeLayout.overflowNextOffset)
                 m.setLEU32(UInt32(used), at: BTreeLayout.overflowUsedOffset)
-                (m.baseAddress! + BTreeLayout.overflowHeaderSize).copyMemory(from: source.baseAddress! + start, byteCount: used)
+                (m.baseAddress! + BTreeLayout.overflowHeaderSize).copyMemory(
+                    from: source.baseAddress! + start, byteCount: used)
             }
         }
         return pages[0]
@@ -36,8 +37,10 @@ enum BTreeOverflow {
     /// Walks the chain of `length` bytes from `first`, checking each page, and calls `body` with
     /// each page number, its buffer and the payload range it contributes.
     /// `owner` is the leaf page that references the chain (named in errors about the reference).
-    static func walk(first: PageNumber, length: Int, owner: PageNumber, in source: PageSource,
-                     _ body: (PageNumber, PageBuffer, Range<Int>) throws -> Void) throws {
+    static func walk(
+        first: PageNumber, length: Int, owner: PageNumber, in source: PageSource,
+        _ body: (PageNumber, PageBuffer, Range<Int>) throws -> Void
+    ) throws {
         let pageSize = source.pageSize
         let capacity = BTreeLayout.overflowCapacity(pageSize: pageSize)
         let expected = pageCount(length: length, pageSize: pageSize)
@@ -47,12 +50,13 @@ enum BTreeOverflow {
         var page = first
         var remaining = length
         var visited = Set<PageNumber>()
-        for index in 0 ..< expected {
+        for index in 0..<expected {
             guard page != .none else {
                 throw btreeCorruption(owner, "overflow chain ends after \(index) of \(expected) pages")
             }
             guard visited.insert(page).inserted else {
-                throw btreeCorruption(page, "overflow chain reaches page \(page) twice (a cycle) at page \(index + 1) of \(expected)")
+                throw btreeCorruption(
+                    page, "overflow chain reaches page \(page) twice (a cycle) at page \(index + 1) of \(expected)")
             }
             let buffer = try source.page(page)
             let b = buffer.bytes
@@ -67,9 +71,10 @@ enum BTreeOverflow {
             }
             let next = PageNumber(b.leU32(at: BTreeLayout.overflowNextOffset))
             if index == expected - 1, next != .none {
-                throw btreeCorruption(page, "overflow chain continues to page \(next) past its declared length \(length)")
+                throw btreeCorruption(
+                    page, "overflow chain continues to page \(next) past its declared length \(length)")
             }
-            try body(page, buffer, BTreeLayout.overflowHeaderSize ..< BTreeLayout.overflowHeaderSize + used)
+            try body(page, buffer, BTreeLayout.overflowHeaderSize..<BTreeLayout.overflowHeaderSize + used)
             remaining -= used
             page = next
         }
@@ -90,7 +95,9 @@ enum BTreeOverflow {
         var pages: [PageNumber] = []
         var seen = Set<PageNumber>()
         try walk(first: first, length: length, owner: owner, in: sink) { page, _, _ in
-            guard seen.insert(page).inserted else { throw btreeCorruption(page, "overflow chain visits this page twice") }
+            guard seen.insert(page).inserted else {
+                throw btreeCorruption(page, "overflow chain visits this page twice")
+            }
             pages.append(page)
         }
         for page in pages { try sink.freePage(page) }

@@ -100,11 +100,12 @@ struct FileHeader: Equatable, Sendable {
             }
             let version = r.u32(8)
             guard version == formatVersion else { return .failure(.unsupportedVersion(version)) }
-            let h = FileHeader(pageSize: r.u32(12), checkpointSequence: r.u64(16),
-                               commitSequence: CommitSequence(r.u64(24)), pageCount: r.u32(32),
-                               chunkCount: r.u32(36), directoryOffset: r.u64(40),
-                               directoryLength: r.u32(48), directoryCRC: r.u32(52),
-                               dataEnd: r.u64(56), entriesPerChunk: r.u32(64))
+            let h = FileHeader(
+                pageSize: r.u32(12), checkpointSequence: r.u64(16),
+                commitSequence: CommitSequence(r.u64(24)), pageCount: r.u32(32),
+                chunkCount: r.u32(36), directoryOffset: r.u64(40),
+                directoryLength: r.u32(48), directoryCRC: r.u32(52),
+                dataEnd: r.u64(56), entriesPerChunk: r.u32(64))
             guard FileHeader.isValidPageSize(Int(h.pageSize)) else {
                 return .failure(.badField("page size \(h.pageSize)"))
             }

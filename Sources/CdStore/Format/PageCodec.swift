@@ -25,8 +25,9 @@ package final class PageCompressor {
     package init(level: Int, pageSize: Int) {
         self.level = Int32(max(0, min(9, level)))
         // raw deflate (negative window bits), memLevel 8, default strategy.
-        let status = deflateInit2_(&stream, self.level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
-                                   ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        let status = deflateInit2_(
+            &stream, self.level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
+            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         precondition(status == Z_OK, "deflateInit2 failed: \(status)")
         output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(pageSize))) + 16)
     }
@@ -75,7 +76,9 @@ package final class PageDecompressorPool: @unchecked Sendable {
     }
 
     private func give(_ s: UnsafeMutablePointer<z_stream>) {
-        lock.withLock { if free.count < 16 { free.append(s); return } ; inflateEnd(s); s.deallocate() }
+        lock.withLock {
+            if free.count < 16 { free.append(s); return }; inflateEnd(s); s.deallocate()
+        }
     }
 
     /// Inflates `stored` into `page`, which is exactly one page long (Z1). Returns an error text

@@ -56,8 +56,9 @@ enum PageFileStructure {
                 return HeaderCopy(slot: slot, offset: offset, decoded: nil, isAllZero: false)
             }
             let bytes = try file.readExactly(FileHeader.size, at: offset, location: .header(offset: offset))
-            return HeaderCopy(slot: slot, offset: offset, decoded: FileHeader.decode(bytes),
-                              isAllZero: bytes.allSatisfy { $0 == 0 })
+            return HeaderCopy(
+                slot: slot, offset: offset, decoded: FileHeader.decode(bytes),
+                isAllZero: bytes.allSatisfy { $0 == 0 })
         }
     }
 
@@ -75,12 +76,16 @@ enum PageFileStructure {
     /// not read, or damage to both copies.
     static func noUsableHeader(_ copies: [HeaderCopy], path: String, fileSize: UInt64) -> StoreError {
         if !copies.contains(where: \.hasMagic) {
-            return .notAStore(path: path, detail: fileSize < UInt64(FileHeader.size)
-                              ? "the file is only \(fileSize) bytes" : "no Cadmium header magic")
+            return .notAStore(
+                path: path,
+                detail: fileSize < UInt64(FileHeader.size)
+                    ? "the file is only \(fileSize) bytes" : "no Cadmium header magic")
         }
-        for c in copies { if case .failure(.unsupportedVersion(let v))? = c.decoded {
-            return .unsupportedFormatVersion(path: path, found: v, supported: FileHeader.formatVersion)
-        } }
+        for c in copies {
+            if case .failure(.unsupportedVersion(let v))? = c.decoded {
+                return .unsupportedFormatVersion(path: path, found: v, supported: FileHeader.formatVersion)
+            }
+        }
         let reasons = copies.map { c -> String in
             switch c.decoded {
             case nil: return "copy \(c.slot): the file ends before it"
@@ -88,8 +93,9 @@ enum PageFileStructure {
             case .failure(let why)?: return "copy \(c.slot): \(why.text)"
             }
         }
-        return .corruption(path: path, location: .header(offset: 0),
-                           detail: "both header copies are damaged: \(reasons.joined(separator: "; "))")
+        return .corruption(
+            path: path, location: .header(offset: 0),
+            detail: "both header copies are damaged: \(reasons.joined(separator: "; "))")
     }
 
     // MARK: - The page map
@@ -97,7 +103,8 @@ enum PageFileStructure {
     /// The map's size against the file (G2): a header claiming more pages than the file could map
     /// is damaged, and must not make anyone allocate for them.
     static func checkMapSize(_ header: FileHeader, fileSize: UInt64) -> DamageReport? {
-        let mapBytes = UInt64(header.pageCount) * UInt64(PageMapLayout.entrySize)
+        let mapBytes =
+            UInt64(header.pageCount) * UInt64(PageMapLayout.entrySize)
             + UInt64(header.chunkCount) * UInt64(PageMapLayout.chunkHeaderSize)
         guard mapBytes <= fileSize else {
             return "page count \(header.pageCount) needs \(mapBytes) bytes of map, more than the file's \(fileSize)"
@@ -114,8 +121,10 @@ enum PageFileStructure {
 
     /// Reads and checks the directory the header locates (its length, extent, CRC and contents).
     /// Call only after `checkMapSize` passed. Throws only I/O errors.
-    static func readDirectory(_ file: any StoreFile, header: FileHeader,
-                              fileSize: UInt64) throws -> Result<[ChunkLocation], DamageReport> {
+    static func readDirectory(
+        _ file: any StoreFile, header: FileHeader,
+        fileSize: UInt64
+    ) throws -> Result<[ChunkLocation], DamageReport> {
         let chunkCount = Int(header.chunkCount)
         guard chunkCount > 0 else { return .success([]) }
         let length = PageMapLayout.directoryHeaderSize + chunkCount * PageMapLayout.directoryEntrySize
@@ -132,8 +141,10 @@ enum PageFileStructure {
 
     /// Reads and checks map chunk `index` at `location` (length, extent, CRC, contents).
     /// Throws only I/O errors.
-    static func readChunk(_ file: any StoreFile, index: Int, location: ChunkLocation, header: FileHeader,
-                          fileSize: UInt64) throws -> Result<[MapEntry], DamageReport> {
+    static func readChunk(
+        _ file: any StoreFile, index: Int, location: ChunkLocation, header: FileHeader,
+        fileSize: UInt64
+    ) throws -> Result<[MapEntry], DamageReport> {
         let pages = pages(ofChunk: index, header: header)
         let expected = PageMapLayout.chunkHeaderSize + pages.count * PageMapLayout.entrySize
         let what = "chunk \(index) (pages \(pages.lowerBound)..<\(pages.upperBound))"
@@ -144,7 +155,9 @@ enum PageFileStructure {
             return .failure("\(what) at offset \(location.offset) lies outside the file (\(fileSize) bytes)")
         }
         let bytes = try file.readExactly(expected, at: location.offset, location: .pageMap(detail: "chunk \(index)"))
-        guard Checksum.crc32(bytes) == location.crc else { return .failure("\(what) fails the checksum in the directory") }
+        guard Checksum.crc32(bytes) == location.crc else {
+            return .failure("\(what) fails the checksum in the directory")
+        }
         return PageMapLayout.decodeChunk(bytes, index: UInt32(index), expectedCount: pages.count)
             .mapError { DamageReport("\($0.text) (pages \(pages.lowerBound)..<\(pages.upperBound))") }
     }
@@ -159,7 +172,8 @@ enum PageFileStructure {
             return "image length \(entry.length) is outside \(PageImage.headerSize + 1)...\(maxImage)"
         }
         if !extentFits(offset: entry.offset, length: UInt64(entry.length), fileSize: fileSize) {
-            return "image at offset \(entry.offset) length \(entry.length) lies past the end of the file (\(fileSize) bytes): truncated?"
+            return
+                "image at offset \(entry.offset) length \(entry.length) lies past the end of the file (\(fileSize) bytes): truncated?"
         }
         if entry.offset % PageMapLayout.granule != 0 {
             return "image offset \(entry.offset) is not a multiple of \(PageMapLayout.granule)"

@@ -28,8 +28,10 @@ enum PageImage {
 
     /// Builds the image of one page: compressed by `compressor` when that pays (Z2), raw when it
     /// does not or when `compressor` is nil.
-    static func encode(page: PageBuffer, number: PageNumber, commit: CommitSequence,
-                       compressor: PageCompressor?) -> [UInt8] {
+    static func encode(
+        page: PageBuffer, number: PageNumber, commit: CommitSequence,
+        compressor: PageCompressor?
+    ) -> [UInt8] {
         let (codec, stored) = compressor?.compress(page.bytes) ?? (.raw, ArraySlice(page.bytes))
         var w = ByteWriter(capacity: headerSize + stored.count)
         w.u8(page.base.load(as: UInt8.self))
@@ -57,15 +59,20 @@ enum PageImage {
     /// Parses the header of `image` (which must hold at least `headerSize` bytes).
     static func header(of image: UnsafeRawBufferPointer) -> Header {
         let r = ByteReader(image)
-        return Header(type: r.u8(0), codec: r.u8(1), page: PageNumber(r.u32(4)),
-                      commit: CommitSequence(r.u64(8)), storedLength: Int(r.u32(16)), crc: r.u32(20))
+        return Header(
+            type: r.u8(0), codec: r.u8(1), page: PageNumber(r.u32(4)),
+            commit: CommitSequence(r.u64(8)), storedLength: Int(r.u32(16)), crc: r.u32(20))
     }
 
     /// Checks an image completely and decodes it into a fresh page buffer, or returns why it is
     /// damaged (PI1–PI3). `expected` is the page number the caller followed a reference to.
-    static func decode(_ image: UnsafeRawBufferPointer, expected: PageNumber, expectedCommit: CommitSequence?,
-                       pageSize: Int, pool: PageDecompressorPool) -> Result<PageBuffer, DamageReport> {
-        guard image.count >= headerSize else { return .failure("image of \(image.count) bytes is shorter than its header") }
+    static func decode(
+        _ image: UnsafeRawBufferPointer, expected: PageNumber, expectedCommit: CommitSequence?,
+        pageSize: Int, pool: PageDecompressorPool
+    ) -> Result<PageBuffer, DamageReport> {
+        guard image.count >= headerSize else {
+            return .failure("image of \(image.count) bytes is shorter than its header")
+        }
         let h = header(of: image)
         guard h.storedLength > 0, h.storedLength <= pageSize, headerSize + h.storedLength <= image.count else {
             return .failure("stored length \(h.storedLength) is out of range")
@@ -82,7 +89,9 @@ enum PageImage {
         let page = PageBuffer(uninitialized: pageSize)
         switch PageCodecID(rawValue: h.codec) {
         case .raw:
-            guard h.storedLength == pageSize else { return .failure("raw image of \(h.storedLength) bytes is not one page") }
+            guard h.storedLength == pageSize else {
+                return .failure("raw image of \(h.storedLength) bytes is not one page")
+            }
             page.base.copyMemory(from: stored.baseAddress!, byteCount: pageSize)
         case .deflate:
             if let problem = pool.decompress(stored, into: page.mutableBytes) { return .failure(DamageReport(problem)) }

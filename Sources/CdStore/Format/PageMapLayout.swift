@@ -74,7 +74,8 @@ enum PageMapLayout {
     /// Decodes a chunk, checking magic, index, count and CRC.
     static func decodeChunk(_ bytes: [UInt8], index: UInt32, expectedCount: Int) -> Result<[MapEntry], DamageReport> {
         guard bytes.count == chunkHeaderSize + expectedCount * entrySize else {
-            return .failure("chunk \(index) is \(bytes.count) bytes, expected \(chunkHeaderSize + expectedCount * entrySize)")
+            return .failure(
+                "chunk \(index) is \(bytes.count) bytes, expected \(chunkHeaderSize + expectedCount * entrySize)")
         }
         return bytes.withUnsafeBytes { raw in
             let r = ByteReader(raw)
@@ -83,13 +84,17 @@ enum PageMapLayout {
             crc = Checksum.crc32(bytes[16...], seed: crc)
             guard crc == r.u32(12) else { return .failure("chunk \(index) checksum mismatch") }
             guard r.u32(4) == index else { return .failure("chunk \(index) holds index \(r.u32(4))") }
-            guard Int(r.u32(8)) == expectedCount else { return .failure("chunk \(index) holds \(r.u32(8)) entries, expected \(expectedCount)") }
+            guard Int(r.u32(8)) == expectedCount else {
+                return .failure("chunk \(index) holds \(r.u32(8)) entries, expected \(expectedCount)")
+            }
             var entries: [MapEntry] = []
             entries.reserveCapacity(expectedCount)
             for i in 0..<expectedCount {
                 let at = chunkHeaderSize + i * entrySize
-                entries.append(MapEntry(offset: r.u64(at), length: r.u32(at + 8), crc: r.u32(at + 12),
-                                        commit: CommitSequence(r.u64(at + 16))))
+                entries.append(
+                    MapEntry(
+                        offset: r.u64(at), length: r.u32(at + 8), crc: r.u32(at + 12),
+                        commit: CommitSequence(r.u64(at + 16))))
             }
             return .success(entries)
         }
@@ -105,16 +110,20 @@ enum PageMapLayout {
 
     static func decodeDirectory(_ bytes: [UInt8], chunkCount: Int) -> Result<[ChunkLocation], DamageReport> {
         guard bytes.count == directoryHeaderSize + chunkCount * directoryEntrySize else {
-            return .failure("directory is \(bytes.count) bytes, expected \(directoryHeaderSize + chunkCount * directoryEntrySize)")
+            return .failure(
+                "directory is \(bytes.count) bytes, expected \(directoryHeaderSize + chunkCount * directoryEntrySize)")
         }
         return bytes.withUnsafeBytes { raw in
             let r = ByteReader(raw)
             guard Array(bytes[0..<4]) == directoryMagic else { return .failure("directory has a bad magic") }
-            guard Int(r.u32(4)) == chunkCount else { return .failure("directory lists \(r.u32(4)) chunks, header says \(chunkCount)") }
-            return .success((0..<chunkCount).map { i in
-                let at = directoryHeaderSize + i * directoryEntrySize
-                return ChunkLocation(offset: r.u64(at), length: r.u32(at + 8), crc: r.u32(at + 12))
-            })
+            guard Int(r.u32(4)) == chunkCount else {
+                return .failure("directory lists \(r.u32(4)) chunks, header says \(chunkCount)")
+            }
+            return .success(
+                (0..<chunkCount).map { i in
+                    let at = directoryHeaderSize + i * directoryEntrySize
+                    return ChunkLocation(offset: r.u64(at), length: r.u32(at + 8), crc: r.u32(at + 12))
+                })
         }
     }
 }

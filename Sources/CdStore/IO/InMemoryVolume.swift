@@ -56,7 +56,9 @@ package struct InMemoryVolume {
     // MARK: - Namespace
 
     /// Opens `path` and returns the new handle, its node and whether the file was created.
-    package mutating func open(_ path: String, mode: FileOpenMode) throws -> (handle: HandleID, node: NodeID, created: Bool) {
+    package mutating func open(
+        _ path: String, mode: FileOpenMode
+    ) throws -> (handle: HandleID, node: NodeID, created: Bool) {
         var created = false
         let node: NodeID
         if let existing = entries[path] {
@@ -97,7 +99,9 @@ package struct InMemoryVolume {
 
     // MARK: - Handles
 
-    package func read(_ handle: HandleID, path: String, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
+    package func read(
+        _ handle: HandleID, path: String, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64
+    ) throws -> Int {
         let node = try openHandle(handle, path, "pread").node
         let data = nodes[node]!.data
         guard offset < UInt64(data.count), buffer.count > 0 else { return 0 }
@@ -109,7 +113,9 @@ package struct InMemoryVolume {
         return count
     }
 
-    package mutating func write(_ handle: HandleID, path: String, _ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws {
+    package mutating func write(
+        _ handle: HandleID, path: String, _ bytes: UnsafeRawBufferPointer, at offset: UInt64
+    ) throws {
         let open = try openHandle(handle, path, "pwrite")
         guard open.writable else { throw StoreError.io(operation: "pwrite", path: open.path, errno: EBADF) }
         guard bytes.count > 0 else { return }

@@ -142,7 +142,7 @@ public final class POSIXFile: StoreFile {
                 throw StoreError.io(operation: "close", path: path, errno: EBADF)
             }
             state.closeRequested = true
-            guard state.users == 0 else { return nil }   // the last user closes it (PF2)
+            guard state.users == 0 else { return nil }  // the last user closes it (PF2)
             defer { state.descriptor = nil }
             return state.descriptor
         }
@@ -189,7 +189,7 @@ public final class POSIXFile: StoreFile {
     /// The offset as `off_t`, or `EFBIG` when `offset + count` does not fit.
     private func checkedOffset(_ offset: UInt64, count: Int) throws -> Int64 {
         guard let start = Int64(exactly: offset),
-              start.addingReportingOverflow(Int64(count)).overflow == false
+            start.addingReportingOverflow(Int64(count)).overflow == false
         else { throw Errno.fileTooLarge }
         return start
     }

@@ -69,8 +69,9 @@ extension StoreFile {
         var bytes = [UInt8](repeating: 0, count: count)
         let got = try bytes.withUnsafeMutableBytes { try read(into: $0, at: offset) }
         guard got == count else {
-            throw StoreError.corruption(path: path, location: location,
-                                        detail: "file ends after \(got) of \(count) bytes at offset \(offset)")
+            throw StoreError.corruption(
+                path: path, location: location,
+                detail: "file ends after \(got) of \(count) bytes at offset \(offset)")
         }
         return bytes
     }

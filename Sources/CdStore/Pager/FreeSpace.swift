@@ -12,10 +12,10 @@
 
 /// Free extents with best-fit allocation and merging of neighbours.
 struct FreeSpace {
-    private(set) var byStart: [UInt64: UInt64] = [:]     // start → length
-    private var byEnd: [UInt64: UInt64] = [:]            // end → start
-    private var bySize: [UInt64: Set<UInt64>] = [:]      // length → starts
-    private var sizes: [UInt64] = []                     // sorted distinct lengths present
+    private(set) var byStart: [UInt64: UInt64] = [:]  // start → length
+    private var byEnd: [UInt64: UInt64] = [:]  // end → start
+    private var bySize: [UInt64: Set<UInt64>] = [:]  // length → starts
+    private var sizes: [UInt64] = []  // sorted distinct lengths present
     /// The first byte after the data area in use; allocation past every free extent appends here.
     private(set) var dataEnd: UInt64
     private(set) var freeBytes: UInt64 = 0
@@ -82,7 +82,9 @@ struct FreeSpace {
     }
 
     /// Builds the free space of a data area from its used extents, or reports the first overlap.
-    static func derive(used: [(start: UInt64, length: UInt64, what: String)], dataEnd: UInt64) -> Result<FreeSpace, DamageReport> {
+    static func derive(
+        used: [(start: UInt64, length: UInt64, what: String)], dataEnd: UInt64
+    ) -> Result<FreeSpace, DamageReport> {
         var space = FreeSpace(dataEnd: dataEnd)
         var cursor = FileHeader.dataStart
         var previous = "the file header"

@@ -36,11 +36,14 @@ struct MetaPage: Equatable {
     static func decode(_ page: PageBuffer) -> Result<MetaPage, DamageReport> {
         let r = ByteReader(page.bytes)
         guard r.u8(0) == PageType.meta.rawValue else { return .failure("page 1 has type \(r.u8(0)), not meta") }
-        let m = MetaPage(commit: CommitSequence(r.u64(8)), pageCount: r.u32(16), catalogRoot: PageNumber(r.u32(20)),
-                         freeListHead: PageNumber(r.u32(24)), freeCount: r.u32(28))
+        let m = MetaPage(
+            commit: CommitSequence(r.u64(8)), pageCount: r.u32(16), catalogRoot: PageNumber(r.u32(20)),
+            freeListHead: PageNumber(r.u32(24)), freeCount: r.u32(28))
         guard m.pageCount >= 3 else { return .failure("meta page count \(m.pageCount) is below 3") }
         guard m.catalogRoot == catalogRoot else { return .failure("catalog root is \(m.catalogRoot), not 2") }
-        guard m.freeListHead.rawValue < m.pageCount else { return .failure("free-list head \(m.freeListHead) is past the page count \(m.pageCount)") }
+        guard m.freeListHead.rawValue < m.pageCount else {
+            return .failure("free-list head \(m.freeListHead) is past the page count \(m.pageCount)")
+        }
         return .success(m)
     }
 
@@ -97,6 +100,9 @@ struct FreeListTrunk {
     }
 
     private func store(_ v: UInt32, at offset: Int) {
-        for i in 0..<4 { page.base.storeBytes(of: UInt8(truncatingIfNeeded: v >> (8 * UInt32(i))), toByteOffset: offset + i, as: UInt8.self) }
+        for i in 0..<4 {
+            page.base.storeBytes(
+                of: UInt8(truncatingIfNeeded: v >> (8 * UInt32(i))), toByteOffset: offset + i, as: UInt8.self)
+        }
     }
 }

@@ -55,7 +55,7 @@ final class PageCache: @unchecked Sendable {
                 slots.append(Slot(key: key, buffer: buffer, referenced: false))
                 return
             }
-            while slots[hand].referenced {          // PC2
+            while slots[hand].referenced {  // PC2
                 slots[hand].referenced = false
                 hand = (hand + 1) % slots.count
             }
@@ -84,5 +84,7 @@ final class PageCache: @unchecked Sendable {
     }
 
     var count: Int { lock.withLock { state.slots.count } }
-    var statistics: (hits: Int, misses: Int, pages: Int) { lock.withLock { (state.hits, state.misses, state.slots.count) } }
+    var statistics: (hits: Int, misses: Int, pages: Int) {
+        lock.withLock { (state.hits, state.misses, state.slots.count) }
+    }
 }

@@ -57,7 +57,8 @@ extension Store {
         if bound > header.commitSequence, let wal {
             // FileHeader FH3: the sequence read from the file is at most the limit; never wrap it.
             guard header.checkpointSequence < CommitSequence.limit.rawValue else {
-                throw StoreError.invalidArgument("the store has reached its limit of \(CommitSequence.limit) checkpoints")
+                throw StoreError.invalidArgument(
+                    "the store has reached its limit of \(CommitSequence.limit) checkpoints")
             }
             if options.durability == .normal { try syncOrPoison(wal, what: "WAL") }
             let (changes, newCount) = stateLock.withLock {
@@ -130,7 +131,9 @@ extension Store {
             if options.durability != .off { try syncOrPoison(file, what: "page file") }
 
             fileLock.withWriteLock {
-                if map.count < pageCount { map.append(contentsOf: repeatElement(MapEntry.absent, count: pageCount - map.count)) }
+                if map.count < pageCount {
+                    map.append(contentsOf: repeatElement(MapEntry.absent, count: pageCount - map.count))
+                }
                 for (n, e) in updates { map[n] = e }
                 chunks = newChunks
                 header = newHeader
@@ -155,7 +158,8 @@ extension Store {
                     do {
                         var salt: UInt32 = 0
                         repeat { salt = UInt32.random(in: 1...UInt32.max) } while salt == walSalt
-                        let h = WALLayout.Header(pageSize: UInt32(pageSize), generation: header.checkpointSequence, salt: salt)
+                        let h = WALLayout.Header(
+                            pageSize: UInt32(pageSize), generation: header.checkpointSequence, salt: salt)
                         try wal.write(h.encoded(), at: 0)
                         if truncate { try wal.truncate(to: headerEnd) }
                         if options.durability != .off { try wal.sync() }
@@ -181,7 +185,8 @@ extension Store {
     /// checked first, so that damage is reported, never sealed under a fresh checksum.
     private func compressedCopy(of image: [UInt8], page: PageNumber, commit: CommitSequence) throws -> [UInt8]? {
         guard compressor.level > 0, image.count >= PageImage.headerSize,
-              image[1] == PageCodecID.raw.rawValue else { return nil }
+            image[1] == PageCodecID.raw.rawValue
+        else { return nil }
         let decoded = image.withUnsafeBytes {
             PageImage.decode($0, expected: page, expectedCommit: commit, pageSize: pageSize, pool: decompressors)
         }

@@ -32,7 +32,8 @@ extension Store {
         do {
             try file.lock(options.readOnly ? .shared : .exclusive, waitingUpTo: options.lockWaitSeconds)
             var size = try file.size()
-            let unfinishedCreation = try !options.readOnly && size <= FileHeader.dataStart && isAllZero(file, size: size)
+            let unfinishedCreation =
+                try !options.readOnly && size <= FileHeader.dataStart && isAllZero(file, size: size)
             if size == 0 || unfinishedCreation {
                 // Empty, or a creation that a crash cut off before any header landed: an all-zero
                 // file shorter than the data area holds nothing to lose.
@@ -53,13 +54,17 @@ extension Store {
                 if !walExisted, options.durability != .off { try fs.syncDirectory(containing: walPath) }
                 scan = try WALScan.scan(walFile!, pageSize: Int(header.pageSize))
             }
-            let store = Store(path: path, options: options, file: file, wal: walFile, header: header, activeSlot: slot,
-                              map: map, chunks: chunks, freeSpace: freeSpace, scan: scan)
+            let store = Store(
+                path: path, options: options, file: file, wal: walFile, header: header, activeSlot: slot,
+                map: map, chunks: chunks, freeSpace: freeSpace, scan: scan)
             if let scan { store.indexRecoveredCommits(scan) }
             if !options.readOnly {
                 store.writerGate.acquire()
                 defer { store.writerGate.release() }
-                let walIsClean = scan.map { $0.header != nil && $0.commits.isEmpty && $0.tailBytes == 0 && $0.fileSize == $0.validEnd } ?? false
+                let walIsClean =
+                    scan.map {
+                        $0.header != nil && $0.commits.isEmpty && $0.tailBytes == 0 && $0.fileSize == $0.validEnd
+                    } ?? false
                 if !walIsClean {
                     _ = try store.checkpointLocked(resetLog: true, forceReset: true, keepLogFile: false)
                 }
@@ -83,9 +88,10 @@ extension Store {
     }
 
     static func writeInitialHeaders(_ file: any StoreFile, pageSize: Int, durability: Durability) throws {
-        let header = FileHeader(pageSize: UInt32(pageSize), checkpointSequence: 1, commitSequence: CommitSequence(0),
-                                pageCount: 0, chunkCount: 0, directoryOffset: 0, directoryLength: 0, directoryCRC: 0,
-                                dataEnd: FileHeader.dataStart, entriesPerChunk: PageMapLayout.defaultEntriesPerChunk)
+        let header = FileHeader(
+            pageSize: UInt32(pageSize), checkpointSequence: 1, commitSequence: CommitSequence(0),
+            pageCount: 0, chunkCount: 0, directoryOffset: 0, directoryLength: 0, directoryCRC: 0,
+            dataEnd: FileHeader.dataStart, entriesPerChunk: PageMapLayout.defaultEntriesPerChunk)
         var bytes = [UInt8](repeating: 0, count: Int(FileHeader.dataStart))
         let encoded = header.encoded()
         bytes.replaceSubrange(0..<encoded.count, with: encoded)
@@ -107,7 +113,9 @@ extension Store {
 
     /// Reads and checks the directory and every map chunk, and every present entry (PageFileStructure
     /// G1, G2): the first damage is thrown.
-    static func loadPageMap(_ file: any StoreFile, header: FileHeader, fileSize: UInt64) throws -> ([MapEntry], [ChunkLocation]) {
+    static func loadPageMap(
+        _ file: any StoreFile, header: FileHeader, fileSize: UInt64
+    ) throws -> ([MapEntry], [ChunkLocation]) {
         let path = file.path
         func damaged(_ why: DamageReport) -> StoreError {
             StoreError.corruption(path: path, location: .pageMap(detail: why.text), detail: why.text)
@@ -135,18 +143,25 @@ extension Store {
         return (map, chunks)
     }
 
-    static func usedExtents(header: FileHeader, map: [MapEntry], chunks: [ChunkLocation]) -> [(start: UInt64, length: UInt64, what: String)] {
+    static func usedExtents(
+        header: FileHeader, map: [MapEntry], chunks: [ChunkLocation]
+    ) -> [(start: UInt64, length: UInt64, what: String)] {
         var used: [(UInt64, UInt64, String)] = []
         used.reserveCapacity(map.count + chunks.count + 1)
         for (n, e) in map.enumerated() where e.isPresent { used.append((e.offset, UInt64(e.length), "page \(n)")) }
         for (i, c) in chunks.enumerated() { used.append((c.offset, UInt64(c.length), "map chunk \(i)")) }
-        if header.chunkCount > 0 { used.append((header.directoryOffset, UInt64(header.directoryLength), "the map directory")) }
+        if header.chunkCount > 0 {
+            used.append((header.directoryOffset, UInt64(header.directoryLength), "the map directory"))
+        }
         return used
     }
 
-    static func deriveFreeSpace(path: String, header: FileHeader, map: [MapEntry], chunks: [ChunkLocation]) throws -> FreeSpace {
+    static func deriveFreeSpace(
+        path: String, header: FileHeader, map: [MapEntry], chunks: [ChunkLocation]
+    ) throws -> FreeSpace {
         let used = usedExtents(header: header, map: map, chunks: chunks)
-        let end = max(header.dataEnd, used.map { PageMapLayout.roundUp($0.start + $0.length) }.max() ?? FileHeader.dataStart)
+        let end = max(
+            header.dataEnd, used.map { PageMapLayout.roundUp($0.start + $0.length) }.max() ?? FileHeader.dataStart)
         switch FreeSpace.derive(used: used, dataEnd: end) {
         case .success(let s): return s
         case .failure(let why):

@@ -36,7 +36,9 @@ extension Store {
         if !isReadOnly {
             writerGate.acquire()
             if stateLock.withLock({ poison == nil }) {
-                do { _ = try checkpointLocked(resetLog: true, forceReset: false, keepLogFile: false) } catch { firstError = error }
+                do { _ = try checkpointLocked(resetLog: true, forceReset: false, keepLogFile: false) } catch {
+                    firstError = error
+                }
             }
         }
         fileLock.withWriteLock { stateLock.withLock { closed = true } }
@@ -57,12 +59,13 @@ extension Store {
         let cacheStats = cache.statistics
         return fileLock.withReadLock {
             stateLock.withLock {
-                StoreStatistics(pageSize: pageSize, lastCommit: committed, pageFileCommit: header.commitSequence,
-                                pageCount: Int(walIndex.pageCount(atOrBefore: committed) ?? header.pageCount),
-                                walBytes: walEnd, walFrames: walIndex.frameCount, checkpoints: checkpointCount,
-                                dataEnd: freeSpace.dataEnd, freeBytes: freeSpace.freeBytes,
-                                cacheHits: cacheStats.hits, cacheMisses: cacheStats.misses, cachedPages: cacheStats.pages,
-                                cacheCapacityPages: cache.capacity, activeReaders: readers.values.reduce(0, +))
+                StoreStatistics(
+                    pageSize: pageSize, lastCommit: committed, pageFileCommit: header.commitSequence,
+                    pageCount: Int(walIndex.pageCount(atOrBefore: committed) ?? header.pageCount),
+                    walBytes: walEnd, walFrames: walIndex.frameCount, checkpoints: checkpointCount,
+                    dataEnd: freeSpace.dataEnd, freeBytes: freeSpace.freeBytes,
+                    cacheHits: cacheStats.hits, cacheMisses: cacheStats.misses, cachedPages: cacheStats.pages,
+                    cacheCapacityPages: cache.capacity, activeReaders: readers.values.reduce(0, +))
             }
         }
     }

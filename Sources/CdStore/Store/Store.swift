@@ -81,8 +81,10 @@ public final class Store: @unchecked Sendable {
     // Writer-only (writerGate).
     let compressor: PageCompressor
 
-    init(path: String, options: StoreOptions, file: any StoreFile, wal: (any StoreFile)?, header: FileHeader,
-         activeSlot: Int, map: [MapEntry], chunks: [ChunkLocation], freeSpace: FreeSpace, scan: WALScanResult?) {
+    init(
+        path: String, options: StoreOptions, file: any StoreFile, wal: (any StoreFile)?, header: FileHeader,
+        activeSlot: Int, map: [MapEntry], chunks: [ChunkLocation], freeSpace: FreeSpace, scan: WALScanResult?
+    ) {
         self.path = path
         self.walPath = path + "-wal"
         self.pageSize = Int(header.pageSize)
@@ -161,8 +163,9 @@ public final class Store: @unchecked Sendable {
             }
             if let e = walEntry {
                 if e.isTombstone {
-                    throw StoreError.corruption(path: walPath, location: .page(number),
-                                                detail: "page \(number) was freed by commit \(e.commit) but is still referenced")
+                    throw StoreError.corruption(
+                        path: walPath, location: .page(number),
+                        detail: "page \(number) was freed by commit \(e.commit) but is still referenced")
                 }
                 let key = PageCache.Key(page: number.rawValue, commit: e.commit.rawValue)
                 if let hit = cache.get(key) { return .cached(hit) }
@@ -170,12 +173,14 @@ public final class Store: @unchecked Sendable {
                 return .stored(try wal.readExactly(Int(e.length), at: e.offset, location: .page(number)), key)
             }
             guard Int(number.rawValue) < map.count, number != .none else {
-                throw StoreError.corruption(path: path, location: .page(number),
-                                            detail: "page \(number) is past the page map (\(map.count) pages)")
+                throw StoreError.corruption(
+                    path: path, location: .page(number),
+                    detail: "page \(number) is past the page map (\(map.count) pages)")
             }
             let entry = map[Int(number.rawValue)]
             guard entry.isPresent else {
-                throw StoreError.corruption(path: path, location: .page(number), detail: "page \(number) has no image in the page map")
+                throw StoreError.corruption(
+                    path: path, location: .page(number), detail: "page \(number) has no image in the page map")
             }
             let key = PageCache.Key(page: number.rawValue, commit: entry.commit.rawValue)
             if let hit = cache.get(key) { return .cached(hit) }
@@ -186,8 +191,9 @@ public final class Store: @unchecked Sendable {
             return page
         case .stored(let bytes, let key):
             let decoded = bytes.withUnsafeBytes {
-                PageImage.decode($0, expected: number, expectedCommit: CommitSequence(key.commit),
-                                 pageSize: pageSize, pool: decompressors)
+                PageImage.decode(
+                    $0, expected: number, expectedCommit: CommitSequence(key.commit),
+                    pageSize: pageSize, pool: decompressors)
             }
             switch decoded {
             case .success(let page):

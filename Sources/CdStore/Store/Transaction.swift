@@ -63,20 +63,24 @@ enum Catalog {
 
     static func decodeRoot(_ value: [UInt8], tree name: String, path: String) throws -> BTree {
         guard value.count == 8 else {
-            throw StoreError.corruption(path: path, location: .page(MetaPage.catalogRoot),
-                                        detail: "catalog entry for tree '\(name)' is \(value.count) bytes, not 8")
+            throw StoreError.corruption(
+                path: path, location: .page(MetaPage.catalogRoot),
+                detail: "catalog entry for tree '\(name)' is \(value.count) bytes, not 8")
         }
         let root = value.withUnsafeBytes { ByteReader($0).u32(0) }
         guard root >= 3 else {
-            throw StoreError.corruption(path: path, location: .page(MetaPage.catalogRoot),
-                                        detail: "catalog entry for tree '\(name)' names root page \(root)")
+            throw StoreError.corruption(
+                path: path, location: .page(MetaPage.catalogRoot),
+                detail: "catalog entry for tree '\(name)' names root page \(root)")
         }
         return BTree(root: PageNumber(root))
     }
 
     static func validateName(_ name: String) throws {
         let n = name.utf8.count
-        guard n > 0, n <= 255 else { throw StoreError.invalidArgument("tree name must be 1 to 255 bytes of UTF-8, got \(n)") }
+        guard n > 0, n <= 255 else {
+            throw StoreError.invalidArgument("tree name must be 1 to 255 bytes of UTF-8, got \(n)")
+        }
     }
 }
 
@@ -136,8 +140,10 @@ public struct Tree {
 
     /// Visits the entries with `lower ≤ key < upper` (either bound may be nil) in order until
     /// `body` returns false.
-    public func scan(from lower: [UInt8]? = nil, upTo upper: [UInt8]? = nil,
-                     _ body: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool) throws {
+    public func scan(
+        from lower: [UInt8]? = nil, upTo upper: [UInt8]? = nil,
+        _ body: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool
+    ) throws {
         let c = cursor()
         var more = try lower.map { try c.seek(atLeast: $0) } ?? c.first()
         while more {

@@ -40,8 +40,9 @@ public final class WriteTransaction: Transaction, PageSink {
             throw error
         }
         let snapshot = store.lastCommit
-        meta = MetaPage(commit: snapshot, pageCount: 1, catalogRoot: MetaPage.catalogRoot,
-                        freeListHead: .none, freeCount: 0)
+        meta = MetaPage(
+            commit: snapshot, pageCount: 1, catalogRoot: MetaPage.catalogRoot,
+            freeListHead: .none, freeCount: 0)
         super.init(store: store, snapshot: snapshot)
         if snapshot != CommitSequence(0) {
             do {
@@ -68,7 +69,9 @@ public final class WriteTransaction: Transaction, PageSink {
     /// count must be the one the header or the last WAL commit record gives (bounded by the file's
     /// map), its commit the snapshot's, its free count below its page count.
     static func disagreement(of meta: MetaPage, snapshot: CommitSequence, pageCount: UInt32) -> DamageReport? {
-        if meta.commit != snapshot { return "the meta page was written by commit \(meta.commit), the last commit is \(snapshot)" }
+        if meta.commit != snapshot {
+            return "the meta page was written by commit \(meta.commit), the last commit is \(snapshot)"
+        }
         if meta.pageCount != pageCount {
             return "the meta page counts \(meta.pageCount) pages, the store's map and log \(pageCount)"
         }
@@ -93,8 +96,9 @@ public final class WriteTransaction: Transaction, PageSink {
         if finished { throw StoreError.transactionFinished }
         if let d = dirty[number] { return d }
         guard number != .none, number.rawValue < meta.pageCount else {
-            throw StoreError.corruption(path: store.path, location: .page(number),
-                                        detail: "write to page \(number) outside 1..<\(meta.pageCount)")
+            throw StoreError.corruption(
+                path: store.path, location: .page(number),
+                detail: "write to page \(number) outside 1..<\(meta.pageCount)")
         }
         let copy = PageBuffer(copying: try store.loadPage(number, snapshot: snapshot))
         dirty[number] = copy
@@ -114,14 +118,16 @@ public final class WriteTransaction: Transaction, PageSink {
                 number = trunk.entry(trunk.count - 1)
                 // R4: the count read from the file must agree with the list it counts.
                 guard meta.freeCount > 0 else {
-                    throw StoreError.corruption(path: store.path, location: .page(MetaPage.number),
-                                                detail: "the meta page counts no free pages, but trunk \(head) lists \(trunk.count)")
+                    throw StoreError.corruption(
+                        path: store.path, location: .page(MetaPage.number),
+                        detail: "the meta page counts no free pages, but trunk \(head) lists \(trunk.count)")
                 }
                 // MetaPage M2: a listed page has no image, unless this transaction freed it. One
                 // that has is in use: handing it out would overwrite a live page.
                 if !freed.contains(number), store.hasImage(number, snapshot: snapshot) {
-                    throw StoreError.corruption(path: store.path, location: .page(head),
-                                                detail: "free-list trunk \(head) lists page \(number), which is in use")
+                    throw StoreError.corruption(
+                        path: store.path, location: .page(head),
+                        detail: "free-list trunk \(head) lists page \(number), which is in use")
                 }
                 trunk.count -= 1
                 meta.freeCount -= 1
@@ -138,8 +144,9 @@ public final class WriteTransaction: Transaction, PageSink {
         }
         let number = PageNumber(meta.pageCount)
         if store.hasImage(number, snapshot: snapshot) {
-            throw StoreError.corruption(path: store.path, location: .page(MetaPage.number),
-                                        detail: "the meta page counts \(meta.pageCount) pages, but page \(number) is in use")
+            throw StoreError.corruption(
+                path: store.path, location: .page(MetaPage.number),
+                detail: "the meta page counts \(meta.pageCount) pages, but page \(number) is in use")
         }
         meta.pageCount += 1
         dirty[number] = PageBuffer(zeroed: pageSize)
@@ -149,7 +156,8 @@ public final class WriteTransaction: Transaction, PageSink {
     public func freePage(_ number: PageNumber) throws {
         if finished { throw StoreError.transactionFinished }
         guard number.rawValue >= 3, number.rawValue < meta.pageCount else {
-            throw StoreError.corruption(path: store.path, location: .page(number), detail: "freeing page \(number), which cannot be free")
+            throw StoreError.corruption(
+                path: store.path, location: .page(number), detail: "freeing page \(number), which cannot be free")
         }
         dirty[number] = nil
         if meta.freeListHead != .none {
@@ -157,8 +165,9 @@ public final class WriteTransaction: Transaction, PageSink {
             if trunk.count < FreeListTrunk.capacity(pageSize: pageSize) {
                 trunk.setEntry(trunk.count, number)
                 guard meta.freeCount < meta.pageCount else {
-                    throw StoreError.corruption(path: store.path, location: .page(MetaPage.number),
-                                                detail: "the meta page counts \(meta.freeCount) free pages of \(meta.pageCount)")
+                    throw StoreError.corruption(
+                        path: store.path, location: .page(MetaPage.number),
+                        detail: "the meta page counts \(meta.freeCount) free pages of \(meta.pageCount)")
                 }
                 trunk.count += 1
                 meta.freeCount += 1
@@ -202,8 +211,9 @@ public final class WriteTransaction: Transaction, PageSink {
     func formatStore() throws {
         let metaPage = try allocatePage()
         let catalogTree = try BTree.create(in: self)
-        precondition(metaPage == MetaPage.number && catalogTree.root == MetaPage.catalogRoot,
-                     "a new store allocates pages 1 and 2 first")
+        precondition(
+            metaPage == MetaPage.number && catalogTree.root == MetaPage.catalogRoot,
+            "a new store allocates pages 1 and 2 first")
     }
 
     // MARK: - Commit and abort
@@ -260,20 +270,27 @@ public final class WriteTransaction: Transaction, PageSink {
             let image = PageImage.encode(page: dirty[number]!, number: number, commit: sequence, compressor: compressor)
             let payloadOffset = start + UInt64(out.count + WALLayout.frameHeaderSize)
             let imageCRC = image.withUnsafeBytes { PageImage.header(of: $0).crc }
-            crc = WALLayout.appendFrame(kind: .page, page: number, commit: sequence, salt: store.walSalt,
-                                        payload: image, previousCRC: crc, to: &out)
-            frames.append(WALFrameRecord(kind: .page, page: number, payloadOffset: payloadOffset,
-                                         payloadLength: UInt32(image.count), imageCRC: imageCRC, frameIndex: frames.count))
+            crc = WALLayout.appendFrame(
+                kind: .page, page: number, commit: sequence, salt: store.walSalt,
+                payload: image, previousCRC: crc, to: &out)
+            frames.append(
+                WALFrameRecord(
+                    kind: .page, page: number, payloadOffset: payloadOffset,
+                    payloadLength: UInt32(image.count), imageCRC: imageCRC, frameIndex: frames.count))
         }
         for number in freed.sorted() where dirty[number] == nil {
-            crc = WALLayout.appendFrame(kind: .tombstone, page: number, commit: sequence, salt: store.walSalt,
-                                        payload: [], previousCRC: crc, to: &out)
-            frames.append(WALFrameRecord(kind: .tombstone, page: number, payloadOffset: start + UInt64(out.count),
-                                         payloadLength: 0, imageCRC: 0, frameIndex: frames.count))
+            crc = WALLayout.appendFrame(
+                kind: .tombstone, page: number, commit: sequence, salt: store.walSalt,
+                payload: [], previousCRC: crc, to: &out)
+            frames.append(
+                WALFrameRecord(
+                    kind: .tombstone, page: number, payloadOffset: start + UInt64(out.count),
+                    payloadLength: 0, imageCRC: 0, frameIndex: frames.count))
         }
-        crc = WALLayout.appendFrame(kind: .commit, page: .none, commit: sequence, salt: store.walSalt,
-                                    payload: WALLayout.commitPayload(frameCount: UInt32(frames.count), pageCount: meta.pageCount),
-                                    previousCRC: crc, to: &out)
+        crc = WALLayout.appendFrame(
+            kind: .commit, page: .none, commit: sequence, salt: store.walSalt,
+            payload: WALLayout.commitPayload(frameCount: UInt32(frames.count), pageCount: meta.pageCount),
+            previousCRC: crc, to: &out)
 
         // A failed write leaves `walEnd` where it was: the next commit overwrites the partial
         // frames, and recovery stops at them (their chain CRC cannot match). A failed fsync poisons (P4).
@@ -293,7 +310,9 @@ public final class WriteTransaction: Transaction, PageSink {
             store.walEnd = start + UInt64(out.count)
         }
         store.walChainCRC = crc
-        for number in pages { store.cache.put(PageCache.Key(page: number.rawValue, commit: sequence.rawValue), dirty[number]!) }
+        for number in pages {
+            store.cache.put(PageCache.Key(page: number.rawValue, commit: sequence.rawValue), dirty[number]!)
+        }
         dirty = [:]
         freed = []
         finished = true

@@ -16,7 +16,9 @@ struct FreeListCheck: VerificationPass {
         while trunk != .none {
             steps += 1
             guard steps < context.pageCount else {
-                context.problem(VerificationLocation(area: .freeList, page: trunk), "the trunk chain is longer than the store: a cycle")
+                context.problem(
+                    VerificationLocation(area: .freeList, page: trunk),
+                    "the trunk chain is longer than the store: a cycle")
                 break
             }
             let location = VerificationLocation(area: .freeList, page: trunk)
@@ -43,16 +45,18 @@ struct FreeListCheck: VerificationPass {
                 listed += 1
                 guard context.claim(p.rawValue, .free) else { continue }
                 if context.hasImage(p) {
-                    context.problem(VerificationLocation(area: .freeList, page: p),
-                                    "page is listed free (in trunk \(trunk)) but has an image (M2)")
+                    context.problem(
+                        VerificationLocation(area: .freeList, page: p),
+                        "page is listed free (in trunk \(trunk)) but has an image (M2)")
                 }
             }
             from = "trunk \(trunk)"
             trunk = t.next
         }
         if listed != Int(meta.freeCount) {
-            context.problem(VerificationLocation(area: .freeList, page: MetaPage.number),
-                            "the meta page counts \(meta.freeCount) free pages, the trunks list \(listed)")
+            context.problem(
+                VerificationLocation(area: .freeList, page: MetaPage.number),
+                "the meta page counts \(meta.freeCount) free pages, the trunks list \(listed)")
         }
         context.updateSummary { s in
             s.freePages = listed

@@ -15,9 +15,11 @@ struct HeaderCheck: VerificationPass {
         }
         let valid = copies.compactMap { c in c.header.map { (c.slot, $0) } }
         if valid.isEmpty {
-            for c in copies { if case .failure(.unsupportedVersion)? = c.decoded {
-                throw PageFileStructure.noUsableHeader(copies, path: context.path, fileSize: size)
-            } }
+            for c in copies {
+                if case .failure(.unsupportedVersion)? = c.decoded {
+                    throw PageFileStructure.noUsableHeader(copies, path: context.path, fileSize: size)
+                }
+            }
         }
         let best = PageFileStructure.current(of: copies)
         for c in copies {
@@ -36,11 +38,13 @@ struct HeaderCheck: VerificationPass {
             }
         }
         if valid.count == 2, valid[0].1.checkpointSequence == valid[1].1.checkpointSequence {
-            context.problem(VerificationLocation(area: .header, offset: FileHeader.slotOffsets[1]),
-                            "both header copies have checkpoint sequence \(valid[0].1.checkpointSequence)")
+            context.problem(
+                VerificationLocation(area: .header, offset: FileHeader.slotOffsets[1]),
+                "both header copies have checkpoint sequence \(valid[0].1.checkpointSequence)")
         }
         guard let (header, slot) = best else {
-            context.problem(VerificationLocation(area: .header, offset: 0), "no valid header copy: nothing else can be checked")
+            context.problem(
+                VerificationLocation(area: .header, offset: 0), "no valid header copy: nothing else can be checked")
             context.halted = true
             return
         }
@@ -57,7 +61,9 @@ struct HeaderCheck: VerificationPass {
             s.pageCount = header.pageCount
         }
         if size < FileHeader.dataStart {
-            context.problem(VerificationLocation(area: .file), "the file is \(size) bytes, shorter than its header area of \(FileHeader.dataStart)")
+            context.problem(
+                VerificationLocation(area: .file),
+                "the file is \(size) bytes, shorter than its header area of \(FileHeader.dataStart)")
         }
     }
 }

@@ -9,7 +9,9 @@ struct MetaCheck: VerificationPass {
         guard let header = context.header else { return }
         let location = VerificationLocation(area: .page, page: MetaPage.number)
         if context.lastCommit == CommitSequence(0) {
-            context.report(.note, VerificationLocation(area: .file), "the store has no commit yet: it was created but never formatted")
+            context.report(
+                .note, VerificationLocation(area: .file),
+                "the store has no commit yet: it was created but never formatted")
             context.halted = true
             return
         }
@@ -32,16 +34,21 @@ struct MetaCheck: VerificationPass {
                 context.problem(location, "meta page counts \(meta.pageCount) pages, \(from) \(context.pageCount)")
             }
             if meta.commit != context.lastCommit {
-                context.problem(location, "meta page was written by commit \(meta.commit), the last commit is \(context.lastCommit)")
+                context.problem(
+                    location, "meta page was written by commit \(meta.commit), the last commit is \(context.lastCommit)"
+                )
             }
         }
         if !context.walIndex.isEmpty, let entry = context.map.count > 1 ? context.map[1] : nil, entry.isPresent,
-           case .success(let (fileMeta, _))? = try? context.readImage(from: context.file, sourceSize: context.fileSize,
-                                                                       offset: entry.offset, length: entry.length, page: MetaPage.number,
-                                                                       commit: entry.commit, referenceCRC: entry.crc),
-           case .success(let m) = MetaPage.decode(fileMeta), m.pageCount != header.pageCount {
-            context.problem(VerificationLocation(area: .page, page: MetaPage.number, offset: entry.offset),
-                            "the page file's meta page counts \(m.pageCount) pages, its header \(header.pageCount)")
+            case .success(let (fileMeta, _))? = try? context.readImage(
+                from: context.file, sourceSize: context.fileSize,
+                offset: entry.offset, length: entry.length, page: MetaPage.number,
+                commit: entry.commit, referenceCRC: entry.crc),
+            case .success(let m) = MetaPage.decode(fileMeta), m.pageCount != header.pageCount
+        {
+            context.problem(
+                VerificationLocation(area: .page, page: MetaPage.number, offset: entry.offset),
+                "the page file's meta page counts \(m.pageCount) pages, its header \(header.pageCount)")
         }
     }
 }

@@ -16,10 +16,13 @@ struct PageAccountingCheck: VerificationPass {
         let damageSeen = context.report.problemCount > 0
         func flush() {
             guard let r = run else { return }
-            let pages = r.first == r.last ? "page \(r.first) (\(r.what))" : "pages \(r.first)...\(r.last) (\(r.last - r.first + 1) pages)"
+            let pages =
+                r.first == r.last
+                ? "page \(r.first) (\(r.what))" : "pages \(r.first)...\(r.last) (\(r.last - r.first + 1) pages)"
             let why = damageSeen ? " (perhaps unreachable because of the damage reported above)" : ""
-            context.problem(VerificationLocation(area: .page, page: PageNumber(r.first)),
-                            "\(pages) is in no tree and not listed free: leaked\(why)")
+            context.problem(
+                VerificationLocation(area: .page, page: PageNumber(r.first)),
+                "\(pages) is in no tree and not listed free: leaked\(why)")
             run = nil
         }
         let count = context.pageCount
@@ -44,16 +47,20 @@ struct PageAccountingCheck: VerificationPass {
             if context.owners[n] != nil {
                 leaked = nil
             } else if case .damaged? = status {
-                leaked = nil   // its damage is reported; what referenced it cannot be known
+                leaked = nil  // its damage is reported; what referenced it cannot be known
             } else if case .ok(let type, _)? = status {
                 leaked = PageType(rawValue: type).map { "\($0)" } ?? "unknown type"
             } else if case .unknown = context.version(of: PageNumber(n)) {
-                leaked = nil   // its map chunk is damaged (reported)
+                leaked = nil  // its map chunk is damaged (reported)
             } else {
                 leaked = "no image"
             }
             if let what = leaked {
-                if let r = run, r.last + 1 == n { run = (r.first, n, r.first == n ? what : "various") } else { flush(); run = (n, n, what) }
+                if let r = run, r.last + 1 == n {
+                    run = (r.first, n, r.first == n ? what : "various")
+                } else {
+                    flush(); run = (n, n, what)
+                }
             } else {
                 flush()
             }

@@ -14,12 +14,15 @@ struct PageImageCheck: VerificationPass {
             if n % 256 == 0 { context.progress(name, n, total) }
             guard n > 0, let entry = context.map[n], entry.isPresent else { continue }
             let page = PageNumber(UInt32(n))
-            let result = try context.readImage(from: context.file, sourceSize: context.fileSize, offset: entry.offset,
-                                               length: entry.length, page: page, commit: entry.commit, referenceCRC: entry.crc)
+            let result = try context.readImage(
+                from: context.file, sourceSize: context.fileSize, offset: entry.offset,
+                length: entry.length, page: page, commit: entry.commit, referenceCRC: entry.crc)
             let superseded = context.walIndex.lookup(page, atOrBefore: context.lastCommit) != nil
             if case .failure(let why) = result {
                 let note = superseded ? " (the WAL holds a newer version)" : ""
-                context.problem(VerificationLocation(area: .page, page: page, offset: entry.offset), "page-file image: \(why)\(note)")
+                context.problem(
+                    VerificationLocation(area: .page, page: page, offset: entry.offset),
+                    "page-file image: \(why)\(note)")
             }
             if !superseded { context.recordLogical(page.rawValue, result) }
         }

@@ -32,8 +32,10 @@ struct PageMapCheck: VerificationPass {
                 used.append((header.directoryOffset, UInt64(header.directoryLength), "the map directory", nil))
             case .failure(let why):
                 mapProblem(why.text, offset: header.directoryOffset)
-                if PageFileStructure.extentFits(offset: header.directoryOffset, length: UInt64(header.directoryLength),
-                                                fileSize: size) {
+                if PageFileStructure.extentFits(
+                    offset: header.directoryOffset, length: UInt64(header.directoryLength),
+                    fileSize: size)
+                {
                     used.append((header.directoryOffset, UInt64(header.directoryLength), "the map directory", nil))
                 }
                 mapProblem("pages 1..<\(pageCount) cannot be located: the directory is unreadable")
@@ -43,10 +45,13 @@ struct PageMapCheck: VerificationPass {
             context.progress(name, i, chunks.count)
             let pages = PageFileStructure.pages(ofChunk: i, header: header)
             let expected = PageMapLayout.chunkHeaderSize + pages.count * PageMapLayout.entrySize
-            if Int(c.length) == expected, PageFileStructure.extentFits(offset: c.offset, length: UInt64(c.length), fileSize: size) {
+            if Int(c.length) == expected,
+                PageFileStructure.extentFits(offset: c.offset, length: UInt64(c.length), fileSize: size)
+            {
                 used.append((c.offset, UInt64(c.length), "map chunk \(i)", nil))
             }
-            switch try PageFileStructure.readChunk(context.file, index: i, location: c, header: header, fileSize: size) {
+            switch try PageFileStructure.readChunk(context.file, index: i, location: c, header: header, fileSize: size)
+            {
             case .failure(let why): mapProblem(why.text, offset: c.offset)
             case .success(let entries): for (j, e) in entries.enumerated() { context.map[pages.lowerBound + j] = e }
             }
@@ -56,8 +61,10 @@ struct PageMapCheck: VerificationPass {
     }
 
     /// Each present entry: inside the data area and the file, aligned, from a commit the page file holds.
-    private func checkEntries(_ context: VerificationContext, header: FileHeader,
-                              used: inout [(start: UInt64, length: UInt64, what: String, page: UInt32?)]) {
+    private func checkEntries(
+        _ context: VerificationContext, header: FileHeader,
+        used: inout [(start: UInt64, length: UInt64, what: String, page: UInt32?)]
+    ) {
         let size = context.fileSize
         let maxImage = PageImage.maxImageSize(pageSize: Int(header.pageSize))
         for n in context.map.indices {
@@ -79,8 +86,10 @@ struct PageMapCheck: VerificationPass {
     }
 
     /// No two used extents overlap, none ends past the data end; the gaps are free space.
-    private func sweep(_ context: VerificationContext, header: FileHeader,
-                       used: [(start: UInt64, length: UInt64, what: String, page: UInt32?)]) {
+    private func sweep(
+        _ context: VerificationContext, header: FileHeader,
+        used: [(start: UInt64, length: UInt64, what: String, page: UInt32?)]
+    ) {
         var cursor = FileHeader.dataStart
         var previous = "the header area"
         var free: UInt64 = 0
@@ -89,16 +98,18 @@ struct PageMapCheck: VerificationPass {
             let rounded = PageMapLayout.roundUp(e.length)
             let area: VerificationLocation.Area = e.page == nil ? .pageMap : .page
             if e.start < cursor {
-                context.problem(VerificationLocation(area: area, page: e.page.map { PageNumber($0) }, offset: e.start),
-                                "\(e.what) at offset \(e.start) overlaps \(previous)")
+                context.problem(
+                    VerificationLocation(area: area, page: e.page.map { PageNumber($0) }, offset: e.start),
+                    "\(e.what) at offset \(e.start) overlaps \(previous)")
             } else {
                 free += e.start - cursor
             }
             if e.start + rounded > cursor { cursor = e.start + rounded; previous = "\(e.what) at offset \(e.start)" }
             end = max(end, e.start + rounded)
             if e.start + rounded > header.dataEnd {
-                context.problem(VerificationLocation(area: area, page: e.page.map { PageNumber($0) }, offset: e.start),
-                                "\(e.what) at offset \(e.start) ends past the header's data end \(header.dataEnd)")
+                context.problem(
+                    VerificationLocation(area: area, page: e.page.map { PageNumber($0) }, offset: e.start),
+                    "\(e.what) at offset \(e.start) ends past the header's data end \(header.dataEnd)")
             }
         }
         let dataEnd = max(header.dataEnd, end)

@@ -18,7 +18,7 @@ struct TreeCheck: VerificationPass {
         for leaf in leaves {
             guard let buffer = try? source.page(leaf), let node = try? BTreeNode(buffer, number: leaf) else { continue }
             for i in 0..<node.count {
-                guard let key = try? node.key(i) else { continue }   // reported by the checker
+                guard let key = try? node.key(i) else { continue }  // reported by the checker
                 let location = VerificationLocation(area: .tree, page: leaf, tree: Self.catalogName, key: key)
                 guard let name = String(validating: key, as: UTF8.self) else {
                     context.problem(location, "catalog key is not a UTF-8 tree name")
@@ -26,17 +26,18 @@ struct TreeCheck: VerificationPass {
                 }
                 // Catalog values are 8 bytes, always inline: never follow a chain from here (a
                 // hostile chain could be long); BTreeChecker checks the chain itself.
-                guard let cell = try? node.leafCell(i) else { continue }   // reported by the checker
+                guard let cell = try? node.leafCell(i) else { continue }  // reported by the checker
                 guard !cell.isOverflow else {
                     context.problem(location, "catalog entry for tree \"\(name)\" is stored in an overflow chain")
                     continue
                 }
-                let value = Array(node.bytes[cell.valueStart ..< cell.valueStart + cell.valueLength])
+                let value = Array(node.bytes[cell.valueStart..<cell.valueStart + cell.valueLength])
                 do {
                     let tree = try Catalog.decodeRoot(value, tree: name, path: context.path)
                     if let other = roots[tree.root] {
-                        context.problem(VerificationLocation(area: .tree, page: tree.root, tree: name),
-                                        "trees \"\(other)\" and \"\(name)\" have the same root page \(tree.root)")
+                        context.problem(
+                            VerificationLocation(area: .tree, page: tree.root, tree: name),
+                            "trees \"\(other)\" and \"\(name)\" have the same root page \(tree.root)")
                         continue
                     }
                     roots[tree.root] = name
@@ -60,15 +61,17 @@ struct TreeCheck: VerificationPass {
         let report = BTreeChecker.check(tree, in: context.source)
         for p in report.problems {
             if p.detail == alreadyReported {
-                context.attribute(page: p.page, toTree: name)   // name the tree on the image's problem
+                context.attribute(page: p.page, toTree: name)  // name the tree on the image's problem
             } else {
                 context.problem(VerificationLocation(area: .page, page: p.page, tree: name, key: p.key), p.detail)
             }
         }
         for page in report.pages.keys.sorted() { context.claim(page.rawValue, .tree(name)) }
         context.updateSummary { s in
-            s.trees.append(TreeSummary(name: name, root: tree.root.rawValue, entries: report.entryCount,
-                                       depth: report.depth, pages: report.pages.count))
+            s.trees.append(
+                TreeSummary(
+                    name: name, root: tree.root.rawValue, entries: report.entryCount,
+                    depth: report.depth, pages: report.pages.count))
         }
         return report
     }

@@ -107,8 +107,10 @@ public final class VerificationContext {
     /// Names `tree` on the problems already reported for `page` that name no tree (an image
     /// found damaged before the tree walk reached it).
     func attribute(page: PageNumber, toTree tree: String) {
-        for i in report.problems.indices where report.problems[i].location.area == .page
-            && report.problems[i].location.page == page.rawValue && report.problems[i].location.tree == nil {
+        for i in report.problems.indices
+        where report.problems[i].location.area == .page
+            && report.problems[i].location.page == page.rawValue && report.problems[i].location.tree == nil
+        {
             report.problems[i].location.tree = tree
         }
     }
@@ -125,9 +127,11 @@ public final class VerificationContext {
     @discardableResult
     func claim(_ page: UInt32, _ owner: Owner) -> Bool {
         if let earlier = owners[page] {
-            let tree: String? = if case .tree(let n) = owner { n } else if case .tree(let n) = earlier { n } else { nil }
-            problem(VerificationLocation(area: .page, page: PageNumber(page), tree: tree),
-                    "page is \(earlier) and also \(owner)")
+            let tree: String? =
+                if case .tree(let n) = owner { n } else if case .tree(let n) = earlier { n } else { nil }
+            problem(
+                VerificationLocation(area: .page, page: PageNumber(page), tree: tree),
+                "page is \(earlier) and also \(owner)")
             return false
         }
         owners[page] = owner
@@ -182,18 +186,23 @@ public final class VerificationContext {
     /// type byte (PageImage PI1–PI3), the reference's copy of the CRC, and the exact length.
     /// Returns the page and its image length, or why the image is damaged.
     /// Throws only I/O errors.
-    func readImage(from source: any StoreFile, sourceSize: UInt64, offset: UInt64, length: UInt32,
-                   page: PageNumber, commit: CommitSequence, referenceCRC: UInt32?) throws -> Result<(PageBuffer, Int), DamageReport> {
+    func readImage(
+        from source: any StoreFile, sourceSize: UInt64, offset: UInt64, length: UInt32,
+        page: PageNumber, commit: CommitSequence, referenceCRC: UInt32?
+    ) throws -> Result<(PageBuffer, Int), DamageReport> {
         let maxImage = PageImage.maxImageSize(pageSize: pageSize)
         guard Int(length) > PageImage.headerSize, Int(length) <= maxImage else {
             return .failure("image length \(length) is outside \(PageImage.headerSize + 1)...\(maxImage)")
         }
         guard offset <= sourceSize, UInt64(length) <= sourceSize - offset else {
-            return .failure("image at offset \(offset) length \(length) lies past the end of the file (\(sourceSize) bytes)")
+            return .failure(
+                "image at offset \(offset) length \(length) lies past the end of the file (\(sourceSize) bytes)")
         }
         var bytes = [UInt8](repeating: 0, count: Int(length))
         let got = try bytes.withUnsafeMutableBytes { try source.read(into: $0, at: offset) }
-        guard got == Int(length) else { return .failure("file ends after \(got) of \(length) image bytes at offset \(offset)") }
+        guard got == Int(length) else {
+            return .failure("file ends after \(got) of \(length) image bytes at offset \(offset)")
+        }
         return bytes.withUnsafeBytes { raw -> Result<(PageBuffer, Int), DamageReport> in
             switch PageImage.decode(raw, expected: page, expectedCommit: commit, pageSize: pageSize, pool: pool) {
             case .failure(let why):
@@ -201,10 +210,13 @@ public final class VerificationContext {
             case .success(let buffer):
                 let h = PageImage.header(of: raw)
                 if PageImage.headerSize + h.storedLength != Int(length) {
-                    return .failure("reference says \(length) bytes, image holds \(PageImage.headerSize + h.storedLength)")
+                    return .failure(
+                        "reference says \(length) bytes, image holds \(PageImage.headerSize + h.storedLength)")
                 }
                 if let referenceCRC, referenceCRC != h.crc {
-                    return .failure("reference expects image CRC \(hex(referenceCRC)), image has \(hex(h.crc)) (stale or misdirected write)")
+                    return .failure(
+                        "reference expects image CRC \(hex(referenceCRC)), image has \(hex(h.crc)) (stale or misdirected write)"
+                    )
                 }
                 guard PageType(rawValue: h.type) != nil else { return .failure("unknown page type \(h.type)") }
                 return .success((buffer, Int(length)))

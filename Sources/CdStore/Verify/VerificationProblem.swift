@@ -53,8 +53,10 @@ public struct VerificationLocation: Codable, Sendable, Hashable, CustomStringCon
     public var offset: UInt64?
 
     /// A location; pass only the fields that apply.
-    public init(area: Area, page: PageNumber? = nil, tree: String? = nil, key: [UInt8]? = nil,
-                walFrame: Int? = nil, offset: UInt64? = nil) {
+    public init(
+        area: Area, page: PageNumber? = nil, tree: String? = nil, key: [UInt8]? = nil,
+        walFrame: Int? = nil, offset: UInt64? = nil
+    ) {
         self.area = area
         self.page = page?.rawValue
         self.tree = tree

@@ -27,12 +27,14 @@ final class VerifierPageSource: PageSource {
             case .unknown:
                 throw btreeCorruption(number, alreadyReported)
             case .file(let entry):
-                result = try context.readImage(from: context.file, sourceSize: context.fileSize, offset: entry.offset,
-                                               length: entry.length, page: number, commit: entry.commit, referenceCRC: entry.crc)
+                result = try context.readImage(
+                    from: context.file, sourceSize: context.fileSize, offset: entry.offset,
+                    length: entry.length, page: number, commit: entry.commit, referenceCRC: entry.crc)
             case .wal(let entry):
                 guard let wal = context.wal else { throw btreeCorruption(number, alreadyReported) }
-                result = try context.readImage(from: wal, sourceSize: (try? wal.size()) ?? 0, offset: entry.offset,
-                                               length: entry.length, page: number, commit: entry.commit, referenceCRC: entry.imageCRC)
+                result = try context.readImage(
+                    from: wal, sourceSize: (try? wal.size()) ?? 0, offset: entry.offset,
+                    length: entry.length, page: number, commit: entry.commit, referenceCRC: entry.imageCRC)
             }
         } catch let error as StoreError {
             if case .corruption = error { throw error }

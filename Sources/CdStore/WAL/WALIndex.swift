@@ -37,8 +37,10 @@ struct WALIndex: Sendable {
 
     mutating func add(commit: CommitSequence, frames: [WALFrameRecord], pageCount: UInt32) {
         for f in frames {
-            pages[f.page, default: []].append(Entry(commit: commit, offset: f.payloadOffset, length: f.payloadLength,
-                                                    imageCRC: f.imageCRC, isTombstone: f.kind == .tombstone))
+            pages[f.page, default: []].append(
+                Entry(
+                    commit: commit, offset: f.payloadOffset, length: f.payloadLength,
+                    imageCRC: f.imageCRC, isTombstone: f.kind == .tombstone))
         }
         pageCounts.append((commit, pageCount))
         frameCount += frames.count + 1

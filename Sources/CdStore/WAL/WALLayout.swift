@@ -72,16 +72,22 @@ enum WALLayout {
             guard Array(bytes[0..<8]) == magic else { return .failure("WAL header has a bad magic") }
             return bytes.withUnsafeBytes { raw in
                 let r = ByteReader(raw)
-                guard Checksum.crc32(bytes[0..<28]) == r.u32(28) else { return .failure("WAL header checksum mismatch") }
-                guard r.u32(8) == FileHeader.formatVersion else { return .failure("WAL format version \(r.u32(8)) is not \(FileHeader.formatVersion)") }
+                guard Checksum.crc32(bytes[0..<28]) == r.u32(28) else {
+                    return .failure("WAL header checksum mismatch")
+                }
+                guard r.u32(8) == FileHeader.formatVersion else {
+                    return .failure("WAL format version \(r.u32(8)) is not \(FileHeader.formatVersion)")
+                }
                 return .success(Header(pageSize: r.u32(12), generation: r.u64(16), salt: r.u32(24)))
             }
         }
     }
 
     /// Appends one frame to `out`, chaining from `previousCRC`; returns the frame's CRC.
-    static func appendFrame(kind: FrameKind, page: PageNumber, commit: CommitSequence, salt: UInt32,
-                            payload: [UInt8], previousCRC: UInt32, to out: inout [UInt8]) -> UInt32 {
+    static func appendFrame(
+        kind: FrameKind, page: PageNumber, commit: CommitSequence, salt: UInt32,
+        payload: [UInt8], previousCRC: UInt32, to out: inout [UInt8]
+    ) -> UInt32 {
         var w = ByteWriter(capacity: frameHeaderSize)
         w.u8(kind.rawValue); w.u8(0); w.u16(0)
         w.u32(page.rawValue)

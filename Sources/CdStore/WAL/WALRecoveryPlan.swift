@@ -28,7 +28,7 @@ struct WALRecoveryPlan: Sendable {
         var next = commit.next
         var count = pageCount
         for c in scan.commits {
-            if c.commit < next { continue }           // already in the page file
+            if c.commit < next { continue }  // already in the page file
             guard c.commit == next else { stop = .gap(expected: next, found: c); break }
             // Page 0 is never a page but is always counted: a new store's count of 0 is 1 here.
             guard UInt64(c.pageCount) <= UInt64(max(count, 1)) + UInt64(c.frames.count) else {

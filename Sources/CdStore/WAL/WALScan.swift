@@ -77,15 +77,23 @@ enum WALScan {
         }
 
         while true {
-            if offset == size { if !pending.isEmpty { stop("log ends inside a commit") } ; break }
-            guard offset + UInt64(WALLayout.frameHeaderSize) <= size else { stop("truncated frame header at offset \(offset)"); break }
-            let fh = try wal.readExactly(WALLayout.frameHeaderSize, at: offset, location: .walFrame(index: frameIndex, offset: offset))
-            let (kindByte, page, commit, length, salt, storedCRC) = fh.withUnsafeBytes { raw -> (UInt8, UInt32, UInt64, UInt32, UInt32, UInt32) in
+            if offset == size { if !pending.isEmpty { stop("log ends inside a commit") }; break }
+            guard offset + UInt64(WALLayout.frameHeaderSize) <= size else {
+                stop("truncated frame header at offset \(offset)"); break
+            }
+            let fh = try wal.readExactly(
+                WALLayout.frameHeaderSize, at: offset, location: .walFrame(index: frameIndex, offset: offset))
+            let (kindByte, page, commit, length, salt, storedCRC) = fh.withUnsafeBytes {
+                raw -> (UInt8, UInt32, UInt64, UInt32, UInt32, UInt32) in
                 let r = ByteReader(raw)
                 return (r.u8(0), r.u32(4), r.u64(8), r.u32(16), r.u32(20), r.u32(24))
             }
-            guard salt == header.salt else { stop("frame \(frameIndex) at offset \(offset) belongs to another log generation"); break }
-            guard let kind = WALLayout.FrameKind(rawValue: kindByte) else { stop("frame \(frameIndex) at offset \(offset) has unknown kind \(kindByte)"); break }
+            guard salt == header.salt else {
+                stop("frame \(frameIndex) at offset \(offset) belongs to another log generation"); break
+            }
+            guard let kind = WALLayout.FrameKind(rawValue: kindByte) else {
+                stop("frame \(frameIndex) at offset \(offset) has unknown kind \(kindByte)"); break
+            }
             let lengthOK: Bool
             switch kind {
             case .page: lengthOK = length > UInt32(PageImage.headerSize) && Int(length) <= maxPayload
@@ -94,21 +102,32 @@ enum WALScan {
             }
             guard lengthOK else { stop("frame \(frameIndex) at offset \(offset) has payload length \(length)"); break }
             let payloadOffset = offset + UInt64(WALLayout.frameHeaderSize)
-            guard payloadOffset + UInt64(length) <= size else { stop("frame \(frameIndex) at offset \(offset) is cut short"); break }
-            let payload = length > 0 ? try wal.readExactly(Int(length), at: payloadOffset, location: .walFrame(index: frameIndex, offset: offset)) : []
+            guard payloadOffset + UInt64(length) <= size else {
+                stop("frame \(frameIndex) at offset \(offset) is cut short"); break
+            }
+            let payload =
+                length > 0
+                ? try wal.readExactly(
+                    Int(length), at: payloadOffset, location: .walFrame(index: frameIndex, offset: offset)) : []
             var computed = Checksum.crc32(fh[0..<24], seed: crc)
             computed = Checksum.crc32(payload, seed: computed)
-            guard computed == storedCRC else { stop("frame \(frameIndex) at offset \(offset) fails its checksum"); break }
+            guard computed == storedCRC else {
+                stop("frame \(frameIndex) at offset \(offset) fails its checksum"); break
+            }
             let seq = CommitSequence(commit)
             // A sequence past the limit (FileHeader FH3) is no commit of ours: `seq.next` must not wrap.
-            guard seq <= CommitSequence.limit else { stop("frame \(frameIndex) carries commit \(seq), past the limit \(CommitSequence.limit)"); break }
+            guard seq <= CommitSequence.limit else {
+                stop("frame \(frameIndex) carries commit \(seq), past the limit \(CommitSequence.limit)"); break
+            }
             if let e = expected, seq != e { stop("frame \(frameIndex) carries commit \(seq), expected \(e)"); break }
             expected = seq
             var imageCRC: UInt32 = 0
             if kind == .page {
                 let h = payload.withUnsafeBytes { PageImage.header(of: $0) }
                 guard h.page.rawValue == page, h.commit == seq else {
-                    stop("frame \(frameIndex) holds an image of page \(h.page) commit \(h.commit), not page \(page) commit \(seq)"); break
+                    stop(
+                        "frame \(frameIndex) holds an image of page \(h.page) commit \(h.commit), not page \(page) commit \(seq)"
+                    ); break
                 }
                 imageCRC = h.crc
             }
@@ -122,17 +141,22 @@ enum WALScan {
                     stop("commit record of commit \(seq) counts \(count) frames, found \(pending.count)"); break
                 }
                 if let bad = pending.first(where: { $0.page == .none || $0.page.rawValue >= pageCount }) {
-                    stop("frame \(bad.frameIndex) of commit \(seq) names page \(bad.page), outside 1..<\(pageCount)"); break
+                    stop("frame \(bad.frameIndex) of commit \(seq) names page \(bad.page), outside 1..<\(pageCount)");
+                    break
                 }
-                result.commits.append(WALCommitRecord(commit: seq, frames: pending, pageCount: pageCount,
-                                                      endOffset: offset, endCRC: crc))
+                result.commits.append(
+                    WALCommitRecord(
+                        commit: seq, frames: pending, pageCount: pageCount,
+                        endOffset: offset, endCRC: crc))
                 pending = []
                 expected = seq.next
                 result.validEnd = offset
                 result.validEndCRC = crc
             } else {
-                pending.append(WALFrameRecord(kind: kind, page: PageNumber(page), payloadOffset: payloadOffset,
-                                              payloadLength: length, imageCRC: imageCRC, frameIndex: frameIndex))
+                pending.append(
+                    WALFrameRecord(
+                        kind: kind, page: PageNumber(page), payloadOffset: payloadOffset,
+                        payloadLength: length, imageCRC: imageCRC, frameIndex: frameIndex))
             }
             frameIndex += 1
         }

@@ -39,22 +39,33 @@ import Testing
                 options.additionalPasses = [ObjectStoreCheck()]
                 let report = try retryingWhileLocked { try StoreVerifier.verify(path: path, options: options) }
                 guard report.isClean else {
-                    Issue.record("\(label): verifier found problems in the crashed store: \(report.problems.filter { $0.severity == .problem }.prefix(5).map { $0.description })")
+                    Issue.record(
+                        "\(label): verifier found problems in the crashed store: \(report.problems.filter { $0.severity == .problem }.prefix(5).map { $0.description })"
+                    )
                     return
                 }
             }
             let check = try CrashChild.runToEnd(child, arguments: ["--cd", "--check", path])
-            guard check.status == 0, let last = check.stdout.split(separator: " ").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+            guard check.status == 0,
+                let last = check.stdout.split(separator: " ").last.flatMap({
+                    Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                })
+            else {
                 Issue.record("\(label): the check failed (exit \(check.status)): \(check.stderr)")
                 return
             }
-            #expect(last >= mustHave, "\(label): transaction \(mustHave) was acknowledged, the store holds only \(last)")
-            #expect(last <= mustHave + 1, "\(label): the store holds \(last), more than the acknowledged \(mustHave) and the one in flight")
+            #expect(
+                last >= mustHave, "\(label): transaction \(mustHave) was acknowledged, the store holds only \(last)")
+            #expect(
+                last <= mustHave + 1,
+                "\(label): the store holds \(last), more than the acknowledged \(mustHave) and the one in flight")
             if last == mustHave + 1 { inFlightSurvived += 1 }
             durable = last
             survived += 1
         }
-        print("CdProcessCrashTests: \(survived) kills survived, \(totalAcks) acknowledged transactions, \(inFlightSurvived) in-flight transactions durable at the kill, last transaction \(durable)")
+        print(
+            "CdProcessCrashTests: \(survived) kills survived, \(totalAcks) acknowledged transactions, \(inFlightSurvived) in-flight transactions durable at the kill, last transaction \(durable)"
+        )
         #expect(survived == kills)
         #expect(durable > 0, "no transaction ever committed")
     }

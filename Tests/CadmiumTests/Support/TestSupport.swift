@@ -21,7 +21,9 @@ final class TestItem: CdManagedObject {
 /// Where the test model comes from.
 enum ModelSource: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case swift, file
-    var testDescription: String { rawValue == "swift" ? "model declared in Swift" : "model read from CadmiumTestModel.xcdatamodel" }
+    var testDescription: String {
+        rawValue == "swift" ? "model declared in Swift" : "model read from CadmiumTestModel.xcdatamodel"
+    }
 
     /// The model, or nil (skip) when the fixture folder is missing outside CI.
     func model() throws -> CdModel? {
@@ -30,8 +32,9 @@ enum ModelSource: String, CaseIterable, CustomTestStringConvertible, Sendable {
             return try CdModel(classes: [TestItem.self])
         case .file:
             guard let folder = Fixtures.modelsFolder() else { return nil }
-            return try CdModel(contentsOf: folder.appendingPathComponent("CadmiumTestModel.xcdatamodel"),
-                               classes: [TestItem.self])
+            return try CdModel(
+                contentsOf: folder.appendingPathComponent("CadmiumTestModel.xcdatamodel"),
+                classes: [TestItem.self])
         }
     }
 }
@@ -116,8 +119,10 @@ func initCd(_ source: ModelSource = .swift, serialTX: Bool = false) throws -> Bo
 }
 
 /// Expects `body` to report `kind` (and, if it throws, to throw the `CdMisuse` of that kind).
-func expectMisuse(_ kind: CdMisuse.Kind, sourceLocation: SourceLocation = #_sourceLocation,
-                  _ body: () throws -> Void) {
+func expectMisuse(
+    _ kind: CdMisuse.Kind, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void
+) {
     let recorder = MisuseRecorder()
     let previous = Cd.misuseHandler
     recorder.install()

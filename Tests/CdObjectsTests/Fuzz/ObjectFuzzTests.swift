@@ -19,10 +19,14 @@ import Testing
         #expect(seeds.count > 1, "\(target.rawValue): no seeds found under Fixtures/")
         let start = Date()
         let result = target.mutationRun(seeds: seeds, iterations: runs, seed: seed)
-        print("fuzz \(target.rawValue): \(result.executions) executions (\(seeds.count) seeds) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s, seed \(seed) (replay with CADMIUM_SEED=\(seed))")
+        print(
+            "fuzz \(target.rawValue): \(result.executions) executions (\(seeds.count) seeds) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s, seed \(seed) (replay with CADMIUM_SEED=\(seed))"
+        )
         #expect(result.executions == seeds.count + runs)
         for finding in result.findings {
-            Issue.record("fuzz \(target.rawValue) seed \(seed): \(finding.message); input: \(String(decoding: finding.input.prefix(300), as: UTF8.self).debugDescription)")
+            Issue.record(
+                "fuzz \(target.rawValue) seed \(seed): \(finding.message); input: \(String(decoding: finding.input.prefix(300), as: UTF8.self).debugDescription)"
+            )
         }
     }
 
@@ -34,12 +38,15 @@ import Testing
     /// fuzz-predicate's finding: 1,684 nested unary minuses overflowed the parser's stack. A
     /// format nested past `PredicateParser.maxDepth` is a syntax error naming the limit.
     @Test func deeplyNestedFormatIsASyntaxErrorNotAStackOverflow() throws {
-        let url = Self.fixtures.appendingPathComponent("fuzz/predicate/regressions/unary-minus-nesting-1684-stack-overflow.txt")
+        let url = Self.fixtures.appendingPathComponent(
+            "fuzz/predicate/regressions/unary-minus-nesting-1684-stack-overflow.txt")
         let format = try String(contentsOf: url, encoding: .utf8)
         #expect { try CdPredicate(format: format) } throws: { ($0 as? CdPredicateError)?.kind == .syntax }
-        for deep in [String(repeating: "(", count: 5_000) + "TRUEPREDICATE" + String(repeating: ")", count: 5_000),
-                     String(repeating: "NOT ", count: 5_000) + "TRUEPREDICATE",
-                     "a == " + String(repeating: "-", count: 5_000) + "1"] {
+        for deep in [
+            String(repeating: "(", count: 5_000) + "TRUEPREDICATE" + String(repeating: ")", count: 5_000),
+            String(repeating: "NOT ", count: 5_000) + "TRUEPREDICATE",
+            "a == " + String(repeating: "-", count: 5_000) + "1",
+        ] {
             #expect(throws: CdPredicateError.self) { try CdPredicate(format: deep) }
         }
         _ = try CdPredicate(format: String(repeating: "(", count: 50) + "a == 1" + String(repeating: ")", count: 50))
@@ -50,9 +57,11 @@ import Testing
     /// `parseErrorOccurred`), a name that is not UTF-8 (a trap in `_NSXMLParserStartElementNs`
     /// when it did not), and a processing instruction without data (`strlen(NULL)`). The reader
     /// refuses all of them before parsing.
-    @Test(arguments: ["utf7-declaration-abort-in-error-callback.xml", "invalid-utf8-attribute-name.xml",
-                     "processing-instruction-without-data.xml", "processing-instruction-in-model.xml",
-                     "ucs4-detected-by-nul-prefix-segv-in-xmlParseChunk.xml"])
+    @Test(arguments: [
+        "utf7-declaration-abort-in-error-callback.xml", "invalid-utf8-attribute-name.xml",
+        "processing-instruction-without-data.xml", "processing-instruction-in-model.xml",
+        "ucs4-detected-by-nul-prefix-segv-in-xmlParseChunk.xml",
+    ])
     func modelFileThatCrashedXMLParserIsMalformedXML(_ name: String) throws {
         let url = Self.fixtures.appendingPathComponent("fuzz/model-reader/regressions/\(name)")
         let data = try Data(contentsOf: url)

@@ -31,7 +31,8 @@ enum HostileObjectFixtures {
 
     static let cases: [HostileObjectCase] = {
         guard let data = try? Data(contentsOf: directory.appendingPathComponent("cases.json")),
-              let cases = try? JSONDecoder().decode([HostileObjectCase].self, from: data) else { return [] }
+            let cases = try? JSONDecoder().decode([HostileObjectCase].self, from: data)
+        else { return [] }
         return cases
     }()
 
@@ -84,11 +85,16 @@ enum HostileObjectFixtures {
             try tree.put(first.key, first.value + [0])
         },
         // Object format 2: ObjectStore.open never read the format entry and opened it.
-        "format-newer": { tx in try #require(try tx.tree(StoreLayout.metaTree)).put(StoreLayout.metaFormatKey, [2, 0, 0, 0]) },
+        "format-newer": { tx in
+            try #require(try tx.tree(StoreLayout.metaTree)).put(StoreLayout.metaFormatKey, [2, 0, 0, 0])
+        },
         // No format entry: opened as if it were format 1.
-        "format-missing": { tx in _ = try #require(try tx.tree(StoreLayout.metaTree)).delete(StoreLayout.metaFormatKey) },
+        "format-missing": { tx in _ = try #require(try tx.tree(StoreLayout.metaTree)).delete(StoreLayout.metaFormatKey)
+        },
         // A 3-byte format entry: opened as if it were format 1.
-        "format-damaged": { tx in try #require(try tx.tree(StoreLayout.metaTree)).put(StoreLayout.metaFormatKey, [1, 0, 0]) },
+        "format-damaged": { tx in
+            try #require(try tx.tree(StoreLayout.metaTree)).put(StoreLayout.metaFormatKey, [1, 0, 0])
+        },
         // No hash entry: open took the store for a new one and wrote its own model over the meta.
         "hash-missing": { tx in _ = try #require(try tx.tree(StoreLayout.metaTree)).delete(StoreLayout.metaHashKey) },
         // next.Employee = u64 max (−1): open handed out primary keys from −1; the verifier said
@@ -101,7 +107,8 @@ enum HostileObjectFixtures {
         "record-entity-code-overflow": { tx in
             let tree = try #require(try tx.tree("cd.rec.Office"))
             let first = try #require(try firstEntry(tree))
-            try tree.put(first.key, [StoreLayout.formatVersion] + MutationCatalog.varint(.max) + Array(first.value.dropFirst(2)))
+            try tree.put(
+                first.key, [StoreLayout.formatVersion] + MutationCatalog.varint(.max) + Array(first.value.dropFirst(2)))
         },
         // Employee E1's badge entry cut to its columns: inserting a second E1 read a primary key
         // at offset count − 8 < 0 of that key and trapped.
@@ -114,7 +121,9 @@ enum HostileObjectFixtures {
 
     static func firstEntry(_ tree: Tree) throws -> (key: [UInt8], value: [UInt8])? {
         var first: (key: [UInt8], value: [UInt8])?
-        try tree.scan { key, value in first = (key, value); return false }
+        try tree.scan { key, value in
+            first = (key, value); return false
+        }
         return first
     }
 
@@ -163,14 +172,17 @@ struct HostileObjectFixtureTests {
             }
         }
         if Self.writeFixtures, !same(committedEntries()) {
-            try FileManager.default.createDirectory(at: HostileObjectFixtures.directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: HostileObjectFixtures.directory, withIntermediateDirectories: true)
             for suffix in ["", "-wal"] {
                 let url = HostileObjectFixtures.directory.appendingPathComponent("\(fixture.name).cdstore\(suffix)")
                 try? FileManager.default.removeItem(at: url)
                 if let bytes = made.files[StoreImage.path + suffix] { try Data(bytes).write(to: url) }
             }
         }
-        #expect(same(committedEntries()), "\(fixture.name).cdstore does not hold what its recipe writes (CADMIUM_WRITE_FIXTURES=1 rewrites it)")
+        #expect(
+            same(committedEntries()),
+            "\(fixture.name).cdstore does not hold what its recipe writes (CADMIUM_WRITE_FIXTURES=1 rewrites it)")
     }
 
     /// The object store refuses the fixture as `cases.json` says (or reads it), never with an
@@ -183,7 +195,9 @@ struct HostileObjectFixtureTests {
         outcome.expectKeptTheRules(fixture.name)
         #expect(outcome.problems?.isEmpty == false, "\(fixture.name): the verifier found nothing: \(outcome)")
         switch (fixture.objectStore, outcome.objectError) {
-        case ("reads", nil), ("corruption", .store(.corruption)?), ("unsupportedObjectFormat", .unsupportedObjectFormat?): break
+        case ("reads", nil), ("corruption", .store(.corruption)?),
+            ("unsupportedObjectFormat", .unsupportedObjectFormat?):
+            break
         default: Issue.record("\(fixture.name): expected \(fixture.objectStore), got \(outcome)")
         }
     }
@@ -198,7 +212,8 @@ struct HostileObjectFixtureTests {
         for (file, bytes) in try HostileObjectFixtures.committed(fixture.name).files {
             try Data(bytes).write(to: URL(fileURLWithPath: path.path + file.dropFirst(StoreImage.path.count)))
         }
-        let output = try BuiltExecutable.run(try BuiltExecutable.locate("cdstore-verify"), arguments: ["--no-progress", path.path])
+        let output = try BuiltExecutable.run(
+            try BuiltExecutable.locate("cdstore-verify"), arguments: ["--no-progress", path.path])
         // A trap is SIGILL, signal 4: the status alone cannot tell it from "problems found".
         #expect(!output.diedOfSignal && output.status == 4, "\(fixture.name): \(output.stdout) \(output.stderr)")
         #expect(output.stdout.contains("records"), "\(fixture.name): the finding is an object-level one")

@@ -32,12 +32,22 @@ struct StoreImage: Sendable {
         let office = try store.insert("Office", ["city": str("Lyon")])
         let d1 = try store.insert("Department", ["name": str("R&D"), "budget": int(500), "office": .toOne(office)])
         let d2 = try store.insert("Department", ["name": str("Sales"), "office": .toOne(office)])
-        let eve = try store.insert("Employee", ["badge": str("E1"), "name": str("Eve"), "salary": int(10), "department": .toOne(d1)])
-        let bob = try store.insert("Employee", ["badge": str("E2"), "name": str("Bob"), "department": .toOne(d2),
-                                                "hired": .attribute(.date(Date(timeIntervalSinceReferenceDate: 86_400)))])
-        let ann = try store.insert("Manager", ["badge": str("M1"), "name": str("Ann"), "level": int(3), "department": .toOne(d1),
-                                               "reports": .toMany([eve, bob])])
-        _ = try store.insert("Project", ["title": str("Apollo"), "members": .toMany([eve, ann]), "owner": .toOne(ann)])
+        let eve = try store.insert(
+            "Employee", ["badge": str("E1"), "name": str("Eve"), "salary": int(10), "department": .toOne(d1)])
+        let bob = try store.insert(
+            "Employee",
+            [
+                "badge": str("E2"), "name": str("Bob"), "department": .toOne(d2),
+                "hired": .attribute(.date(Date(timeIntervalSinceReferenceDate: 86_400))),
+            ])
+        let ann = try store.insert(
+            "Manager",
+            [
+                "badge": str("M1"), "name": str("Ann"), "level": int(3), "department": .toOne(d1),
+                "reports": .toMany([eve, bob]),
+            ])
+        _ = try store.insert(
+            "Project", ["title": str("Apollo"), "members": .toMany([eve, ann]), "owner": .toOne(ann)])
         _ = try store.insert("Project", ["title": str("Gemini"), "members": .toMany([bob, eve])])
         _ = try store.insert("Desk", ["floor": int(1), "number": int(7), "owner": .toOne(eve)])
         #expect(try store.verify() == [], "the base store is consistent")
@@ -63,7 +73,9 @@ struct StoreImage: Sendable {
             for name in try tx.treeNames() {
                 guard let tree = try tx.tree(name) else { continue }
                 var list: [(key: [UInt8], value: [UInt8])] = []
-                try tree.scan { key, value in list.append((key, value)); return true }
+                try tree.scan { key, value in
+                    list.append((key, value)); return true
+                }
                 result[name] = list
             }
             return result
@@ -83,8 +95,10 @@ struct StoreImage: Sendable {
 
     /// This store with the entry `key` of `tree` replaced (nil: deleted), and the entries `also`
     /// put into the same tree.
-    func replacing(tree: String, key: [UInt8], with replacement: (key: [UInt8], value: [UInt8])?,
-                   also: [(key: [UInt8], value: [UInt8])] = []) throws -> StoreImage {
+    func replacing(
+        tree: String, key: [UInt8], with replacement: (key: [UInt8], value: [UInt8])?,
+        also: [(key: [UInt8], value: [UInt8])] = []
+    ) throws -> StoreImage {
         try changed { tx in
             guard let t = try tx.tree(tree) else { throw StoreError.treeNotFound(tree) }
             _ = try t.delete(key)
@@ -114,10 +128,14 @@ struct HostileOutcome: Sendable, CustomStringConvertible {
     /// store fails only with `CdError`, and whatever the object store found damaged the verifier
     /// found too.
     func expectKeptTheRules(_ label: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(problems != nil, "\(label): the verifier threw (an operational error for damage): \(self)", sourceLocation: sourceLocation)
+        #expect(
+            problems != nil, "\(label): the verifier threw (an operational error for damage): \(self)",
+            sourceLocation: sourceLocation)
         #expect(untypedError == nil, "\(label): \(self)", sourceLocation: sourceLocation)
         if let objectError, objectError.isDamage, let problems {
-            #expect(!problems.isEmpty, "\(label): the object store found damage the verifier did not: \(self)", sourceLocation: sourceLocation)
+            #expect(
+                !problems.isEmpty, "\(label): the object store found damage the verifier did not: \(self)",
+                sourceLocation: sourceLocation)
         }
     }
 }
@@ -172,7 +190,9 @@ enum HostileProbe {
                 }
                 // Fetches sorted by each indexed attribute and each uniqueness column: the query
                 // executor walks the hostile index entries.
-                let indexed = entity.fetchIndexes.compactMap { $0.elements.first?.property } + entity.uniquenessConstraints.compactMap(\.first)
+                let indexed =
+                    entity.fetchIndexes.compactMap { $0.elements.first?.property }
+                    + entity.uniquenessConstraints.compactMap(\.first)
                 for property in Set(indexed) {
                     var request = FetchRequest(entity: entity.name)
                     request.sortDescriptors = [SortDescriptor(property)]

@@ -33,9 +33,11 @@ struct Mutation: Sendable, CustomStringConvertible {
 enum MutationCatalog {
     /// Hostile unsigned integers: 0, 1, max − 1, max of each width, and values whose sum with a
     /// small count overflows (the top of the signed range, the sign bit alone).
-    static let hostileIntegers: [UInt64] = [0, 1, 2, 0x7F, 0x80, UInt64(UInt32.max) - 1, UInt64(UInt32.max),
-                                            UInt64(Int64.max) - 1, UInt64(Int64.max), UInt64(bitPattern: Int64.min),
-                                            UInt64.max - 1, UInt64.max]
+    static let hostileIntegers: [UInt64] = [
+        0, 1, 2, 0x7F, 0x80, UInt64(UInt32.max) - 1, UInt64(UInt32.max),
+        UInt64(Int64.max) - 1, UInt64(Int64.max), UInt64(bitPattern: Int64.min),
+        UInt64.max - 1, UInt64.max,
+    ]
 
     static func varint(_ v: UInt64) -> [UInt8] { var out: [UInt8] = []; out.appendVarint(v); return out }
     static func u64BE(_ v: UInt64) -> [UInt8] { var out: [UInt8] = []; out.appendBE(v); return out }
@@ -49,7 +51,9 @@ enum MutationCatalog {
     static func keyMutations(_ bytes: [UInt8]) -> [(String, [UInt8])] {
         var out: [(String, [UInt8])] = []
         // count − 8: an index key's columns without its primary key.
-        for n in Set([1, bytes.count - 8, bytes.count - 1]).sorted() where n > 0 && n < bytes.count { out.append(("truncated to \(n)", Array(bytes.prefix(n)))) }
+        for n in Set([1, bytes.count - 8, bytes.count - 1]).sorted() where n > 0 && n < bytes.count {
+            out.append(("truncated to \(n)", Array(bytes.prefix(n))))
+        }
         out.append(("extended by 00", bytes + [0]))
         for i in Set([0, bytes.count - 1]).sorted() where i >= 0 {
             var b = bytes; b[i] ^= 0xFF; out.append(("byte \(i) flipped", b))
@@ -67,14 +71,17 @@ enum MutationCatalog {
         out.append(("extended by 00", bytes + [0]))
         out.append(("extended by ff ff", bytes + [0xFF, 0xFF]))
         var offsets = Array(0..<min(bytes.count, 8))
-        if bytes.count > 8 { offsets += stride(from: 8, to: bytes.count, by: max(1, bytes.count / 4)) + [bytes.count - 1] }
+        if bytes.count > 8 {
+            offsets += stride(from: 8, to: bytes.count, by: max(1, bytes.count / 4)) + [bytes.count - 1]
+        }
         for i in Set(offsets).sorted() {
             var b = bytes; b[i] ^= 0xFF; out.append(("byte \(i) flipped", b))
             if i < 2 { var c = bytes; c[i] ^= 0x01; out.append(("byte \(i) low bit flipped", c)) }
         }
         for i in Set([0, 1].filter { $0 < bytes.count }) {
             for v in [UInt64(0), UInt64(Int64.max), UInt64.max] {
-                out.append(("varint \(v) spliced at \(i)", Array(bytes.prefix(i)) + varint(v) + Array(bytes.dropFirst(i + 1))))
+                out.append(
+                    ("varint \(v) spliced at \(i)", Array(bytes.prefix(i)) + varint(v) + Array(bytes.dropFirst(i + 1))))
             }
         }
         return out
@@ -93,25 +100,36 @@ enum MutationCatalog {
                 out.append(Mutation(tree: tree, key: key, how: "deleted", replacement: nil))
                 // A record's shape is its entity (the code after the version byte); an index or
                 // relationship tree has one shape.
-                guard tree == StoreLayout.metaTree || shapes.insert(tree.hasPrefix("cd.rec.") ? Array(value.prefix(2)) : []).inserted else { continue }
+                guard
+                    tree == StoreLayout.metaTree
+                        || shapes.insert(tree.hasPrefix("cd.rec.") ? Array(value.prefix(2)) : []).inserted
+                else { continue }
                 func add(_ how: String, key newKey: [UInt8]? = nil, value newValue: [UInt8]? = nil) {
-                    out.append(Mutation(tree: tree, key: key, how: how, replacement: (newKey ?? key, newValue ?? value)))
+                    out.append(
+                        Mutation(tree: tree, key: key, how: how, replacement: (newKey ?? key, newValue ?? value)))
                 }
                 if tree == StoreLayout.metaTree {
                     if key == StoreLayout.metaModelKey {
                         for (how, json) in try hostileModels(value) {
                             add(how, value: json)
                             // With its own hash, so that open decodes it to name the difference.
-                            guard let hostile = try? JSONDecoder().decode(ObjectModel.self, from: Data(json)) else { continue }
-                            out.append(Mutation(tree: tree, key: key, how: how + ", hash to match", replacement: (key, json),
-                                                also: [(StoreLayout.metaHashKey, Array(hostile.versionHash.utf8))]))
+                            guard let hostile = try? JSONDecoder().decode(ObjectModel.self, from: Data(json)) else {
+                                continue
+                            }
+                            out.append(
+                                Mutation(
+                                    tree: tree, key: key, how: how + ", hash to match", replacement: (key, json),
+                                    also: [(StoreLayout.metaHashKey, Array(hostile.versionHash.utf8))]))
                         }
-                        for how in ["{}", "[]", "{\"entities\":[]}", "null"] { add("model \(how)", value: Array(how.utf8)) }
+                        for how in ["{}", "[]", "{\"entities\":[]}", "null"] {
+                            add("model \(how)", value: Array(how.utf8))
+                        }
                         add("model truncated", value: Array(value.prefix(value.count / 2)))
                     } else {
                         for (how, v) in byteMutations(value) { add("value \(how)", value: v) }
                         for v in hostileIntegers where value.count == 8 { add("value u64 LE \(v)", value: u64LE(v)) }
-                        for v in Set(hostileIntegers.map { UInt32(truncatingIfNeeded: $0) }).sorted() where value.count == 4 {
+                        for v in Set(hostileIntegers.map { UInt32(truncatingIfNeeded: $0) }).sorted()
+                        where value.count == 4 {
                             add("value u32 LE \(v)", value: Array(u64LE(UInt64(v)).prefix(4)))
                         }
                     }
@@ -123,7 +141,8 @@ enum MutationCatalog {
                 // 8 of index keys.
                 let pkRange = tree.hasPrefix("cd.idx.") ? (key.count - 8)..<key.count : 0..<min(8, key.count)
                 for v in hostileKeys {
-                    var k = key; k.replaceSubrange(pkRange, with: u64BE(v)); add("primary key \(Int64(bitPattern: v))", key: k)
+                    var k = key; k.replaceSubrange(pkRange, with: u64BE(v));
+                    add("primary key \(Int64(bitPattern: v))", key: k)
                 }
                 if tree.hasPrefix("cd.rel.") {
                     let ordered = key.count == 12
@@ -146,7 +165,9 @@ enum MutationCatalog {
                         }
                     } else {
                         add("target is the source", key: source + source)
-                        for v in hostileKeys { add("target primary key \(Int64(bitPattern: v))", key: source + u64BE(v)) }
+                        for v in hostileKeys {
+                            add("target primary key \(Int64(bitPattern: v))", key: source + u64BE(v))
+                        }
                     }
                 }
             }
@@ -158,7 +179,8 @@ enum MutationCatalog {
     /// hash left as it was), and with every relationship's inverse dropped.
     static func hostileModels(_ json: [UInt8]) throws -> [(String, [UInt8])] {
         guard var root = try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any],
-              let entities = root["entities"] as? [[String: Any]] else { return [] }
+            let entities = root["entities"] as? [[String: Any]]
+        else { return [] }
         var out: [(String, [UInt8])] = []
         func encoded(_ entities: [[String: Any]]) throws -> [UInt8] {
             root["entities"] = entities
@@ -173,7 +195,8 @@ enum MutationCatalog {
                     d["isTransient"] = !((d["isTransient"] as? Bool) ?? false)
                     list[p] = d
                     changed[e][property] = list
-                    out.append(("model: \(entity["name"] ?? "?").\(d["name"] ?? "?") transient toggled", try encoded(changed)))
+                    out.append(
+                        ("model: \(entity["name"] ?? "?").\(d["name"] ?? "?") transient toggled", try encoded(changed)))
                 }
             }
         }
@@ -193,29 +216,37 @@ enum MutationCatalog {
             let at = bytes.isEmpty ? 0 : Int(rng.next() % UInt64(bytes.count + 1))
             switch rng.next() % 5 {
             case 0 where !bytes.isEmpty:
-                let i = min(at, bytes.count - 1); bytes[i] ^= UInt8(truncatingIfNeeded: rng.next() | 1); how.append("flip at \(i)")
+                let i = min(at, bytes.count - 1); bytes[i] ^= UInt8(truncatingIfNeeded: rng.next() | 1);
+                how.append("flip at \(i)")
             case 1:
                 bytes = Array(bytes.prefix(at)); how.append("cut at \(at)")
             case 2:
                 let v = hostileIntegers[Int(rng.next() % UInt64(hostileIntegers.count))]
-                bytes.replaceSubrange(at..<min(bytes.count, at + 1), with: varint(v)); how.append("varint \(v) at \(at)")
+                bytes.replaceSubrange(at..<min(bytes.count, at + 1), with: varint(v));
+                how.append("varint \(v) at \(at)")
             case 3:
                 let v = hostileIntegers[Int(rng.next() % UInt64(hostileIntegers.count))]
-                bytes.replaceSubrange(at..<min(bytes.count, at + 8), with: rng.next() % 2 == 0 ? u64BE(v) : u64LE(v)); how.append("u64 \(v) at \(at)")
+                bytes.replaceSubrange(at..<min(bytes.count, at + 8), with: rng.next() % 2 == 0 ? u64BE(v) : u64LE(v));
+                how.append("u64 \(v) at \(at)")
             default:
                 let n = Int(rng.next() % 4)
-                bytes.insert(contentsOf: (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }, at: at); how.append("\(n) random bytes at \(at)")
+                bytes.insert(contentsOf: (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }, at: at);
+                how.append("\(n) random bytes at \(at)")
             }
         }
         if inKey && bytes.isEmpty { bytes = [0] }
         let replacement = inKey ? (bytes, value) : (key, bytes)
-        return Mutation(tree: tree, key: key, how: (inKey ? "key " : "value ") + how.joined(separator: ", "), replacement: replacement)
+        return Mutation(
+            tree: tree, key: key, how: (inKey ? "key " : "value ") + how.joined(separator: ", "),
+            replacement: replacement)
     }
 }
 
 @Suite("Object-level mutation campaign")
 struct ObjectMutationCampaignTests {
-    static func runMutants(_ mutants: [Mutation], base: StoreImage, model: ObjectModel) throws -> (problems: Int, typedErrors: Int) {
+    static func runMutants(
+        _ mutants: [Mutation], base: StoreImage, model: ObjectModel
+    ) throws -> (problems: Int, typedErrors: Int) {
         var found = 0, typed = 0
         for m in mutants {
             let image = try base.replacing(tree: m.tree, key: m.key, with: m.replacement, also: m.also)
@@ -233,13 +264,17 @@ struct ObjectMutationCampaignTests {
         let base = try StoreImage.company()
         let mutants = try MutationCatalog.all(try base.entries(), model: model)
         let (found, typed) = try Self.runMutants(mutants, base: base, model: model)
-        print("object mutation campaign: \(mutants.count) mutants, \(found) reported by the verifier, \(typed) typed errors from the object store, \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+        print(
+            "object mutation campaign: \(mutants.count) mutants, \(found) reported by the verifier, \(typed) typed errors from the object store, \(String(format: "%.1f", Date().timeIntervalSince(start))) s"
+        )
         #expect(found > mutants.count / 2, "most single-value changes are damage the verifier sees")
     }
 
     @Test func seededRandomMutantsEndInATypedErrorOrAReport() throws {
         let start = Date()
-        let seed = ProcessInfo.processInfo.environment["CADMIUM_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        let seed =
+            ProcessInfo.processInfo.environment["CADMIUM_SEED"].flatMap(UInt64.init)
+            ?? UInt64.random(in: 1...UInt64(UInt32.max))
         print("object mutation campaign, random part: seed \(seed) (replay with CADMIUM_SEED=\(seed))")
         var rng = SplitMix64(seed: seed)
         let model = try companyModel()
@@ -247,6 +282,8 @@ struct ObjectMutationCampaignTests {
         let entries = try base.entries()
         let mutants = (0..<150).map { _ in MutationCatalog.random(entries, using: &rng) }
         let (found, typed) = try Self.runMutants(mutants, base: base, model: model)
-        print("object mutation campaign, random part: \(mutants.count) mutants, \(found) reported, \(typed) typed errors, \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+        print(
+            "object mutation campaign, random part: \(mutants.count) mutants, \(found) reported, \(typed) typed errors, \(String(format: "%.1f", Date().timeIntervalSince(start))) s"
+        )
     }
 }

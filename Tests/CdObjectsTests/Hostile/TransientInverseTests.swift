@@ -13,12 +13,20 @@ struct TransientInverseTests {
     /// stored, naming it as its inverse.
     static func model(transientToMany: Bool) throws -> ObjectModel {
         try ObjectModel(entities: [
-            EntityDescription(name: "Department", attributes: [.init(name: "name", type: .string)],
-                              relationships: [RelationshipDescription(name: "employees", destination: "Employee", inverse: "department",
-                                                                      isToMany: true, isTransient: transientToMany)]),
-            EntityDescription(name: "Employee", attributes: [.init(name: "name", type: .string)],
-                              relationships: [RelationshipDescription(name: "department", destination: "Department", inverse: "employees",
-                                                                      isTransient: !transientToMany)]),
+            EntityDescription(
+                name: "Department", attributes: [.init(name: "name", type: .string)],
+                relationships: [
+                    RelationshipDescription(
+                        name: "employees", destination: "Employee", inverse: "department",
+                        isToMany: true, isTransient: transientToMany)
+                ]),
+            EntityDescription(
+                name: "Employee", attributes: [.init(name: "name", type: .string)],
+                relationships: [
+                    RelationshipDescription(
+                        name: "department", destination: "Department", inverse: "employees",
+                        isTransient: !transientToMany)
+                ]),
         ])
     }
 
@@ -42,7 +50,8 @@ struct TransientInverseTests {
     /// it: newObjectIDs overflowed `first + count` and trapped.
     @Test func anExhaustedKeySpaceIsATypedError() throws {
         let image = try StoreImage.company().changed { tx in
-            try tx.tree(StoreLayout.metaTree)!.put(StoreLayout.nextKeyKey(root: "Office"), HostileObjectFixtures.u64LE(UInt64(Int64.max)))
+            try tx.tree(StoreLayout.metaTree)!.put(
+                StoreLayout.nextKeyKey(root: "Office"), HostileObjectFixtures.u64LE(UInt64(Int64.max)))
         }
         let store = try ObjectStore.open(path: StoreImage.path, model: try companyModel(), options: image.options)
         defer { try? store.close() }

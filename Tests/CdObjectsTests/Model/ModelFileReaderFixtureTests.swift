@@ -18,14 +18,28 @@ struct FixtureFacts: Sendable, CustomTestStringConvertible {
 @Suite("Model fixtures", .enabled(if: ModelFixtures.shouldRun, ModelFixtures.skipReason))
 struct ModelFileReaderFixtureTests {
     static let facts: [FixtureFacts] = [
-        .init(path: "CadmiumTestModel.xcdatamodel", entities: 1, attributes: 2, relationships: 0, constraints: 0, fetchIndexes: 0, transient: 0),
-        .init(path: "CadmiumBasicExample.xcdatamodel", entities: 2, attributes: 3, relationships: 2, constraints: 0, fetchIndexes: 0, transient: 0),
-        .init(path: "CoreStoreTestModel.xcdatamodel", entities: 2, attributes: 16, relationships: 4, constraints: 0, fetchIndexes: 0, transient: 0),
-        .init(path: "SyncPropertyMapperModel.xcdatamodel", entities: 12, attributes: 54, relationships: 12, constraints: 0, fetchIndexes: 0, transient: 0),
+        .init(
+            path: "CadmiumTestModel.xcdatamodel", entities: 1, attributes: 2, relationships: 0, constraints: 0,
+            fetchIndexes: 0, transient: 0),
+        .init(
+            path: "CadmiumBasicExample.xcdatamodel", entities: 2, attributes: 3, relationships: 2, constraints: 0,
+            fetchIndexes: 0, transient: 0),
+        .init(
+            path: "CoreStoreTestModel.xcdatamodel", entities: 2, attributes: 16, relationships: 4, constraints: 0,
+            fetchIndexes: 0, transient: 0),
+        .init(
+            path: "SyncPropertyMapperModel.xcdatamodel", entities: 12, attributes: 54, relationships: 12,
+            constraints: 0, fetchIndexes: 0, transient: 0),
         // The bundle loads its current version, SampleModel.xcdatamodel.
-        .init(path: "SampleModel.xcdatamodeld", entities: 4, attributes: 12, relationships: 2, constraints: 2, fetchIndexes: 0, transient: 2),
-        .init(path: "SampleModel.xcdatamodeld/SampleModel2.xcdatamodel", entities: 4, attributes: 8, relationships: 2, constraints: 2, fetchIndexes: 1, transient: 0),
-        .init(path: "SampleModel.xcdatamodeld/SampleModel3.xcdatamodel", entities: 5, attributes: 8, relationships: 6, constraints: 3, fetchIndexes: 0, transient: 0),
+        .init(
+            path: "SampleModel.xcdatamodeld", entities: 4, attributes: 12, relationships: 2, constraints: 2,
+            fetchIndexes: 0, transient: 2),
+        .init(
+            path: "SampleModel.xcdatamodeld/SampleModel2.xcdatamodel", entities: 4, attributes: 8, relationships: 2,
+            constraints: 2, fetchIndexes: 1, transient: 0),
+        .init(
+            path: "SampleModel.xcdatamodeld/SampleModel3.xcdatamodel", entities: 5, attributes: 8, relationships: 6,
+            constraints: 3, fetchIndexes: 0, transient: 0),
     ]
 
     @Test("every fixture loads with all its parts and no warnings", arguments: facts)
@@ -72,8 +86,11 @@ struct ModelFileReaderFixtureTests {
         let e1 = try #require(model["TestEntity1AAA"])
         #expect(e1.className == ".TestEntity1")
         let types = Dictionary(uniqueKeysWithValues: e1.attributes.map { ($0.name, $0.type) })
-        #expect(types == ["testBoolean": .boolean, "testData": .binaryData, "testDate": .date, "testDecimal": .decimal,
-                          "testEntityID": .integer64, "testNil": .string, "testNumber": .integer32, "testString": .string])
+        #expect(
+            types == [
+                "testBoolean": .boolean, "testData": .binaryData, "testDate": .date, "testDecimal": .decimal,
+                "testEntityID": .integer64, "testNil": .string, "testNumber": .integer32, "testString": .string,
+            ])
         #expect(e1.attributes.allSatisfy { $0.isOptional })
         #expect(model.relationship("testToManyOrdered", of: "TestEntity2")?.isOrdered == true)
         #expect(model.relationship("testToManyUnordered", of: "TestEntity1AAA")?.isOrdered == false)
@@ -84,18 +101,26 @@ struct ModelFileReaderFixtureTests {
 
     @Test func syncModelHasEveryTypeUserInfoAndCascades() throws {
         guard let model = try ModelFixtures.load("SyncPropertyMapperModel.xcdatamodel")?.model else { return }
-        #expect(model.entityNames == ["Apartment", "Attribute", "Building", "Company", "Compatibility", "KeyPath",
-                                      "Market", "Note", "Park", "Recursive", "Room", "User"])
+        #expect(
+            model.entityNames == [
+                "Apartment", "Attribute", "Building", "Company", "Compatibility", "KeyPath",
+                "Market", "Note", "Park", "Recursive", "Room", "User",
+            ])
         #expect(model.attribute("uri", of: "Attribute")?.type == .uri)
         #expect(model.attribute("uuid", of: "Attribute")?.type == .uuid)
         #expect(model.attribute("transformable", of: "Attribute")?.type == .transformable(transformerName: nil))
-        #expect(model.attribute("registeredTransformable", of: "User")?.type == .transformable(transformerName: "DateStringTransformer"))
+        #expect(
+            model.attribute("registeredTransformable", of: "User")?.type
+                == .transformable(transformerName: "DateStringTransformer"))
         #expect(model.attribute("integer16", of: "Attribute")?.type == .integer16)
         #expect(model.attribute("floatValue", of: "Attribute")?.type == .float)
         #expect(model.attribute("doubleValue", of: "Attribute")?.defaultValue == .double(0))
         #expect(model.attribute("decimal", of: "Attribute")?.defaultValue == .decimal(0))
-        #expect(model.attribute("uniqueId", of: "Market")?.userInfo == ["sync.isPrimaryKey": "YES", "sync.remoteKey": "id"])
-        #expect(model.attribute("camelCaseDepthTwo", of: "KeyPath")?.userInfo["sync.remoteKey"] == "camelParent.depthOne.depthTwo")
+        #expect(
+            model.attribute("uniqueId", of: "Market")?.userInfo == ["sync.isPrimaryKey": "YES", "sync.remoteKey": "id"])
+        #expect(
+            model.attribute("camelCaseDepthTwo", of: "KeyPath")?.userInfo["sync.remoteKey"]
+                == "camelParent.depthOne.depthTwo")
         #expect(model.relationship("apartments", of: "Building")?.deleteRule == .cascade)
         #expect(model.relationship("rooms", of: "Apartment")?.deleteRule == .cascade)
         #expect(model.relationship("building", of: "Apartment")?.deleteRule == .nullify)
@@ -107,15 +132,22 @@ struct ModelFileReaderFixtureTests {
     @Test func sampleBundlePicksCurrentVersionWithInheritanceAndConstraints() throws {
         guard let file = try ModelFixtures.load("SampleModel.xcdatamodeld") else { return }
         #expect(file.versionName == "SampleModel.xcdatamodel")
-        #expect(file.availableVersions == ["SampleModel.xcdatamodel", "SampleModel2.xcdatamodel", "SampleModel3.xcdatamodel"])
+        #expect(
+            file.availableVersions == [
+                "SampleModel.xcdatamodel", "SampleModel2.xcdatamodel", "SampleModel3.xcdatamodel",
+            ])
         #expect(file.versionIdentifier == "1")
         let model = file.model
         #expect(model["SportCar"]?.parent == "Car")
         #expect(model["ExpensiveSportCar"]?.parent == "SportCar")
         #expect(model.allSubentities(of: "Car").map(\.name) == ["SportCar", "ExpensiveSportCar"])
         #expect(model.ancestors(of: "ExpensiveSportCar").map(\.name) == ["SportCar", "Car"])
-        #expect(model.allAttributes(of: "ExpensiveSportCar").map(\.name)
-                == ["color", "currentDrivingSpeed", "maker", "markedForDeletionAsOf", "model", "numberPlate", "isLimitedEdition"])
+        #expect(
+            model.allAttributes(of: "ExpensiveSportCar").map(\.name)
+                == [
+                    "color", "currentDrivingSpeed", "maker", "markedForDeletionAsOf", "model", "numberPlate",
+                    "isLimitedEdition",
+                ])
         #expect(model.allRelationships(of: "SportCar").map(\.name) == ["owner"])
         #expect(model.allUniquenessConstraints(of: "SportCar") == [["numberPlate"]])
         #expect(model["Person"]?.uniquenessConstraints == [["firstName", "lastName"]])
@@ -126,16 +158,24 @@ struct ModelFileReaderFixtureTests {
     }
 
     @Test func sampleVersion2HasFetchIndexAndRenamedEntity() throws {
-        guard let model = try ModelFixtures.load("SampleModel.xcdatamodeld", version: "SampleModel2")?.model else { return }
+        guard let model = try ModelFixtures.load("SampleModel.xcdatamodeld", version: "SampleModel2")?.model else {
+            return
+        }
         let car = try #require(model["Car"])
-        #expect(car.fetchIndexes == [FetchIndexDescription(name: "byMakerAndNumberPlate",
-                                                            elements: [.ascending("maker"), .ascending("numberPlate")])])
+        #expect(
+            car.fetchIndexes == [
+                FetchIndexDescription(
+                    name: "byMakerAndNumberPlate",
+                    elements: [.ascending("maker"), .ascending("numberPlate")])
+            ])
         #expect(model["LuxuryCar"]?.renamingIdentifier == "ExpensiveSportCar")
         #expect(model["ExpensiveSportCar"] == nil)
     }
 
     @Test func sampleVersion3HasManyToMany() throws {
-        guard let model = try ModelFixtures.load("SampleModel.xcdatamodeld/SampleModel3.xcdatamodel")?.model else { return }
+        guard let model = try ModelFixtures.load("SampleModel.xcdatamodeld/SampleModel3.xcdatamodel")?.model else {
+            return
+        }
         #expect(model.isManyToMany("previousOwners", in: "Car"))
         #expect(model.isManyToMany("previousCars", in: "Person"))
         #expect(model.isManyToMany("owner", in: "Car") == false)

@@ -9,8 +9,10 @@ import CdStoreTesting
 /// The seed is printed; rerun one with `CD_MODEL_SEED=<seed> swift test --filter ModelShape`.
 @Suite struct ModelShapeRandomizedTests {
 
-    static let types: [AttributeType] = [.integer16, .integer32, .integer64, .decimal, .double, .float, .string,
-                                         .boolean, .date, .binaryData, .uuid, .uri, .transformable(transformerName: nil)]
+    static let types: [AttributeType] = [
+        .integer16, .integer32, .integer64, .decimal, .double, .float, .string,
+        .boolean, .date, .binaryData, .uuid, .uri, .transformable(transformerName: nil),
+    ]
 
     static func randomEntities(_ rng: inout SplitMix64) -> [EntityDescription] {
         let count = Int.random(in: 1...5, using: &rng)
@@ -19,18 +21,25 @@ import CdStoreTesting
             var e = EntityDescription(name: "E\(i)")
             if i > 0 && Bool.random(using: &rng) { e.parent = "E\(Int.random(in: 0..<i, using: &rng))" }
             for j in 0..<Int.random(in: 0...4, using: &rng) {
-                e.attributes.append(.init(name: "a\(i)_\(j)", type: types.randomElement(using: &rng)!,
-                                          isOptional: Bool.random(using: &rng), isTransient: Int.random(in: 0..<5, using: &rng) == 0,
-                                          isIndexed: Bool.random(using: &rng)))
+                e.attributes.append(
+                    .init(
+                        name: "a\(i)_\(j)", type: types.randomElement(using: &rng)!,
+                        isOptional: Bool.random(using: &rng), isTransient: Int.random(in: 0..<5, using: &rng) == 0,
+                        isIndexed: Bool.random(using: &rng)))
             }
             if Bool.random(using: &rng) {
-                e.relationships.append(.init(name: "r\(i)", destination: "E\(Int.random(in: 0..<count, using: &rng))",
-                                             isToMany: Bool.random(using: &rng), isOrdered: Bool.random(using: &rng)))
+                e.relationships.append(
+                    .init(
+                        name: "r\(i)", destination: "E\(Int.random(in: 0..<count, using: &rng))",
+                        isToMany: Bool.random(using: &rng), isOrdered: Bool.random(using: &rng)))
             }
             if let first = e.attributes.first(where: { !$0.isTransient }) {
                 if Bool.random(using: &rng) { e.uniquenessConstraints.append([first.name]) }
                 if Bool.random(using: &rng) {
-                    e.fetchIndexes.append(.init(name: "i\(i)", elements: [.init(property: first.name, isAscending: Bool.random(using: &rng))]))
+                    e.fetchIndexes.append(
+                        .init(
+                            name: "i\(i)",
+                            elements: [.init(property: first.name, isAscending: Bool.random(using: &rng))]))
                 }
             }
             entities.append(e)
@@ -65,7 +74,9 @@ import CdStoreTesting
     }
 
     @Test func hashAndDifferenceAgreeOnRandomModels() throws {
-        let seed = ProcessInfo.processInfo.environment["CD_MODEL_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
+        let seed =
+            ProcessInfo.processInfo.environment["CD_MODEL_SEED"].flatMap(UInt64.init)
+            ?? UInt64.random(in: 1...UInt64.max)
         print("ModelShapeRandomizedTests seed: \(seed)")
         var rng = SplitMix64(seed: seed)
         for round in 0..<200 {
@@ -77,7 +88,9 @@ import CdStoreTesting
             let sameHash = a.versionHash == b.versionHash
             let difference = b.firstStoredShapeDifference(from: a)
             #expect(sameHash == (difference == nil), "seed \(seed) round \(round): \(difference ?? "no difference")")
-            #expect(sameHash == !touchesShape, "seed \(seed) round \(round): stored change \(touchesShape), same hash \(sameHash)")
+            #expect(
+                sameHash == !touchesShape,
+                "seed \(seed) round \(round): stored change \(touchesShape), same hash \(sameHash)")
         }
     }
 }

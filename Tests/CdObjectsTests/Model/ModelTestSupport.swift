@@ -22,7 +22,8 @@ enum ModelFixtures {
     /// Run fixture tests when the folder is there, and under CI always (so they fail there).
     static var shouldRun: Bool { isPresent || isCI }
 
-    static let skipReason: Comment = "fixture folder ../shared/fixtures/models is missing; skipped (set CI=true to fail instead)"
+    static let skipReason: Comment =
+        "fixture folder ../shared/fixtures/models is missing; skipped (set CI=true to fail instead)"
 
     /// The path of a fixture, recording a failure that says the folder is missing when it is.
     static func path(_ relative: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
@@ -33,8 +34,10 @@ enum ModelFixtures {
         return folder.appendingPathComponent(relative).path
     }
 
-    static func load(_ relative: String, version: String? = nil,
-                     sourceLocation: SourceLocation = #_sourceLocation) throws -> ModelFile? {
+    static func load(
+        _ relative: String, version: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ModelFile? {
         guard let path = path(relative, sourceLocation: sourceLocation) else { return nil }
         return try ModelFileReader.load(at: path, version: version)
     }
@@ -88,9 +91,13 @@ func companyEntities() -> [EntityDescription] {
                 .init(name: "badge", type: .string, isOptional: false),
                 .init(name: "onBreak", type: .boolean, isTransient: true),
             ],
-            relationships: [.init(name: "department", destination: "Department", inverse: "employees", deleteRule: .nullify)],
+            relationships: [
+                .init(name: "department", destination: "Department", inverse: "employees", deleteRule: .nullify)
+            ],
             uniquenessConstraints: [["badge"], ["department", "salary"]],
-            fetchIndexes: [FetchIndexDescription(name: "bySalary", elements: [.descending("salary"), .ascending("badge")])],
+            fetchIndexes: [
+                FetchIndexDescription(name: "bySalary", elements: [.descending("salary"), .ascending("badge")])
+            ],
             userInfo: ["note": "people"]),
         EntityDescription(
             name: "Manager", parent: "Employee",

@@ -38,13 +38,19 @@ struct ASCIIMatchTests {
                 // A slice of the text, its case flipped at random, so that matches are common.
                 let bytes = Array(text.utf8)
                 let a = Int.random(in: 0..<bytes.count, using: &rng), b = Int.random(in: a...bytes.count, using: &rng)
-                needle = String(decoding: bytes[a..<b].map { Bool.random(using: &rng) && $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
+                needle = String(
+                    decoding: bytes[a..<b].map {
+                        Bool.random(using: &rng) && $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0
+                    }, as: UTF8.self)
             }
             for position in [ASCIIMatch.Position.prefix, .suffix, .anywhere] {
                 for caseInsensitive in [false, true] {
                     let fast = ASCIIMatch.match(text, needle, position, caseInsensitive: caseInsensitive)
                     let slow = Self.folded(text, needle, position, caseInsensitive: caseInsensitive)
-                    #expect(fast == slow, "seed \(seed): \(position) \(caseInsensitive) \(text.debugDescription) ~ \(needle.debugDescription)")
+                    #expect(
+                        fast == slow,
+                        "seed \(seed): \(position) \(caseInsensitive) \(text.debugDescription) ~ \(needle.debugDescription)"
+                    )
                 }
             }
         }
@@ -56,7 +62,9 @@ struct ASCIIMatchTests {
         #expect(ASCIIMatch.match("a\r\nb", "\n", .anywhere, caseInsensitive: false) == nil)
         // The Foundation path then gives the answer, through the operator.
         #expect(PredicateStringMatching.contains("Ünïcode", "unic", [.caseInsensitive, .diacriticInsensitive]))
-        #expect(PredicateStringMatching.contains("a\r\nb", "\n", []) == Self.folded("a\r\nb", "\n", .anywhere, caseInsensitive: false))
+        #expect(
+            PredicateStringMatching.contains("a\r\nb", "\n", [])
+                == Self.folded("a\r\nb", "\n", .anywhere, caseInsensitive: false))
     }
 
     @Test func answersTheUsualCases() {

@@ -66,7 +66,9 @@ struct PredicateArgumentTests {
 
     @Test func unsupportedTypeNamesIndexAndType() throws {
         struct Gadget {}
-        let error = try #require(throws: CdPredicateError.self) { try CdPredicate(format: "a == %@ AND b == %@", 1, Gadget()) }
+        let error = try #require(throws: CdPredicateError.self) {
+            try CdPredicate(format: "a == %@ AND b == %@", 1, Gadget())
+        }
         #expect(error.kind == .unsupportedArgument)
         #expect(error.message.contains("argument 1") && error.message.contains("Gadget"), "\(error)")
     }
@@ -82,9 +84,13 @@ struct PredicateArgumentTests {
 
     @Test func keyArgumentsBecomeKeyPaths() throws {
         #expect(try CdPredicate(format: "%K == 1", "department.name") == CdPredicate(format: "department.name == 1"))
-        #expect(try CdPredicate(format: "%K == 1", "employees.@sum.salary") == CdPredicate(format: "employees.@sum.salary == 1"))
+        #expect(
+            try CdPredicate(format: "%K == 1", "employees.@sum.salary")
+                == CdPredicate(format: "employees.@sum.salary == 1"))
         // A reserved word is a plain key when it comes from %K.
-        #expect(try CdPredicate(format: "%K == 1", "in") == .comparison(.init(.keyPath(.evaluatedObject, ["in"]), .equal, .constant(.integer(1)))))
+        #expect(
+            try CdPredicate(format: "%K == 1", "in")
+                == .comparison(.init(.keyPath(.evaluatedObject, ["in"]), .equal, .constant(.integer(1)))))
     }
 
     @Test func argumentCountIsChecked() throws {

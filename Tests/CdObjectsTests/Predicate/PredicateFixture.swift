@@ -66,7 +66,8 @@ indirect enum FixtureArgument: Decodable, Sendable {
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
         guard let key = c.allKeys.first, c.allKeys.count == 1 else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "one key expected"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "one key expected"))
         }
         switch key.stringValue {
         case "int": self = .int(try c.decode(Int.self, forKey: key))
@@ -86,7 +87,8 @@ indirect enum FixtureArgument: Decodable, Sendable {
         case "person": self = .person(try c.decode(Int.self, forKey: key))
         case "department": self = .department(try c.decode(Int.self, forKey: key))
         default:
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown argument type \(key.stringValue)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "unknown argument type \(key.stringValue)"))
         }
     }
 

@@ -53,7 +53,8 @@ struct PredicateFixtureTests {
     @Test(arguments: fixtureCases.filter { $0.error == nil })
     func descriptionRoundTrips(_ fixture: PredicateCase) throws {
         let dataset = try PredicateFixture.dataset()
-        let predicate = try CdPredicate(format: fixture.format, argumentArray: fixture.args.map { $0.value(in: dataset) })
+        let predicate = try CdPredicate(
+            format: fixture.format, argumentArray: fixture.args.map { $0.value(in: dataset) })
         let text = predicate.description
         let reparsed = try CdPredicate(format: text, argumentArray: predicate.objectArguments)
         #expect(reparsed == predicate, "\(text)")

@@ -17,14 +17,23 @@ struct PredicateParserTests {
 
     @Test func plannerShapes() throws {
         #expect(try comparison("name == 'x'") == PredicateComparison(.key("name"), .equal, .constant(.string("x"))))
-        #expect(try comparison("age IN {1, 2}") == PredicateComparison(
-            .key("age"), .in, .aggregate([.constant(.integer(1)), .constant(.integer(2))])))
-        #expect(try comparison("age BETWEEN %@", [1, 9]) == PredicateComparison(
-            .key("age"), .between, .aggregate([.constant(.integer(1)), .constant(.integer(9))])))
-        #expect(try comparison("name BEGINSWITH[cd] 'ab'") == PredicateComparison(
-            .key("name"), .beginsWith, .constant(.string("ab")), options: [.caseInsensitive, .diacriticInsensitive]))
-        #expect(try comparison("ANY employees.salary > 5") == PredicateComparison(
-            .key("employees.salary"), .greaterThan, .constant(.integer(5)), quantifier: .any))
+        #expect(
+            try comparison("age IN {1, 2}")
+                == PredicateComparison(
+                    .key("age"), .in, .aggregate([.constant(.integer(1)), .constant(.integer(2))])))
+        #expect(
+            try comparison("age BETWEEN %@", [1, 9])
+                == PredicateComparison(
+                    .key("age"), .between, .aggregate([.constant(.integer(1)), .constant(.integer(9))])))
+        #expect(
+            try comparison("name BEGINSWITH[cd] 'ab'")
+                == PredicateComparison(
+                    .key("name"), .beginsWith, .constant(.string("ab")),
+                    options: [.caseInsensitive, .diacriticInsensitive]))
+        #expect(
+            try comparison("ANY employees.salary > 5")
+                == PredicateComparison(
+                    .key("employees.salary"), .greaterThan, .constant(.integer(5)), quantifier: .any))
         #expect(try comparison("employees.@sum.salary > 5").left == .function(.sum, .key("employees.salary")))
         #expect(try comparison("employees.@count > 5").left == .function(.count, .key("employees")))
         #expect(try comparison("@avg.salary > 5").left == .function(.avg, .key("salary")))
@@ -39,11 +48,15 @@ struct PredicateParserTests {
         #expect(try CdPredicate(format: "a = 1 OR b = 2 AND c = 3") == .or(a, .and(b, c)))
         #expect(try CdPredicate(format: "NOT a = 1 AND b = 2") == .and(.not(a), b))
         #expect(try CdPredicate(format: "a = 1 or b = 2 or c = 3") == .or(.or(a, b), c))
-        #expect(try CdPredicate(format: "NONE a = 1") == .not(.comparison(.init(.key("a"), .equal, .constant(.integer(1)), quantifier: .any))))
+        #expect(
+            try CdPredicate(format: "NONE a = 1")
+                == .not(.comparison(.init(.key("a"), .equal, .constant(.integer(1)), quantifier: .any))))
     }
 
     @Test func operatorSpellingsAreNormalized() throws {
-        for (spelling, op) in [("=", PredicateOperator.equal), ("<>", .notEqual), ("=<", .lessThanOrEqual), ("=>", .greaterThanOrEqual)] {
+        for (spelling, op) in [
+            ("=", PredicateOperator.equal), ("<>", .notEqual), ("=<", .lessThanOrEqual), ("=>", .greaterThanOrEqual),
+        ] {
             #expect(try comparison("a \(spelling) 1").op == op)
         }
         #expect(try comparison("a beginswith 'x'").op == .beginsWith)
@@ -58,7 +71,8 @@ struct PredicateParserTests {
         #expect(try comparison("a == \"tab\\there\\n\"").right == .constant(.string("tab\there\n")))
         #expect(try comparison("a == yes").right == .constant(.bool(true)))
         #expect(try comparison("a == Null").right == .constant(.null))
-        #expect(try comparison("a == CAST(0, 'NSDate')").right == .constant(.date(Date(timeIntervalSinceReferenceDate: 0))))
+        #expect(
+            try comparison("a == CAST(0, 'NSDate')").right == .constant(.date(Date(timeIntervalSinceReferenceDate: 0))))
         #expect(try comparison("a == {}").right == .aggregate([]))
     }
 

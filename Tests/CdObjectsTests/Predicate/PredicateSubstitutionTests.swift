@@ -38,7 +38,9 @@ struct PredicateSubstitutionTests {
         let team = PredicateValue.collection([1, 2, 3].map { .object(dataset.people[$0]!) })
         // 85000 + 72000.5 + 91000
         #expect(try CdPredicate(format: "@sum.salary == 248000.5").evaluate(withValue: team))
-        #expect(try CdPredicate(format: "@count == 3 AND @max.age == 45 AND @min.name == 'Alice'").evaluate(withValue: team))
+        #expect(
+            try CdPredicate(format: "@count == 3 AND @max.age == 45 AND @min.name == 'Alice'").evaluate(withValue: team)
+        )
         #expect(try CdPredicate(format: "SELF.@avg.age == 36").evaluate(withValue: team))
         #expect(try CdPredicate(format: "SELF BEGINSWITH 'ab'").evaluate(withValue: .value(.string("abc"))))
     }

@@ -11,9 +11,9 @@ private let templateCases: [PredicateCase] = (try? PredicateFixture.cases()) ?? 
 @Suite("Predicate templates")
 struct PredicateTemplateTests {
     private static func direct(_ format: String, _ arguments: [Any]) -> Result<CdPredicate, CdPredicateError> {
-        do { return .success(try CdPredicate(format: format, argumentArray: arguments)) }
-        catch let error as CdPredicateError { return .failure(error) }
-        catch { return .failure(CdPredicateError(.syntax, "unexpected \(error)")) }
+        do { return .success(try CdPredicate(format: format, argumentArray: arguments)) } catch let error
+            as CdPredicateError
+        { return .failure(error) } catch { return .failure(CdPredicateError(.syntax, "unexpected \(error)")) }
     }
 
     @Test(arguments: templateCases)
@@ -30,7 +30,7 @@ struct PredicateTemplateTests {
         }
         let viaTemplate: Result<CdPredicate, CdPredicateError>
         do {
-            guard let bound = try template.bind(arguments) else { return }   // an expression argument
+            guard let bound = try template.bind(arguments) else { return }  // an expression argument
             viaTemplate = .success(bound)
         } catch let error as CdPredicateError { viaTemplate = .failure(error) }
         #expect(viaTemplate == Self.direct(fixture.format, arguments))
@@ -55,8 +55,11 @@ struct PredicateTemplateTests {
         let template = try #require(PredicateTemplate(format: "salary >= %@ AND name BEGINSWITH[c] %@ AND age IN %@"))
         for (low, prefix, ages) in [(1, "a", [1, 2]), (7, "bo", [3]), (70_000, "", [])] as [(Int, String, [Int])] {
             let arguments: [Any] = [low, prefix, ages]
-            #expect(try template.bind(arguments) == (try CdPredicate(format: "salary >= %@ AND name BEGINSWITH[c] %@ AND age IN %@",
-                                                                    argumentArray: arguments)))
+            #expect(
+                try template.bind(arguments)
+                    == (try CdPredicate(
+                        format: "salary >= %@ AND name BEGINSWITH[c] %@ AND age IN %@",
+                        argumentArray: arguments)))
         }
         #expect(throws: CdPredicateError.self) { try template.bind([1, "a"]) }
         #expect(throws: CdPredicateError.self) { try template.bind([1, "a", [1], 4]) }

@@ -36,7 +36,8 @@ struct PredicateValidationTests {
     @Test(arguments: parsableCases)
     func fixtureCaseValidatesAsItEvaluates(_ fixture: PredicateCase) throws {
         let dataset = try PredicateFixture.dataset()
-        let predicate = try CdPredicate(format: fixture.format, argumentArray: fixture.args.map { $0.value(in: dataset) })
+        let predicate = try CdPredicate(
+            format: fixture.format, argumentArray: fixture.args.map { $0.value(in: dataset) })
         let staticKind = fixture.error.flatMap { ["unknownKey", "typeMismatch"].contains($0) ? $0 : nil }
         do {
             try predicate.validate(entity: fixture.entity, schema: FixtureSchema())
@@ -57,7 +58,9 @@ struct PredicateValidationTests {
 
     @Test func unknownKeyInsideSubqueryIsFound() throws {
         let p = try CdPredicate(format: "SUBQUERY(employees, $e, $e.salry > 1).@count > 0")
-        let error = try #require(throws: CdPredicateError.self) { try p.validate(entity: "Department", schema: FixtureSchema()) }
+        let error = try #require(throws: CdPredicateError.self) {
+            try p.validate(entity: "Department", schema: FixtureSchema())
+        }
         #expect(error.kind == .unknownKey)
         #expect(error.message.contains("salry") && error.message.contains("Person"))
     }
@@ -78,7 +81,9 @@ struct PredicateValidationTests {
     func mismatchesAreRejected(_ format: String) throws {
         let p = try CdPredicate(format: format, argumentArray: format.contains("%@") ? [UUID()] : [])
         let entity = format.contains("employees") ? "Department" : "Person"
-        let error = try #require(throws: CdPredicateError.self) { try p.validate(entity: entity, schema: FixtureSchema()) }
+        let error = try #require(throws: CdPredicateError.self) {
+            try p.validate(entity: entity, schema: FixtureSchema())
+        }
         #expect(error.kind == .typeMismatch, "\(error)")
     }
 

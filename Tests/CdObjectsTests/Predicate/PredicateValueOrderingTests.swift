@@ -34,13 +34,19 @@ struct PredicateValueOrderingTests {
     @Test func stringOptions() {
         #expect(CdValue.compare(.string("B"), .string("a")) == .orderedAscending)
         #expect(CdValue.compare(.string("B"), .string("a"), options: .caseInsensitive) == .orderedDescending)
-        #expect(CdValue.compare(.string("École"), .string("ecole"), options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame)
+        #expect(
+            CdValue.compare(.string("École"), .string("ecole"), options: [.caseInsensitive, .diacriticInsensitive])
+                == .orderedSame)
         #expect(CdValue.compare(.string("École"), .string("ecole"), options: .caseInsensitive) != .orderedSame)
     }
 
     @Test func predicateOrderRejectsMixedClasses() throws {
-        let error = try #require(throws: CdPredicateError.self) { try CdValue.predicateCompare(.string("1"), .integer(1)) }
+        let error = try #require(throws: CdPredicateError.self) {
+            try CdValue.predicateCompare(.string("1"), .integer(1))
+        }
         #expect(error.kind == .typeMismatch)
-        #expect(try CdValue.predicateCompare(.date(Date(timeIntervalSince1970: 1)), .date(Date(timeIntervalSince1970: 2))) == .orderedAscending)
+        #expect(
+            try CdValue.predicateCompare(.date(Date(timeIntervalSince1970: 1)), .date(Date(timeIntervalSince1970: 2)))
+                == .orderedAscending)
     }
 }

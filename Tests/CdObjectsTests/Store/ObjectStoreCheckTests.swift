@@ -61,7 +61,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = try Self.writeStore(in: dir, tamper: false)
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        for i in stride(from: 8192, to: bytes.count, by: 97) { bytes[i] ^= 0xFF }   // the data area starts at 8192
+        for i in stride(from: 8192, to: bytes.count, by: 97) { bytes[i] ^= 0xFF }  // the data area starts at 8192
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let report = try Self.verify(path)
         #expect(report.problemCount > 0)
@@ -72,7 +72,8 @@ import Testing
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = try Self.writeStore(in: dir, tamper: true)
-        let output = try BuiltExecutable.run(try BuiltExecutable.locate("cdstore-verify"), arguments: ["--no-progress", path])
+        let output = try BuiltExecutable.run(
+            try BuiltExecutable.locate("cdstore-verify"), arguments: ["--no-progress", path])
         let text = output.stdout
         #expect(output.status == 4, "\(text)")
         #expect(text.contains("cd.idx.Employee.attr.name"))

@@ -45,7 +45,9 @@ struct ObjectStoreDeleteRuleTests {
             #expect(error.code == 1600)
             #expect(error.failure?.key == "departments")
             #expect(error.failure?.objectID == o.description)
-            #expect(error.failure?.message.contains("\(d1)") == true && error.failure?.message.contains("\(d2)") == true, "\(error)")
+            #expect(
+                error.failure?.message.contains("\(d1)") == true && error.failure?.message.contains("\(d2)") == true,
+                "\(error)")
         }
         #expect(store.engine.lastCommit == before, "nothing committed")
         #expect(try store.exists(o))
@@ -71,8 +73,12 @@ struct ObjectStoreDeleteRuleTests {
 
     @Test func aNullifiedRequiredToOneFailsValidation() throws {
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "Owner", relationships: [.toMany("pets", destination: "Pet", inverse: "owner", deleteRule: .nullify)]),
-            EntityDescription(name: "Pet", relationships: [.init(name: "owner", destination: "Owner", inverse: "pets", isOptional: false)]),
+            EntityDescription(
+                name: "Owner",
+                relationships: [.toMany("pets", destination: "Pet", inverse: "owner", deleteRule: .nullify)]),
+            EntityDescription(
+                name: "Pet",
+                relationships: [.init(name: "owner", destination: "Owner", inverse: "pets", isOptional: false)]),
         ])
         let store = try ObjectStore.open(path: nil, model: model)
         let o = try store.insert("Owner", [:])

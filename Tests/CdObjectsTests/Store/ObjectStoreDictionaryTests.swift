@@ -5,9 +5,13 @@ import Testing
 @Suite("ObjectStore dictionary results and grouping")
 struct ObjectStoreDictionaryTests {
     static func itemStore() throws -> ObjectStore {
-        let model = try ObjectModel(entities: [EntityDescription(name: "Item", attributes: [
-            .init(name: "id", type: .integer64), .init(name: "name", type: .string),
-        ])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    .init(name: "id", type: .integer64), .init(name: "name", type: .string),
+                ])
+        ])
         let store = try ObjectStore.open(path: nil, model: model)
         var rows: [(Int64, String)] = zip(1...5, ["A", "B", "C", "D", "E"]).map { ($0, $1) }
         rows += (1...10).map { ($0, "TEST") } + (1...10).map { ($0, "TEST2") }
@@ -66,7 +70,9 @@ struct ObjectStoreDictionaryTests {
         request.propertiesToFetch = ["name"]
         request.distinct = true
         request.sortDescriptors = [Sort("name", ascending: false)]
-        #expect(try store.read { try $0.fetchRows(request) }.map { $0["name"] } == ["TEST2", "TEST", "E", "D", "C", "B", "A"].map { str($0) })
+        #expect(
+            try store.read { try $0.fetchRows(request) }.map { $0["name"] }
+                == ["TEST2", "TEST", "E", "D", "C", "B", "A"].map { str($0) })
         request.offset = 2
         request.limit = 2
         #expect(try store.read { try $0.fetchRows(request) } == [["name": str("E")], ["name": str("D")]])
@@ -85,7 +91,8 @@ struct ObjectStoreDictionaryTests {
         request.resultType = .dictionaries
         request.propertiesToFetch = ["badge", "department", "department.name"]
         let rows = try store.read { try $0.fetchRows(request) }
-        #expect(rows == [["badge": str("1"), "department": .toOne(d), "department.name": str("Ops")], ["badge": str("2")]])
+        #expect(
+            rows == [["badge": str("1"), "department": .toOne(d), "department.name": str("Ops")], ["badge": str("2")]])
         _ = (e, f)
         request.propertiesToFetch = ["nope"]
         #expect(throws: CdPredicateError.self) { try store.read { try $0.fetchRows(request) } }

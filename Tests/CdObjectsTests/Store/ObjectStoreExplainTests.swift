@@ -18,7 +18,9 @@ struct ObjectStoreExplainTests {
         Case(entity: "Employee", format: "badge == 'B7'", plan: "INDEX SCAN Employee(badge) = 'B7'"),
         Case(entity: "Employee", format: "salary == 5 AND badge == 'B7'", plan: "INDEX SCAN Employee(badge) = 'B7'"),
         Case(entity: "Manager", format: "salary IN {1, 2}", plan: "INDEX SCAN Employee(salary) IN (1, 2)"),
-        Case(entity: "Employee", format: "salary > 10 AND salary <= 20", plan: "INDEX SCAN Employee(salary) > 10 AND <= 20"),
+        Case(
+            entity: "Employee", format: "salary > 10 AND salary <= 20",
+            plan: "INDEX SCAN Employee(salary) > 10 AND <= 20"),
         Case(entity: "Employee", format: "10 < salary", plan: "INDEX SCAN Employee(salary) > 10"),
         Case(entity: "Employee", format: "salary BETWEEN {1, 9}", plan: "INDEX SCAN Employee(salary) >= 1 AND <= 9"),
         Case(entity: "Employee", format: "name BEGINSWITH 'Al'", plan: "INDEX SCAN Employee(name) BEGINSWITH 'Al'"),
@@ -27,16 +29,21 @@ struct ObjectStoreExplainTests {
         Case(entity: "Employee", format: "email == 'a@b'", plan: "FULL SCAN Employee"),
         Case(entity: "Employee", format: "salary > 5 OR salary < 2", plan: "FULL SCAN Employee"),
         Case(entity: "Employee", format: "department.name == 'D'", plan: "FULL SCAN Employee"),
-        Case(entity: "Employee", format: "salary > 3", sort: [Sort("salary")], limit: 5,
-             plan: "INDEX SCAN Employee(salary) > 3 (ORDERED); LIMIT 5"),
-        Case(entity: "Employee", format: "salary > 3", sort: [Sort("salary", ascending: false)],
-             plan: "INDEX SCAN Employee(salary) > 3; SORT BY salary DESC"),
+        Case(
+            entity: "Employee", format: "salary > 3", sort: [Sort("salary")], limit: 5,
+            plan: "INDEX SCAN Employee(salary) > 3 (ORDERED); LIMIT 5"),
+        Case(
+            entity: "Employee", format: "salary > 3", sort: [Sort("salary", ascending: false)],
+            plan: "INDEX SCAN Employee(salary) > 3; SORT BY salary DESC"),
         Case(entity: "Employee", format: nil, sort: [Sort("name")], plan: "INDEX ORDER Employee(name) (ORDERED)"),
-        Case(entity: "Employee", format: nil, sort: [Sort("name", caseInsensitive: true)], plan: "FULL SCAN Employee; SORT BY name[c]"),
+        Case(
+            entity: "Employee", format: nil, sort: [Sort("name", caseInsensitive: true)],
+            plan: "FULL SCAN Employee; SORT BY name[c]"),
         Case(entity: "Desk", format: "floor == 2", plan: "INDEX SCAN Desk(floor, number) = 2"),
         Case(entity: "Desk", format: "number == 2", plan: "FULL SCAN Desk"),
         Case(entity: "Department", format: "SELF == %@", plan: "PRIMARY KEY Department = Department/3"),
-        Case(entity: "Employee", format: "department == %@ AND salary > 3", plan: "RELATIONSHIP Department/3.employees"),
+        Case(
+            entity: "Employee", format: "department == %@ AND salary > 3", plan: "RELATIONSHIP Department/3.employees"),
         Case(entity: "Employee", format: "department == %@ AND badge == 'x'", plan: "INDEX SCAN Employee(badge) = 'x'"),
         Case(entity: "Employee", format: "desk == %@", plan: "FULL SCAN Employee"),
     ]
@@ -46,7 +53,9 @@ struct ObjectStoreExplainTests {
         let store = try companyStore()
         var request = FetchRequest(entity: c.entity)
         request.predicate = try c.format.map { format in
-            format.contains("%@") ? try CdPredicate(format: format, ObjectID(entity: "Department", primaryKey: 3)) : try CdPredicate(format: format)
+            format.contains("%@")
+                ? try CdPredicate(format: format, ObjectID(entity: "Department", primaryKey: 3))
+                : try CdPredicate(format: format)
         }
         request.sortDescriptors = c.sort
         request.limit = c.limit
@@ -58,8 +67,11 @@ struct ObjectStoreExplainTests {
         let a = try store.insert("Department", ["name": str("A")])
         let b = try store.insert("Department", ["name": str("B")])
         var request = FetchRequest(entity: "Department")
-        request.predicate = try CdPredicate(format: "SELF IN %@ AND name != 'A'", [b, a, ObjectID(entity: "Department", primaryKey: 99)])
-        #expect(try store.read { try $0.explain(request) } == "PRIMARY KEY Department IN (Department/1, Department/2, Department/99)")
+        request.predicate = try CdPredicate(
+            format: "SELF IN %@ AND name != 'A'", [b, a, ObjectID(entity: "Department", primaryKey: 99)])
+        #expect(
+            try store.read { try $0.explain(request) }
+                == "PRIMARY KEY Department IN (Department/1, Department/2, Department/99)")
         #expect(try store.fetch(request) == [b])
     }
 

@@ -18,7 +18,7 @@ import Testing
         var o = StoreOptions(fileSystem: fs)
         o.pageSize = 4096
         o.cacheBytes = 4096 * 32
-        o.checkpointThresholdBytes = 12_000          // checkpoints and WAL resets inside the workload
+        o.checkpointThresholdBytes = 12_000  // checkpoints and WAL resets inside the workload
         return o
     }
 
@@ -42,12 +42,16 @@ import Testing
 
     /// The workload: deterministic change sets. After each acknowledged one (its `apply` returned)
     /// it calls `acknowledged` with a way to read the state then.
-    static func run(_ store: ObjectStore, commits: Int, seed: UInt64, acknowledged: (() throws -> State) throws -> Void) throws {
+    static func run(
+        _ store: ObjectStore, commits: Int, seed: UInt64, acknowledged: (() throws -> State) throws -> Void
+    ) throws {
         var rng = SeededGenerator(seed: seed)
         let office = try store.newObjectIDs(entity: "Office", count: 1)[0]
         let departments = try store.newObjectIDs(entity: "Department", count: 3)
         var inserts: [ObjectID: [String: PropertyValue]] = [office: ["city": str("Zurich")]]
-        for (i, d) in departments.enumerated() { inserts[d] = ["name": str("D\(i)"), "office": .toOne(office), "budget": int(1000)] }
+        for (i, d) in departments.enumerated() {
+            inserts[d] = ["name": str("D\(i)"), "office": .toOne(office), "budget": int(1000)]
+        }
         try store.apply(ChangeSet(inserted: inserts))
         try acknowledged { try state(store) }
         var employees: [ObjectID] = []
@@ -64,15 +68,19 @@ import Testing
                 case 0..<4 where !liveDepartments.isEmpty:
                     let e = try store.newObjectIDs(entity: "Employee", count: 1)[0]
                     badge += 1
-                    change.inserted[e] = ["badge": str("B\(badge)"), "name": str("Employee \(badge) of commit \(c)"),
-                                          "salary": int(Int64(Int.random(in: 1...9, using: &rng) * 10_000)),
-                                          "department": .toOne(liveDepartments.randomElement(using: &rng)!)]
+                    change.inserted[e] = [
+                        "badge": str("B\(badge)"), "name": str("Employee \(badge) of commit \(c)"),
+                        "salary": int(Int64(Int.random(in: 1...9, using: &rng) * 10_000)),
+                        "department": .toOne(liveDepartments.randomElement(using: &rng)!),
+                    ]
                     employees.append(e)
                 case 4..<6 where !employees.isEmpty:
                     let e = employees.randomElement(using: &rng)!
                     if change.inserted[e] == nil && change.updated[e] == nil {
                         change.updated[e] = ["salary": int(Int64(c * 1000 + 7))]
-                        if let d = liveDepartments.randomElement(using: &rng) { change.updated[e]?["department"] = .toOne(d) }
+                        if let d = liveDepartments.randomElement(using: &rng) {
+                            change.updated[e]?["department"] = .toOne(d)
+                        }
                     }
                 case 6 where employees.count > 1:
                     let p = try store.newObjectIDs(entity: "Project", count: 1)[0]
@@ -81,7 +89,11 @@ import Testing
                     change.inserted[p] = ["title": str("Project \(c)"), "members": .toMany(members)]
                 case 7 where !employees.isEmpty:
                     let e = employees.remove(at: Int.random(in: 0..<employees.count, using: &rng))
-                    if change.inserted[e] == nil && change.updated[e] == nil { change.deleted.insert(e) } else { employees.append(e) }
+                    if change.inserted[e] == nil && change.updated[e] == nil {
+                        change.deleted.insert(e)
+                    } else {
+                        employees.append(e)
+                    }
                 default:
                     break
                 }
@@ -116,17 +128,19 @@ import Testing
         #expect(total > 100)
         var recoveries = 0
         for point in 1...total {
-            let fs = FaultInjectingFileSystem(plan: .crash(atOperation: point, landing: (point * 389) % 6000), logsOperations: false)
+            let fs = FaultInjectingFileSystem(
+                plan: .crash(atOperation: point, landing: (point * 389) % 6000), logsOperations: false)
             var acknowledged = 0
             do {
                 let store = try ObjectStore.open(path: Self.path, model: try companyModel(), options: Self.options(fs))
                 try Self.run(store, commits: commits, seed: seed) { _ in acknowledged += 1 }
                 try store.close()
-            } catch where fs.crash != nil {
+            } catch  where fs.crash != nil {
             }
             for mode: PowerLossMode in [.dropUnsynced, [.reorderUnsynced, .tearLast]] {
                 let rebooted = fs.powerLoss(seed: UInt64(point), mode: mode)
-                let label = "crash at op \(point)/\(total), mode \(mode.rawValue), \(acknowledged) change sets acknowledged"
+                let label =
+                    "crash at op \(point)/\(total), mode \(mode.rawValue), \(acknowledged) change sets acknowledged"
                 guard rebooted.fileExists(Self.path) else {
                     #expect(acknowledged == 0, "\(label): the store file is gone")
                     continue
@@ -134,10 +148,13 @@ import Testing
                 // A creation cut off before anything was acknowledged may leave an empty file,
                 // which the verifier rightly calls "not a store"; opening it creates the store.
                 if acknowledged > 0 { try Self.verifyClean(rebooted, label) }
-                let store = try ObjectStore.open(path: Self.path, model: try companyModel(), options: Self.options(rebooted))
+                let store = try ObjectStore.open(
+                    path: Self.path, model: try companyModel(), options: Self.options(rebooted))
                 let held = try Self.state(store)
                 let candidates = [acknowledged, acknowledged + 1].filter { $0 < reference.count }
-                #expect(candidates.contains { reference[$0] == held }, "\(label): the recovered objects match neither the acknowledged change set nor the one in flight")
+                #expect(
+                    candidates.contains { reference[$0] == held },
+                    "\(label): the recovered objects match neither the acknowledged change set nor the one in flight")
                 try store.close()
                 recoveries += 1
             }
@@ -167,7 +184,9 @@ import Testing
             guard fs.fileExists(Self.path) else { #expect(acknowledged == 0); continue }
             if acknowledged > 0 { try Self.verifyClean(fs, label) }
             let store = try ObjectStore.open(path: Self.path, model: try companyModel(), options: Self.options(fs))
-            #expect(try Self.state(store) == reference[acknowledged], "\(label): reopened store differs from change set \(acknowledged)")
+            #expect(
+                try Self.state(store) == reference[acknowledged],
+                "\(label): reopened store differs from change set \(acknowledged)")
             let id = try store.newObjectIDs(entity: "Office", count: 1)[0]
             try store.apply(ChangeSet(inserted: [id: ["city": str("Austin")]]))
             try store.close()

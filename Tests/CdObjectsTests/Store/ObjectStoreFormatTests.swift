@@ -18,8 +18,10 @@ struct ObjectStoreFormatTests {
 
     static func examples() throws -> [(String, [UInt8])] {
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "Item", attributes: [.init(name: "s", type: .string, isIndexed: true), .init(name: "n", type: .integer64)],
-                              relationships: [.init(name: "owner", destination: "Owner", inverse: "items")]),
+            EntityDescription(
+                name: "Item",
+                attributes: [.init(name: "s", type: .string, isIndexed: true), .init(name: "n", type: .integer64)],
+                relationships: [.init(name: "owner", destination: "Owner", inverse: "items")]),
             EntityDescription(name: "Owner", relationships: [.toMany("items", destination: "Item", inverse: "owner")]),
         ])
         let layout = StoreLayout(model: model)
@@ -50,7 +52,8 @@ struct ObjectStoreFormatTests {
     }
 
     @Test func everyWorkedExampleIsInTheDocument() throws {
-        let doc = try String(contentsOf: ModelFixtures.repoRoot.appendingPathComponent("docs/FORMAT.md"), encoding: .utf8)
+        let doc = try String(
+            contentsOf: ModelFixtures.repoRoot.appendingPathComponent("docs/FORMAT.md"), encoding: .utf8)
         for (name, bytes) in try Self.examples() {
             let row = "| \(name) | `\(Self.hex(bytes))` |"
             #expect(doc.contains(row), "missing from docs/FORMAT.md: \(row)")
@@ -69,9 +72,14 @@ struct ObjectStoreFormatTests {
         #expect(decoded.toOne == rec.toOne)
     }
 
-    @Test(arguments: [[UInt8](), [2], [1, 99], [1, 0, 1, 0, 1], [1, 0, 1, 0, 9, 1], [1, 0, 1, 0, 4, 5, 0x61], [1, 0, 0, 0]])
+    @Test(arguments: [
+        [UInt8](), [2], [1, 99], [1, 0, 1, 0, 1], [1, 0, 1, 0, 9, 1], [1, 0, 1, 0, 4, 5, 0x61], [1, 0, 0, 0],
+    ])
     func damagedRecordsFailToDecode(_ bytes: [UInt8]) throws {
-        let layout = StoreLayout(model: try ObjectModel(entities: [EntityDescription(name: "A", attributes: [.init(name: "s", type: .string)])]))
+        let layout = StoreLayout(
+            model: try ObjectModel(entities: [
+                EntityDescription(name: "A", attributes: [.init(name: "s", type: .string)])
+            ]))
         #expect(throws: RecordDecodingError.self) { try RecordCodec.decode(bytes, layout: layout) }
     }
 
@@ -81,15 +89,28 @@ struct ObjectStoreFormatTests {
         let specials: [Double] = [-.infinity, -1e300, -1, -0.0, 0, 1e-300, 1, .infinity]
         for _ in 0..<2000 {
             let pairs: [(CdValue, CdValue, AttributeType)] = [
-                (.integer(Int64.random(in: .min ... .max, using: &g)), .integer(Int64.random(in: -3...3, using: &g)), .integer64),
-                (.double(specials.randomElement(using: &g)! * Double.random(in: 0...2, using: &g)), .double(Double.random(in: -5...5, using: &g)), .double),
-                (.string(String((0..<Int.random(in: 0...3, using: &g)).map { _ in ["a", "b", "\u{0}", "é", "Z"].randomElement(using: &g)! }.joined())),
-                 .string(["", "a", "a\u{0}", "b", "é"].randomElement(using: &g)!), .string),
+                (
+                    .integer(Int64.random(in: .min ... .max, using: &g)), .integer(Int64.random(in: -3...3, using: &g)),
+                    .integer64
+                ),
+                (
+                    .double(specials.randomElement(using: &g)! * Double.random(in: 0...2, using: &g)),
+                    .double(Double.random(in: -5...5, using: &g)), .double
+                ),
+                (
+                    .string(
+                        String(
+                            (0..<Int.random(in: 0...3, using: &g)).map { _ in
+                                ["a", "b", "\u{0}", "é", "Z"].randomElement(using: &g)!
+                            }.joined())),
+                    .string(["", "a", "a\u{0}", "b", "é"].randomElement(using: &g)!), .string
+                ),
             ]
             for (a, b, type) in pairs {
                 let order = CdValue.compare(a, b)
                 let ka = Self.column(a, type), kb = Self.column(b, type)
-                let keyOrder: ComparisonResult = ka == kb ? .orderedSame : ka.lexicographicallyPrecedes(kb) ? .orderedAscending : .orderedDescending
+                let keyOrder: ComparisonResult =
+                    ka == kb ? .orderedSame : ka.lexicographicallyPrecedes(kb) ? .orderedAscending : .orderedDescending
                 #expect(order == keyOrder, "seed \(seed): \(a) vs \(b)")
             }
         }

@@ -18,10 +18,14 @@ struct ObjectStoreIndexScanTests {
                     .init(name: "t", type: .date, isIndexed: indexed),
                     .init(name: "flag", type: .boolean),
                 ],
-                fetchIndexes: indexed ? [FetchIndexDescription(name: "byS", elements: [.ascending("s")]),
-                                         FetchIndexDescription(name: "bySN", elements: [.ascending("s"), .ascending("n")]),
-                                         FetchIndexDescription(name: "byTDescN", elements: [.descending("t"), .ascending("n")])] : []),
-            EntityDescription(name: "SpecialItem", parent: "Item", attributes: [.init(name: "extra", type: .integer32)]),
+                fetchIndexes: indexed
+                    ? [
+                        FetchIndexDescription(name: "byS", elements: [.ascending("s")]),
+                        FetchIndexDescription(name: "bySN", elements: [.ascending("s"), .ascending("n")]),
+                        FetchIndexDescription(name: "byTDescN", elements: [.descending("t"), .ascending("n")]),
+                    ] : []),
+            EntityDescription(
+                name: "SpecialItem", parent: "Item", attributes: [.init(name: "extra", type: .integer32)]),
         ])
     }
 
@@ -48,12 +52,18 @@ struct ObjectStoreIndexScanTests {
         let ops = ["==", "<", "<=", ">", ">="]
         let base: CdPredicate
         switch Int.random(in: 0..<6, using: &g) {
-        case 0: base = try CdPredicate(format: "%K == %@", key, Int.random(in: 0..<10, using: &g) == 0 ? CdValue.null : v())
+        case 0:
+            base = try CdPredicate(format: "%K == %@", key, Int.random(in: 0..<10, using: &g) == 0 ? CdValue.null : v())
         case 1: base = try CdPredicate(format: "%K IN %@", key, [v(), v(), v()])
         case 2: base = try CdPredicate(format: "%K BETWEEN %@", key, [v(), v()])
-        case 3: base = try CdPredicate(format: "%K \(ops[Int.random(in: 1..<5, using: &g)]) %@ AND %K \(ops[Int.random(in: 1..<5, using: &g)]) %@", key, v(), key, v())
+        case 3:
+            base = try CdPredicate(
+                format:
+                    "%K \(ops[Int.random(in: 1..<5, using: &g)]) %@ AND %K \(ops[Int.random(in: 1..<5, using: &g)]) %@",
+                key, v(), key, v())
         case 4 where kind == 2:
-            base = try CdPredicate(format: "s BEGINSWITH %@", ["", "a", "ab", "b", "a\u{0}", "é"][Int.random(in: 0..<6, using: &g)])
+            base = try CdPredicate(
+                format: "s BEGINSWITH %@", ["", "a", "ab", "b", "a\u{0}", "é"][Int.random(in: 0..<6, using: &g)])
         default: base = try CdPredicate(format: "%K \(ops[Int.random(in: 0..<5, using: &g)]) %@", key, v())
         }
         return Bool.random(using: &g) ? base : .and(base, try CdPredicate(format: "flag == YES"))
@@ -90,7 +100,8 @@ struct ObjectStoreIndexScanTests {
             let a = try indexed.read { try $0.fetchIDs(request) }
             let b = try plain.read { try $0.fetchIDs(request) }
             let plan = try indexed.read { try $0.explain(request) }
-            #expect(a == b, "query \(i) seed \(seed): \(request.predicate!) sort \(request.sortDescriptors) plan \(plan)")
+            #expect(
+                a == b, "query \(i) seed \(seed): \(request.predicate!) sort \(request.sortDescriptors) plan \(plan)")
             #expect(try plain.read { try $0.explain(request) }.hasPrefix("FULL SCAN"))
             if plan.hasPrefix("INDEX") { usedIndex += 1 }
             #expect(try indexed.read { try $0.count(request) } == a.count)
@@ -100,10 +111,14 @@ struct ObjectStoreIndexScanTests {
         // Updates and deletes keep every index (ascending and descending columns) in step.
         var changes = ChangeSet()
         for (id, _) in inserted where Int.random(in: 0..<3, using: &g) == 0 {
-            changes.updated[id] = ["n": .attribute(Self.randomValue(0, &g)), "t": .attribute(Self.randomValue(3, &g)),
-                                   "s": .attribute(Self.randomValue(2, &g))]
+            changes.updated[id] = [
+                "n": .attribute(Self.randomValue(0, &g)), "t": .attribute(Self.randomValue(3, &g)),
+                "s": .attribute(Self.randomValue(2, &g)),
+            ]
         }
-        for (id, _) in inserted where changes.updated[id] == nil && Int.random(in: 0..<5, using: &g) == 0 { changes.deleted.insert(id) }
+        for (id, _) in inserted where changes.updated[id] == nil && Int.random(in: 0..<5, using: &g) == 0 {
+            changes.deleted.insert(id)
+        }
         try indexed.apply(changes)
         try plain.apply(changes)
         #expect(try indexed.verify() == [], "seed \(seed)")

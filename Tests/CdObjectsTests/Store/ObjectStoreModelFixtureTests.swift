@@ -97,7 +97,9 @@ struct ObjectStoreModelFixtureTests {
         let store = try ObjectStore.open(path: nil, model: model)
         let building = try store.insert("Building", [:])
         let apartments = try (0..<2).map { _ in try store.insert("Apartment", ["building": .toOne(building)]) }
-        let rooms = try apartments.flatMap { a in try (0..<3).map { _ in try store.insert("Room", ["apartment": .toOne(a)]) } }
+        let rooms = try apartments.flatMap { a in
+            try (0..<3).map { _ in try store.insert("Room", ["apartment": .toOne(a)]) }
+        }
         let park = try store.insert("Park", ["building": .toOne(building)])
         let other = try store.insert("Apartment", [:])
         #expect(try Set(store.related(building, "apartments")) == Set(apartments))

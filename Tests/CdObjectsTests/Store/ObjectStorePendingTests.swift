@@ -8,15 +8,19 @@ import Testing
 @Suite("ObjectStore pending overlay")
 struct ObjectStorePendingTests {
     /// Builds a company with random salaries and departments.
-    static func populate(_ store: ObjectStore, _ g: inout SeededGenerator) throws -> (departments: [ObjectID], employees: [ObjectID]) {
+    static func populate(
+        _ store: ObjectStore, _ g: inout SeededGenerator
+    ) throws -> (departments: [ObjectID], employees: [ObjectID]) {
         let departments = try store.newObjectIDs(entity: "Department", count: 4)
         let employees = try store.newObjectIDs(entity: "Employee", count: 30)
         var inserted: [ObjectID: [String: PropertyValue]] = [:]
         for (i, d) in departments.enumerated() { inserted[d] = ["name": str("D\(i)")] }
         for (i, e) in employees.enumerated() {
-            inserted[e] = ["badge": str("E\(i)"), "salary": int(Int64.random(in: 0...50, using: &g)),
-                           "name": str(["ann", "bob", "cy"][i % 3]),
-                           "department": .toOne(Bool.random(using: &g) ? departments[Int.random(in: 0..<4, using: &g)] : nil)]
+            inserted[e] = [
+                "badge": str("E\(i)"), "salary": int(Int64.random(in: 0...50, using: &g)),
+                "name": str(["ann", "bob", "cy"][i % 3]),
+                "department": .toOne(Bool.random(using: &g) ? departments[Int.random(in: 0..<4, using: &g)] : nil),
+            ]
         }
         try store.apply(ChangeSet(inserted: inserted))
         return (departments, employees)
@@ -43,8 +47,10 @@ struct ObjectStorePendingTests {
             var pending = ChangeSet()
             let newIDs = try store.newObjectIDs(entity: "Employee", count: 3)
             for (i, id) in newIDs.enumerated() {
-                pending.inserted[id] = ["badge": str("N\(i)"), "salary": int(Int64.random(in: 0...50, using: &g)),
-                                        "department": .toOne(departments[Int.random(in: 0..<3, using: &g)])]
+                pending.inserted[id] = [
+                    "badge": str("N\(i)"), "salary": int(Int64.random(in: 0...50, using: &g)),
+                    "department": .toOne(departments[Int.random(in: 0..<3, using: &g)]),
+                ]
             }
             let manager = try store.newObjectIDs(entity: "Manager", count: 1)[0]
             pending.inserted[manager] = ["badge": str("M"), "level": int(2), "department": .toOne(departments[0])]
@@ -55,7 +61,9 @@ struct ObjectStorePendingTests {
                 pending.updated[e, default: [:]]["department"] = .toOne(departments[Int.random(in: 0..<3, using: &g)])
             }
             pending.updated[departments[2]] = ["name": str("D1x")]
-            for e in employees.shuffled(using: &g).prefix(3) where pending.updated[e] == nil { pending.deleted.insert(e) }
+            for e in employees.shuffled(using: &g).prefix(3) where pending.updated[e] == nil {
+                pending.deleted.insert(e)
+            }
             if Bool.random(using: &g) { pending.deleted.insert(departments[3]) }  // cascades to its employees
 
             var requests: [FetchRequest] = []
@@ -72,7 +80,8 @@ struct ObjectStorePendingTests {
             // `SELF IN` a list of IDs takes the PRIMARY KEY path, which skips re-testing the list on
             // each candidate; the same condition under NOT NOT is a full scan that tests it.
             // Repeats, another entity's ID with a used key, pending and deleted IDs included.
-            let picked = Array(employees.shuffled(using: &g).prefix(8)) + [employees[0], employees[0], departments[1]]
+            let picked =
+                Array(employees.shuffled(using: &g).prefix(8)) + [employees[0], employees[0], departments[1]]
                 + newIDs.prefix(2) + Array(pending.deleted.prefix(1))
             for extra in ["", " AND salary >= 20"] {
                 var byKey = FetchRequest(entity: "Employee")
@@ -100,12 +109,16 @@ struct ObjectStorePendingTests {
             let after = try store.read { s in try requests.map { try s.fetchIDs($0) } }
             let n = requests.count
             for (byKey, scanned) in [(n - 4, n - 3), (n - 2, n - 1)] {
-                #expect(Set(after[byKey]) == Set(after[scanned]), "round \(round) seed \(seed): \(requests[byKey].predicate!)")
+                #expect(
+                    Set(after[byKey]) == Set(after[scanned]),
+                    "round \(round) seed \(seed): \(requests[byKey].predicate!)")
                 #expect(Set(before[byKey]) == Set(before[scanned]), "pending, round \(round) seed \(seed)")
                 #expect(after[byKey].count == Set(after[byKey]).count, "no repeats")
             }
             for i in requests.indices {
-                #expect(before[i] == after[i], "round \(round) seed \(seed): \(requests[i].entity) \(requests[i].predicate?.description ?? "-")")
+                #expect(
+                    before[i] == after[i],
+                    "round \(round) seed \(seed): \(requests[i].entity) \(requests[i].predicate?.description ?? "-")")
                 #expect(counts[i] == after[i].count)
             }
         }

@@ -15,14 +15,17 @@ enum PredicateFixtureStore {
                     .init(name: "id", type: .integer64), .init(name: "name", type: .string, isIndexed: true),
                     .init(name: "age", type: .integer16, isIndexed: true), .init(name: "salary", type: .double),
                     .init(name: "birthday", type: .date), .init(name: "nickname", type: .string),
-                    .init(name: "email", type: .string), .init(name: "active", type: .boolean), .init(name: "uuid", type: .uuid),
+                    .init(name: "email", type: .string), .init(name: "active", type: .boolean),
+                    .init(name: "uuid", type: .uuid),
                 ],
                 relationships: [
                     .init(name: "department", destination: "Department", inverse: "employees"),
                     .toMany("friends", destination: "Person"),
                 ],
                 uniquenessConstraints: [["email"]],
-                fetchIndexes: [FetchIndexDescription(name: "bySalary", elements: [.ascending("salary"), .ascending("name")])]),
+                fetchIndexes: [
+                    FetchIndexDescription(name: "bySalary", elements: [.ascending("salary"), .ascending("name")])
+                ]),
             EntityDescription(
                 name: "Department",
                 attributes: [
@@ -38,12 +41,17 @@ enum PredicateFixtureStore {
         let dataset = try PredicateFixture.dataset()
         var inserted: [ObjectID: [String: PropertyValue]] = [:]
         for d in dataset.objects(of: "Department") {
-            inserted[ObjectID(entity: "Department", primaryKey: Int64(d.id))] = d.attributes.mapValues { .attribute($0) }
+            inserted[ObjectID(entity: "Department", primaryKey: Int64(d.id))] = d.attributes.mapValues {
+                .attribute($0)
+            }
         }
         for p in dataset.objects(of: "Person") {
             var values: [String: PropertyValue] = p.attributes.mapValues { .attribute($0) }
-            if let d = p.toOne["department"] ?? nil { values["department"] = .toOne(ObjectID(entity: "Department", primaryKey: Int64(d.id))) }
-            values["friends"] = .toMany((p.toMany["friends"] ?? []).map { ObjectID(entity: "Person", primaryKey: Int64($0.id)) })
+            if let d = p.toOne["department"] ?? nil {
+                values["department"] = .toOne(ObjectID(entity: "Department", primaryKey: Int64(d.id)))
+            }
+            values["friends"] = .toMany(
+                (p.toMany["friends"] ?? []).map { ObjectID(entity: "Person", primaryKey: Int64($0.id)) })
             inserted[ObjectID(entity: "Person", primaryKey: Int64(p.id))] = values
         }
         try store.apply(ChangeSet(inserted: inserted))
@@ -76,9 +84,11 @@ struct ObjectStorePredicateFixtureTests {
     func fetchIDsMatchesTheFixture(_ c: PredicateCase) throws {
         let store = try PredicateFixtureStore.shared.get()
         let dataset = try PredicateFixture.dataset()
-        var predicate = try CdPredicate(format: c.format, argumentArray: c.args.map { PredicateFixtureStore.argument($0, dataset) })
+        var predicate = try CdPredicate(
+            format: c.format, argumentArray: c.args.map { PredicateFixtureStore.argument($0, dataset) })
         if let variables = c.variables {
-            predicate = try predicate.withSubstitutionVariables(variables.mapValues { PredicateFixtureStore.argument($0, dataset) })
+            predicate = try predicate.withSubstitutionVariables(
+                variables.mapValues { PredicateFixtureStore.argument($0, dataset) })
         }
         var request = FetchRequest(entity: c.entity)
         request.predicate = predicate

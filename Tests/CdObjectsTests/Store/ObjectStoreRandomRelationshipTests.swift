@@ -19,13 +19,18 @@ struct ObjectStoreRandomRelationshipTests {
         for step in 0..<60 {
             var changes = ChangeSet()
             // New objects.
-            for entity in ["Department", "Employee", "Manager", "Project", "Desk"] where Int.random(in: 0..<3, using: &g) == 0 {
+            for entity in ["Department", "Employee", "Manager", "Project", "Desk"]
+            where Int.random(in: 0..<3, using: &g) == 0 {
                 let id = try store.newObjectIDs(entity: entity, count: 1)[0]
                 serial += 1
                 switch entity {
                 case "Department": changes.inserted[id] = ["name": str("D\(serial)")]
-                case "Employee", "Manager": changes.inserted[id] = ["badge": str("B\(serial)"), "department": .toOne(pick("Department"))]
-                case "Desk": changes.inserted[id] = ["floor": int(Int64(serial)), "number": int(1), "owner": .toOne(pick("Employee"))]
+                case "Employee", "Manager":
+                    changes.inserted[id] = ["badge": str("B\(serial)"), "department": .toOne(pick("Department"))]
+                case "Desk":
+                    changes.inserted[id] = [
+                        "floor": int(Int64(serial)), "number": int(1), "owner": .toOne(pick("Employee")),
+                    ]
                 default: changes.inserted[id] = ["title": str("P\(serial)")]
                 }
             }
@@ -34,33 +39,51 @@ struct ObjectStoreRandomRelationshipTests {
                 let people = (alive["Employee"] ?? []) + (alive["Manager"] ?? [])
                 switch Int.random(in: 0..<6, using: &g) {
                 case 0:
-                    if let e = people.randomElement(using: &g) { changes.updated[e, default: [:]]["department"] = .toOne(pick("Department")) }
+                    if let e = people.randomElement(using: &g) {
+                        changes.updated[e, default: [:]]["department"] = .toOne(pick("Department"))
+                    }
                 case 1:
                     if let d = pick("Department") {
-                        changes.updated[d, default: [:]]["employees"] = .toMany(Array(people.shuffled(using: &g).prefix(Int.random(in: 0...3, using: &g))))
+                        changes.updated[d, default: [:]]["employees"] = .toMany(
+                            Array(people.shuffled(using: &g).prefix(Int.random(in: 0...3, using: &g))))
                     }
                 case 2:
                     if let p = pick("Project") {
-                        changes.updated[p, default: [:]]["members"] = .toMany(Array(people.shuffled(using: &g).prefix(Int.random(in: 0...4, using: &g))))
+                        changes.updated[p, default: [:]]["members"] = .toMany(
+                            Array(people.shuffled(using: &g).prefix(Int.random(in: 0...4, using: &g))))
                     }
                 case 3:
-                    if let e = people.randomElement(using: &g) { changes.updated[e, default: [:]]["desk"] = .toOne(pick("Desk")) }
+                    if let e = people.randomElement(using: &g) {
+                        changes.updated[e, default: [:]]["desk"] = .toOne(pick("Desk"))
+                    }
                 case 4:
                     if let m = pick("Manager") {
-                        changes.updated[m, default: [:]]["reports"] = .toMany(Array(people.shuffled(using: &g).prefix(3)))
+                        changes.updated[m, default: [:]]["reports"] = .toMany(
+                            Array(people.shuffled(using: &g).prefix(3)))
                     }
                 default:
-                    if let p = pick("Project") { changes.updated[p, default: [:]]["owner"] = .toOne(people.randomElement(using: &g)) }
+                    if let p = pick("Project") {
+                        changes.updated[p, default: [:]]["owner"] = .toOne(people.randomElement(using: &g))
+                    }
                 }
             }
             // Deletes (not of anything an edit above names, so the change set stays valid).
-            let named = Set(changes.updated.keys).union(changes.updated.values.flatMap { v in v.values.flatMap { p -> [ObjectID] in
-                switch p {
-                case let .toOne(id): return id.map { [$0] } ?? []
-                case let .toMany(ids): return ids
-                case .attribute: return []
+            let named = Set(changes.updated.keys).union(
+                changes.updated.values.flatMap { v in
+                    v.values.flatMap { p -> [ObjectID] in
+                        switch p {
+                        case let .toOne(id): return id.map { [$0] } ?? []
+                        case let .toMany(ids): return ids
+                        case .attribute: return []
+                        }
+                    }
                 }
-            } }).union(changes.inserted.values.flatMap { v in v.values.compactMap { if case let .toOne(id) = $0 { return id }; return nil } })
+            ).union(
+                changes.inserted.values.flatMap { v in
+                    v.values.compactMap {
+                        if case let .toOne(id) = $0 { return id }; return nil
+                    }
+                })
             for entity in ["Department", "Employee", "Project", "Desk"] where Int.random(in: 0..<4, using: &g) == 0 {
                 if let victim = pick(entity), !named.contains(victim) { changes.deleted.insert(victim) }
             }
@@ -74,7 +97,9 @@ struct ObjectStoreRandomRelationshipTests {
             }
             // Project.owner's inverse has rule No Action and Manager.reports has no inverse: their
             // dangling references are expected; anything else is not.
-            let problems = try store.verify().filter { !$0.message.hasPrefix("owner points at") && !$0.message.hasPrefix("reports holds") }
+            let problems = try store.verify().filter {
+                !$0.message.hasPrefix("owner points at") && !$0.message.hasPrefix("reports holds")
+            }
             #expect(problems == [], "step \(step) seed \(seed)")
             if !problems.isEmpty { break }
         }

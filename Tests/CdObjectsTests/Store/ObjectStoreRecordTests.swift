@@ -8,8 +8,12 @@ struct ObjectStoreRecordTests {
     @Test func insertReadUpdateDeleteRoundTrip() throws {
         let store = try companyStore()
         let hired = Date(timeIntervalSinceReferenceDate: 700_000_000.5)
-        let id = try store.insert("Employee", ["badge": str("B1"), "name": str("Ada"), "hired": .attribute(.date(hired)),
-                                               "email": str("ada@x.org"), "onBreak": .attribute(.bool(true))])
+        let id = try store.insert(
+            "Employee",
+            [
+                "badge": str("B1"), "name": str("Ada"), "hired": .attribute(.date(hired)),
+                "email": str("ada@x.org"), "onBreak": .attribute(.bool(true)),
+            ])
         let values = try #require(try store.values(id))
         #expect(values["badge"] == str("B1"))
         #expect(values["salary"] == int(0), "default applied")
@@ -27,20 +31,29 @@ struct ObjectStoreRecordTests {
     }
 
     @Test func everyValueTypeRoundTripsThroughTheRecordCodec() throws {
-        let model = try ObjectModel(entities: [EntityDescription(name: "All", attributes: [
-            .init(name: "i16", type: .integer16), .init(name: "i32", type: .integer32), .init(name: "i64", type: .integer64),
-            .init(name: "dec", type: .decimal), .init(name: "dbl", type: .double), .init(name: "flt", type: .float),
-            .init(name: "str", type: .string), .init(name: "yes", type: .boolean), .init(name: "no", type: .boolean),
-            .init(name: "date", type: .date), .init(name: "bin", type: .binaryData), .init(name: "uuid", type: .uuid),
-            .init(name: "uri", type: .uri), .init(name: "nothing", type: .string),
-        ])])
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "All",
+                attributes: [
+                    .init(name: "i16", type: .integer16), .init(name: "i32", type: .integer32),
+                    .init(name: "i64", type: .integer64),
+                    .init(name: "dec", type: .decimal), .init(name: "dbl", type: .double),
+                    .init(name: "flt", type: .float),
+                    .init(name: "str", type: .string), .init(name: "yes", type: .boolean),
+                    .init(name: "no", type: .boolean),
+                    .init(name: "date", type: .date), .init(name: "bin", type: .binaryData),
+                    .init(name: "uuid", type: .uuid),
+                    .init(name: "uri", type: .uri), .init(name: "nothing", type: .string),
+                ])
+        ])
         let store = try ObjectStore.open(path: nil, model: model)
         let values: [String: PropertyValue] = [
             "i16": int(-32768), "i32": int(2_147_483_647), "i64": int(Int64.min),
             "dec": .attribute(.decimal(Decimal(string: "12345.678901")!)), "dbl": .attribute(.double(-0.125)),
             "flt": .attribute(.double(3.5)), "str": str("héllo\u{0}wörld"), "yes": .attribute(.bool(true)),
             "no": .attribute(.bool(false)), "date": .attribute(.date(Date(timeIntervalSinceReferenceDate: -1e9))),
-            "bin": .attribute(.data(Data([0, 1, 255]))), "uuid": .attribute(.uuid(UUID(uuidString: "00000000-0000-4000-8000-0000000000AB")!)),
+            "bin": .attribute(.data(Data([0, 1, 255]))),
+            "uuid": .attribute(.uuid(UUID(uuidString: "00000000-0000-4000-8000-0000000000AB")!)),
             "uri": .attribute(.uri(URL(string: "https://example.com/a?b=c")!)),
         ]
         let id = try store.insert("All", values)
@@ -65,7 +78,9 @@ struct ObjectStoreRecordTests {
         try store.apply(ChangeSet(inserted: [unused[0]: ["badge": str("E")]]))
         try store.close()
         store = try ObjectStore.open(path: "/db", model: model, options: options)
-        #expect(try store.newObjectIDs(entity: "Employee", count: 1)[0].primaryKey == 16, "keys handed out before close are not reused")
+        #expect(
+            try store.newObjectIDs(entity: "Employee", count: 1)[0].primaryKey == 16,
+            "keys handed out before close are not reused")
         #expect(try store.values(m[1])?["badge"] == str("M"))
         #expect(try store.values(m[1])?["level"] == int(1))
         try store.close()
@@ -142,10 +157,14 @@ struct ObjectStoreRecordTests {
         ])
         let store = try ObjectStore.open(path: nil, model: model)
         #expect(errorCode { _ = try store.newObjectIDs(entity: "Shape", count: 1) } == 1550)
-        #expect(errorCode { try store.apply(ChangeSet(inserted: [ObjectID(entity: "Shape", primaryKey: 1): [:]])) } == 1550)
-        #expect(errorCode { try store.apply(ChangeSet(inserted: [ObjectID(entity: "Nope", primaryKey: 1): [:]])) } == 1550)
+        #expect(
+            errorCode { try store.apply(ChangeSet(inserted: [ObjectID(entity: "Shape", primaryKey: 1): [:]])) } == 1550)
+        #expect(
+            errorCode { try store.apply(ChangeSet(inserted: [ObjectID(entity: "Nope", primaryKey: 1): [:]])) } == 1550)
         let c = try store.insert("Circle", [:])
         #expect(errorCode { try store.apply(ChangeSet(inserted: [c: [:]])) } == 1550)
-        #expect(errorCode { try store.apply(ChangeSet(updated: [ObjectID(entity: "Circle", primaryKey: 99): [:]])) } == 1550)
+        #expect(
+            errorCode { try store.apply(ChangeSet(updated: [ObjectID(entity: "Circle", primaryKey: 99): [:]])) } == 1550
+        )
     }
 }

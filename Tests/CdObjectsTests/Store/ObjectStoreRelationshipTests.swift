@@ -18,10 +18,11 @@ struct ObjectStoreRelationshipTests {
         let store = try companyStore()
         let ids = try store.newObjectIDs(entity: "Employee", count: 2)
         let d = try store.newObjectIDs(entity: "Department", count: 1)[0]
-        let applied = try store.apply(ChangeSet(inserted: [
-            ids[0]: ["badge": str("a")], ids[1]: ["badge": str("b")],
-            d: ["name": str("Ops"), "employees": .toMany(ids)],
-        ]))
+        let applied = try store.apply(
+            ChangeSet(inserted: [
+                ids[0]: ["badge": str("a")], ids[1]: ["badge": str("b")],
+                d: ["name": str("Ops"), "employees": .toMany(ids)],
+            ]))
         #expect(applied.inserted == Set(ids + [d]))
         #expect(try store.values(ids[0])?["department"] == .toOne(d))
         #expect(try store.values(ids[1])?["department"] == .toOne(d))
@@ -92,15 +93,21 @@ struct ObjectStoreRelationshipTests {
 
     @Test func orderedToManyWithAToOneInverseAppendsAndMoves() throws {
         let model = try ObjectModel(entities: [
-            EntityDescription(name: "Playlist", relationships: [.toMany("songs", destination: "Song", inverse: "playlist", ordered: true)]),
-            EntityDescription(name: "Song", attributes: [.init(name: "title", type: .string)],
-                              relationships: [.init(name: "playlist", destination: "Playlist", inverse: "songs")]),
+            EntityDescription(
+                name: "Playlist",
+                relationships: [.toMany("songs", destination: "Song", inverse: "playlist", ordered: true)]),
+            EntityDescription(
+                name: "Song", attributes: [.init(name: "title", type: .string)],
+                relationships: [.init(name: "playlist", destination: "Playlist", inverse: "songs")]),
         ])
         let store = try ObjectStore.open(path: nil, model: model)
         let a = try store.insert("Playlist", [:])
         let b = try store.insert("Playlist", [:])
         let s = try store.newObjectIDs(entity: "Song", count: 4)
-        try store.apply(ChangeSet(inserted: [s[0]: [:], s[1]: [:], s[2]: [:], s[3]: [:]], updated: [a: ["songs": .toMany([s[2], s[0], s[1]])]]))
+        try store.apply(
+            ChangeSet(
+                inserted: [s[0]: [:], s[1]: [:], s[2]: [:], s[3]: [:]],
+                updated: [a: ["songs": .toMany([s[2], s[0], s[1]])]]))
         #expect(try store.related(a, "songs") == [s[2], s[0], s[1]])
         try store.apply(ChangeSet(updated: [s[3]: ["playlist": .toOne(a)]]))
         #expect(try store.related(a, "songs") == [s[2], s[0], s[1], s[3]], "setting the to-one appends")
@@ -117,7 +124,11 @@ struct ObjectStoreRelationshipTests {
         let office = try store.insert("Office", ["city": str("Rome")])
         let e = try store.insert("Employee", ["badge": str("e")])
         #expect(errorCode { try store.apply(ChangeSet(updated: [e: ["department": .toOne(office)]])) } == 1550)
-        #expect(errorCode { try store.apply(ChangeSet(updated: [e: ["department": .toOne(ObjectID(entity: "Department", primaryKey: 77))]])) } == 1550)
+        #expect(
+            errorCode {
+                try store.apply(
+                    ChangeSet(updated: [e: ["department": .toOne(ObjectID(entity: "Department", primaryKey: 77))]]))
+            } == 1550)
         #expect(errorCode { try store.apply(ChangeSet(updated: [e: ["department": .toMany([])]])) } == 1550)
         #expect(errorCode { try store.apply(ChangeSet(updated: [e: ["nope": int(1)]])) } == 1550)
         #expect(try store.values(e)?["department"] == .toOne(nil))

@@ -23,7 +23,9 @@ func companyModel() throws -> ObjectModel {
             name: "Department",
             attributes: [
                 .init(name: "name", type: .string, isOptional: false),
-                .init(name: "budget", type: .integer64, validation: .init(minValue: .integer(0), maxValue: .integer(1_000_000))),
+                .init(
+                    name: "budget", type: .integer64,
+                    validation: .init(minValue: .integer(0), maxValue: .integer(1_000_000))),
             ],
             relationships: [
                 .toMany("employees", destination: "Employee", inverse: "department", deleteRule: .cascade),
@@ -89,7 +91,9 @@ extension ObjectStore {
     func values(_ id: ObjectID) throws -> [String: PropertyValue]? { try read { try $0.values(of: id) } }
     func related(_ id: ObjectID, _ r: String) throws -> [ObjectID] { try read { try $0.related(id, r) } }
     func exists(_ id: ObjectID) throws -> Bool { try read { try $0.exists(id) } }
-    func fetch(_ request: FetchRequest, pending: ChangeSet? = nil) throws -> [ObjectID] { try read { try $0.fetchIDs(request, pending: pending) } }
+    func fetch(_ request: FetchRequest, pending: ChangeSet? = nil) throws -> [ObjectID] {
+        try read { try $0.fetchIDs(request, pending: pending) }
+    }
     func verify() throws -> [ObjectStoreProblem] { try engine.read { try ObjectStoreVerifier().verify($0) } }
 }
 
@@ -109,7 +113,8 @@ func errorCode(_ body: () throws -> Void, sourceLocation: SourceLocation = #_sou
 
 /// A seed from `CD_SEED` or a fresh one, printed so a failing run can be replayed.
 func testSeed(_ name: String) -> UInt64 {
-    let seed = ProcessInfo.processInfo.environment["CD_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
+    let seed =
+        ProcessInfo.processInfo.environment["CD_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
     print("\(name): seed \(seed) (replay with CD_SEED=\(seed))")
     return seed
 }

@@ -57,7 +57,8 @@ struct ObjectStoreVerifierTests {
         }
         let problems = try store.verify()
         #expect(problems.contains { $0.objectID == e && $0.message.contains("employees does not hold") }, "\(problems)")
-        #expect(problems.contains { $0.tree == "cd.rec.Project" && $0.message.contains("does not decode") }, "\(problems)")
+        #expect(
+            problems.contains { $0.tree == "cd.rec.Project" && $0.message.contains("does not decode") }, "\(problems)")
     }
 
     @Test func aDuplicateUniqueValueAndAMissingRequiredAttributeAreReported() throws {
@@ -73,7 +74,8 @@ struct ObjectStoreVerifierTests {
                 try t.delete(IndexKey.key(index, old, primaryKey: f.primaryKey))
                 try t.put(IndexKey.key(index, rec, primaryKey: f.primaryKey), [])
             }
-            try tx.tree("cd.rec.Employee")!.put(RecordCodec.key(f.primaryKey), RecordCodec.encode(rec, layout: store.layout))
+            try tx.tree("cd.rec.Employee")!.put(
+                RecordCodec.key(f.primaryKey), RecordCodec.encode(rec, layout: store.layout))
         }
         let problems = try store.verify()
         #expect(problems.count == 1)
@@ -81,7 +83,8 @@ struct ObjectStoreVerifierTests {
         try Self.tamper(store) { tx, stored in
             var rec = try #require(try stored.record(e))
             rec.values[rec.entity.attributeSlots["badge"]!] = .null
-            try tx.tree("cd.rec.Employee")!.put(RecordCodec.key(e.primaryKey), RecordCodec.encode(rec, layout: store.layout))
+            try tx.tree("cd.rec.Employee")!.put(
+                RecordCodec.key(e.primaryKey), RecordCodec.encode(rec, layout: store.layout))
         }
         #expect(try store.verify().contains { $0.objectID == e && $0.message == "required attribute badge is nil" })
     }
@@ -90,7 +93,9 @@ struct ObjectStoreVerifierTests {
         let (store, _, _, p) = try Self.populated()
         let code = UInt8(store.layout.entities["Project"]!.code)
         // A Project record whose one field (slot 0, a UUID tag) has no payload.
-        try Self.tamper(store) { tx, _ in try tx.tree("cd.rec.Project")!.put(RecordCodec.key(p.primaryKey), [1, code, 1, 0, 9]) }
+        try Self.tamper(store) { tx, _ in
+            try tx.tree("cd.rec.Project")!.put(RecordCodec.key(p.primaryKey), [1, code, 1, 0, 9])
+        }
         #expect(errorCode { _ = try store.values(p) } == 134060)
         var request = FetchRequest(entity: "Project")
         request.predicate = try CdPredicate(format: "title == 'P'")
@@ -98,7 +103,8 @@ struct ObjectStoreVerifierTests {
         #expect(errorCode { _ = try store.read { try $0.count(request) } } == 134060)
         // An unknown record format version, read by a count that only looks at entity codes.
         try Self.tamper(store) { tx, _ in try tx.tree("cd.rec.Project")!.put(RecordCodec.key(p.primaryKey), [7]) }
-        #expect(try store.read { try $0.count(FetchRequest(entity: "Employee")) } == 1, "other hierarchies are unaffected")
+        #expect(
+            try store.read { try $0.count(FetchRequest(entity: "Employee")) } == 1, "other hierarchies are unaffected")
         #expect(errorCode { _ = try store.fetch(FetchRequest(entity: "Project")) } == 134060)
         #expect(errorCode { try store.apply(ChangeSet(updated: [p: ["title": str("Q")]])) } == 134060)
     }

@@ -36,7 +36,9 @@ struct ToManyListTests {
 
     @Test func increasingKeysAppend() {
         var list: [ObjectID] = []
-        for key in [Int64(5), 9, 12] { ToManyList.insert(ObjectID(entity: "E", primaryKey: key), into: &list, ordered: false) }
+        for key in [Int64(5), 9, 12] {
+            ToManyList.insert(ObjectID(entity: "E", primaryKey: key), into: &list, ordered: false)
+        }
         ToManyList.insert(ObjectID(entity: "E", primaryKey: 7), into: &list, ordered: false)
         #expect(list.map(\.primaryKey) == [5, 7, 9, 12])
         #expect(ToManyList.lowerBound(of: 10, in: list) == 3)

@@ -25,16 +25,18 @@ import Testing
         let sink = InMemoryPageSink(pageSize: 4096)
         let tree = try BTree.create(in: sink)
         let value = [UInt8](repeating: 0x5A, count: 16)
-        let load = try Self.seconds { for i in 0 ..< count { try tree.put(intKey(i), value, in: sink) } }
+        let load = try Self.seconds { for i in 0..<count { try tree.put(intKey(i), value, in: sink) } }
         var rng = SeededGenerator(seed: 5)
-        let probes = (0 ..< count / 2).map { _ in Int.random(in: 0 ..< count, using: &rng) }
+        let probes = (0..<count / 2).map { _ in Int.random(in: 0..<count, using: &rng) }
         var found = 0
         let gets = try Self.seconds { for i in probes where try tree.get(intKey(i), in: sink) != nil { found += 1 } }
         let random = InMemoryPageSink(pageSize: 4096)
         let randomTree = try BTree.create(in: random)
         let randomLoad = try Self.seconds { for i in probes { try randomTree.put(intKey(i), value, in: random) } }
-        print("bulk load \(count) keys: \(Int(Double(count) / load))/s, \(sink.liveCount) pages; "
-            + "random gets: \(Int(Double(probes.count) / gets))/s; random puts: \(Int(Double(probes.count) / randomLoad))/s, \(random.liveCount) pages")
+        print(
+            "bulk load \(count) keys: \(Int(Double(count) / load))/s, \(sink.liveCount) pages; "
+                + "random gets: \(Int(Double(probes.count) / gets))/s; random puts: \(Int(Double(probes.count) / randomLoad))/s, \(random.liveCount) pages"
+        )
         #expect(found == probes.count)
         #expect(expectClean(tree, sink).entryCount == count)
     }

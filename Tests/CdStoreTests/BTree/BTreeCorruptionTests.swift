@@ -11,7 +11,7 @@ import Testing
     static func makeTree() throws -> (InMemoryPageSink, BTree) {
         let sink = InMemoryPageSink()
         let tree = try BTree.create(in: sink)
-        for i in 0 ..< 600 { try tree.put(intKey(i), valueFor(i), in: sink) }
+        for i in 0..<600 { try tree.put(intKey(i), valueFor(i), in: sink) }
         return (sink, tree)
     }
 
@@ -63,8 +63,11 @@ import Testing
         let problems = BTreeChecker.check(tree, in: sink).problems
         // The test sink's root is page 2, which no branch may name (BTreeLayout.canBeChild);
         // a deeper page would be caught as reached twice.
-        #expect(problems.contains { $0.page == tree.root && ($0.detail.contains("reached twice") || $0.detail.contains("never a child")) },
-                "\(problems)")
+        #expect(
+            problems.contains {
+                $0.page == tree.root && ($0.detail.contains("reached twice") || $0.detail.contains("never a child"))
+            },
+            "\(problems)")
     }
 
     @Test func brokenKeyOrderIsReported() throws {
@@ -88,28 +91,45 @@ import Testing
         let last = try node.keyRange(node.count - 1)
         try sink.page(page).mutableBytes[last.start] = 0xFF
         let problems = BTreeChecker.check(tree, in: sink).problems
-        #expect(problems.contains { $0.page == page && $0.detail.contains("T5") && $0.key?.first == 0xFF }, "\(problems)")
+        #expect(
+            problems.contains { $0.page == page && $0.detail.contains("T5") && $0.key?.first == 0xFF }, "\(problems)")
     }
 
     /// Damage to one field of a leaf page: a name for the failure message, and the change.
     static let leafDamage: [(String, @Sendable (BTreeNode) throws -> Void)] = [
         ("cell count past the page", { $0.buffer.mutableBytes.setLEU16(0xFFFF, at: BTreeLayout.cellCountOffset) }),
-        ("content start past the page", { $0.buffer.mutableBytes.setLEU32(0xFFFF_FFFF, at: BTreeLayout.contentStartOffset) }),
-        ("fragment count past the page", { $0.buffer.mutableBytes.setLEU32(0x10000, at: BTreeLayout.fragmentedOffset) }),
+        (
+            "content start past the page",
+            { $0.buffer.mutableBytes.setLEU32(0xFFFF_FFFF, at: BTreeLayout.contentStartOffset) }
+        ),
+        (
+            "fragment count past the page",
+            { $0.buffer.mutableBytes.setLEU32(0x10000, at: BTreeLayout.fragmentedOffset) }
+        ),
         ("type byte is overflow", { $0.buffer.mutableBytes[0] = PageType.overflow.rawValue }),
         ("type byte is unknown", { $0.buffer.mutableBytes[0] = 0x77 }),
         ("type byte is branch", { $0.buffer.mutableBytes[0] = PageType.branch.rawValue }),
         ("slot points past the page", { $0.buffer.mutableBytes.setLEU16(4094, at: BTreeLayout.headerSize + 2) }),
         ("slot points into the slot array", { $0.buffer.mutableBytes.setLEU16(2, at: BTreeLayout.headerSize + 2) }),
-        ("key length past the page", { node in
-            try node.buffer.mutableBytes.setLEU16(0xFFFF, at: node.cellOffset(node.count - 1))
-        }),
-        ("unknown value kind", { node in
-            try node.buffer.mutableBytes[node.cellOffset(node.count - 1) + BTreeLayout.leafValueKindOffset] = 9
-        }),
-        ("inline value length past the page", { node in
-            try node.buffer.mutableBytes.setLEU32(0x00FF_FFFF, at: node.cellOffset(node.count - 1) + BTreeLayout.leafValueLengthOffset)
-        }),
+        (
+            "key length past the page",
+            { node in
+                try node.buffer.mutableBytes.setLEU16(0xFFFF, at: node.cellOffset(node.count - 1))
+            }
+        ),
+        (
+            "unknown value kind",
+            { node in
+                try node.buffer.mutableBytes[node.cellOffset(node.count - 1) + BTreeLayout.leafValueKindOffset] = 9
+            }
+        ),
+        (
+            "inline value length past the page",
+            { node in
+                try node.buffer.mutableBytes.setLEU32(
+                    0x00FF_FFFF, at: node.cellOffset(node.count - 1) + BTreeLayout.leafValueLengthOffset)
+            }
+        ),
     ]
 
     @Test(arguments: leafDamage.indices)
@@ -130,30 +150,59 @@ import Testing
         let leaf = try BTreeNode(sink.page(try leaf(of: key, tree, sink)), number: try leaf(of: key, tree, sink))
         let cell = try leaf.leafCell(leaf.lowerBound(key).index)
         var pages: [PageNumber] = []
-        try BTreeOverflow.walk(first: PageNumber(leaf.bytes.leU32(at: cell.valueStart)), length: cell.valueLength,
-                               owner: leaf.number, in: sink) { page, _, _ in pages.append(page) }
+        try BTreeOverflow.walk(
+            first: PageNumber(leaf.bytes.leU32(at: cell.valueStart)), length: cell.valueLength,
+            owner: leaf.number, in: sink
+        ) { page, _, _ in pages.append(page) }
         return (key, pages)
     }
 
     @Test func brokenOverflowChainsAreCorruption() throws {
         let cases: [(String, ([PageNumber], InMemoryPageSink) throws -> PageNumber?)] = [
-            ("chain cut short", { pages, sink in
-                try sink.page(pages[0]).mutableBytes.setLEU32(0, at: BTreeLayout.overflowNextOffset); return nil }),
-            ("chain loops to itself", { pages, sink in
-                try sink.page(pages[1]).mutableBytes.setLEU32(pages[1].rawValue, at: BTreeLayout.overflowNextOffset); return pages[1] }),
-            ("wrong page type in chain", { pages, sink in
-                try sink.page(pages[1]).mutableBytes[0] = PageType.leaf.rawValue; return pages[1] }),
-            ("wrong used count", { pages, sink in
-                try sink.page(pages[0]).mutableBytes.setLEU32(17, at: BTreeLayout.overflowUsedOffset); return pages[0] }),
-            ("chain continues past its length", { pages, sink in
-                try sink.page(pages[2]).mutableBytes.setLEU32(pages[0].rawValue, at: BTreeLayout.overflowNextOffset); return pages[2] }),
+            (
+                "chain cut short",
+                { pages, sink in
+                    try sink.page(pages[0]).mutableBytes.setLEU32(0, at: BTreeLayout.overflowNextOffset); return nil
+                }
+            ),
+            (
+                "chain loops to itself",
+                { pages, sink in
+                    try sink.page(pages[1]).mutableBytes.setLEU32(
+                        pages[1].rawValue, at: BTreeLayout.overflowNextOffset);
+                    return pages[1]
+                }
+            ),
+            (
+                "wrong page type in chain",
+                { pages, sink in
+                    try sink.page(pages[1]).mutableBytes[0] = PageType.leaf.rawValue; return pages[1]
+                }
+            ),
+            (
+                "wrong used count",
+                { pages, sink in
+                    try sink.page(pages[0]).mutableBytes.setLEU32(17, at: BTreeLayout.overflowUsedOffset);
+                    return pages[0]
+                }
+            ),
+            (
+                "chain continues past its length",
+                { pages, sink in
+                    try sink.page(pages[2]).mutableBytes.setLEU32(
+                        pages[0].rawValue, at: BTreeLayout.overflowNextOffset);
+                    return pages[2]
+                }
+            ),
         ]
         for (name, damage) in cases {
             let (sink, tree) = try Self.makeTree()
             let (key, pages) = try Self.overflowChain(tree, sink)
             #expect(pages.count == 3)
             let expectedPage = try damage(pages, sink)
-            #expect { try tree.get(key, in: sink) } throws: { isCorruption($0, at: expectedPage) || (expectedPage == nil && isCorruption($0)) }
+            #expect { try tree.get(key, in: sink) } throws: {
+                isCorruption($0, at: expectedPage) || (expectedPage == nil && isCorruption($0))
+            }
             #expect { try tree.delete(key, in: sink) } throws: { isCorruption($0) }
             let problems = BTreeChecker.check(tree, in: sink).problems
             #expect(problems.contains { $0.key == key || $0.page == expectedPage }, "\(name): \(problems)")
@@ -167,14 +216,18 @@ import Testing
         let (original, tree) = try Self.makeTree()
         let treePages = Array(BTreeChecker.check(tree, in: original).pages.keys).sorted()
         var detected = 0
-        for seed in testSeeds("BTREE_FLIP_SEED", defaults: Array(1 ... UInt64(environmentInt("BTREE_FLIPS", default: 150)))) {
+        for seed in testSeeds(
+            "BTREE_FLIP_SEED", defaults: Array(1...UInt64(environmentInt("BTREE_FLIPS", default: 150))))
+        {
             var rng = SeededGenerator(seed: seed)
             let sink = original.copy()
-            for _ in 0 ..< Int.random(in: 1 ... 6, using: &rng) {
+            for _ in 0..<Int.random(in: 1...6, using: &rng) {
                 let page = treePages.randomElement(using: &rng)!
                 // Headers and slot arrays are where damage hurts most: aim there half the time.
-                let offset = Bool.random(using: &rng) ? Int.random(in: 0 ..< 64, using: &rng) : Int.random(in: 0 ..< 4096, using: &rng)
-                try sink.page(page).mutableBytes[offset] ^= UInt8.random(in: 1 ... 255, using: &rng)
+                let offset =
+                    Bool.random(using: &rng)
+                    ? Int.random(in: 0..<64, using: &rng) : Int.random(in: 0..<4096, using: &rng)
+                try sink.page(page).mutableBytes[offset] ^= UInt8.random(in: 1...255, using: &rng)
             }
             var errors: [any Error] = []
             func attempt(_ body: () throws -> Void) {
@@ -189,7 +242,9 @@ import Testing
                 while more { more = try cursor.previous() }
             }
             for i in stride(from: 0, to: 600, by: 13) { attempt { try tree.delete(intKey(i), in: sink) } }
-            for i in stride(from: 1, to: 600, by: 11) { attempt { try tree.put(intKey(i), Self.valueFor(i + 1), in: sink) } }
+            for i in stride(from: 1, to: 600, by: 11) {
+                attempt { try tree.put(intKey(i), Self.valueFor(i + 1), in: sink) }
+            }
             attempt { try tree.drop(in: sink) }
             for error in errors {
                 #expect(error is StoreError, "seed \(seed): \(error)")

@@ -53,7 +53,7 @@ import Testing
     @Test func overflowValuesReadThroughTheCursor() throws {
         let sink = InMemoryPageSink()
         let tree = try BTree.create(in: sink)
-        for i in 0 ..< 20 { try tree.put(intKey(i), patternValue(i, count: i * 1000), in: sink) }
+        for i in 0..<20 { try tree.put(intKey(i), patternValue(i, count: i * 1000), in: sink) }
         let cursor = tree.cursor(in: sink)
         var i = 19
         var more = try cursor.last()

@@ -17,7 +17,9 @@ import Testing
         for line in lines[(start + 2)...] {
             if line.hasPrefix("```") { break }
             let parts = line.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, let offset = Int(parts[0].trimmingCharacters(in: .whitespaces), radix: 16) else { continue }
+            guard parts.count == 2, let offset = Int(parts[0].trimmingCharacters(in: .whitespaces), radix: 16) else {
+                continue
+            }
             let hex = parts[1].split(separator: "|")[0].split(separator: " ").compactMap { UInt8($0, radix: 16) }
             result[offset] = hex
         }
@@ -29,8 +31,10 @@ import Testing
         let documented = try documentedBytes(name)
         #expect(!documented.isEmpty, "docs/FORMAT.md has no example \(name)")
         for (offset, expected) in documented {
-            let actual = Array(page.bytes[offset ..< offset + expected.count])
-            #expect(actual == expected, "\(name) at offset \(String(offset, radix: 16)): page has \(actual.map { String($0, radix: 16) })")
+            let actual = Array(page.bytes[offset..<offset + expected.count])
+            #expect(
+                actual == expected,
+                "\(name) at offset \(String(offset, radix: 16)): page has \(actual.map { String($0, radix: 16) })")
         }
     }
 

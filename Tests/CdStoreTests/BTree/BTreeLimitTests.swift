@@ -24,17 +24,29 @@ import Testing
         let capacity = BTreeLayout.overflowCapacity(pageSize: 4096)
         let length = (BTree.maxValueSize / capacity) * capacity
         let (sink, tree, key, looping) = try Self.loopingChain(length: length)
-        for (what, read) in [("get", { _ = try tree.get(key, in: sink) }),
-                             ("cursor", { let c = tree.cursor(in: sink); _ = try c.seek(atLeast: key); _ = try c.value() })] as [(String, () throws -> Void)] {
+        for (what, read) in [
+            ("get", { _ = try tree.get(key, in: sink) }),
+            (
+                "cursor",
+                {
+                    let c = tree.cursor(in: sink); _ = try c.seek(atLeast: key); _ = try c.value()
+                }
+            ),
+        ] as [(String, () throws -> Void)] {
             do {
                 try read()
                 Issue.record("\(what): a looping chain was read")
             } catch let StoreError.corruption(_, location, detail) {
                 #expect(location == .page(looping), "\(what): \(detail)")
-                #expect(detail.contains("twice"), "\(what): the walk must stop at the loop, not at the claimed length: \(detail)")
+                #expect(
+                    detail.contains("twice"),
+                    "\(what): the walk must stop at the loop, not at the claimed length: \(detail)")
             }
         }
-        #expect(BTreeChecker.check(tree, in: sink).problems.contains { $0.detail.contains("twice") || $0.detail.contains("reached before") })
+        #expect(
+            BTreeChecker.check(tree, in: sink).problems.contains {
+                $0.detail.contains("twice") || $0.detail.contains("reached before")
+            })
         #expect { try tree.delete(key, in: sink) } throws: { isCorruption($0, at: looping) }
     }
 }

@@ -41,32 +41,32 @@ private struct ModelRun {
         tree = try BTree.create(in: sink)
         maxKey = BTree.maxKeySize(pageSize: pageSize)
         var poolRng = SeededGenerator(seed: seed ^ 0xA5A5)
-        pool = (0 ..< 4 * pageSize).map { _ in UInt8.random(in: 0 ... 255, using: &poolRng) }
+        pool = (0..<4 * pageSize).map { _ in UInt8.random(in: 0...255, using: &poolRng) }
     }
 
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &rng) }
 
     mutating func slice(_ count: Int) -> [UInt8] {
-        let start = int(0 ... pool.count - count)
-        return Array(pool[start ..< start + count])
+        let start = int(0...pool.count - count)
+        return Array(pool[start..<start + count])
     }
 
     mutating func randomKey() -> [UInt8] {
-        let roll = int(0 ... 99)
-        if roll < 25, !keys.isEmpty { return keys[int(0 ... keys.count - 1)] }
+        let roll = int(0...99)
+        if roll < 25, !keys.isEmpty { return keys[int(0...keys.count - 1)] }
         if roll < 60 {  // short keys from a tiny alphabet: many collisions and shared prefixes
-            return (0 ..< int(0 ... 3)).map { _ in [0, 1, 2, 255][int(0 ... 3)] }
+            return (0..<int(0...3)).map { _ in [0, 1, 2, 255][int(0...3)] }
         }
-        if roll < 92 { return slice(int(4 ... 24)) }
-        return slice(int(25 ... maxKey))
+        if roll < 92 { return slice(int(4...24)) }
+        return slice(int(25...maxKey))
     }
 
     mutating func randomValue() -> [UInt8] {
         let pageSize = sink.pageSize
-        let roll = int(0 ... 99)
-        if roll < 60 { return slice(int(0 ... 64)) }
-        if roll < 88 { return slice(int(65 ... pageSize / 2)) }
-        return slice(int(pageSize / 2 ... 3 * pageSize))
+        let roll = int(0...99)
+        if roll < 60 { return slice(int(0...64)) }
+        if roll < 88 { return slice(int(65...pageSize / 2)) }
+        return slice(int(pageSize / 2...3 * pageSize))
     }
 
     var sortedKeys: [[UInt8]] {
@@ -98,8 +98,8 @@ private struct ModelRun {
 
     /// Runs the operations; returns a description of the first difference, or nil.
     mutating func execute(operations: Int) throws -> String? {
-        for step in 0 ..< operations {
-            let roll = int(0 ... 99)
+        for step in 0..<operations {
+            let roll = int(0...99)
             let key = randomKey()
             if roll < 45 {
                 let value = randomValue()
@@ -112,7 +112,8 @@ private struct ModelRun {
             } else if roll < 92 {
                 let found = try tree.get(key, in: sink)
                 if found != model[key] {
-                    return "step \(step): get(\(key)) returned \(found.map { "\($0.count) bytes" } ?? "nil"), model has \(model[key].map { "\($0.count) bytes" } ?? "nil")"
+                    return
+                        "step \(step): get(\(key)) returned \(found.map { "\($0.count) bytes" } ?? "nil"), model has \(model[key].map { "\($0.count) bytes" } ?? "nil")"
                 }
             } else if let failure = try checkSeek(key, step: step) {
                 return failure
@@ -130,11 +131,14 @@ private struct ModelRun {
         var index = sorted.partitionPoint { !$0.lexicographicallyPrecedes(key) }
         let cursor = tree.cursor(in: sink)
         var onEntry = try cursor.seek(atLeast: key)
-        for move in 0 ..< 8 {
+        for move in 0..<8 {
             if onEntry != (index < sorted.count) || (onEntry && cursor.key != sorted[index]) {
-                return "step \(step): seek(atLeast: \(key)) then \(move) moves: cursor \(onEntry ? "at \(cursor.key)" : "off the end"), model index \(index) of \(sorted.count)"
+                return
+                    "step \(step): seek(atLeast: \(key)) then \(move) moves: cursor \(onEntry ? "at \(cursor.key)" : "off the end"), model index \(index) of \(sorted.count)"
             }
-            if onEntry, try cursor.value() != model[sorted[index]] { return "step \(step): cursor value differs at \(sorted[index])" }
+            if onEntry, try cursor.value() != model[sorted[index]] {
+                return "step \(step): cursor value differs at \(sorted[index])"
+            }
             if !onEntry { break }
             if move < 5 {
                 onEntry = try cursor.next()
@@ -151,17 +155,24 @@ private struct ModelRun {
     mutating func checkWhole(step: Int) throws -> String? {
         let report = BTreeChecker.check(tree, in: sink)
         if !report.problems.isEmpty { return "step \(step): checker found \(report.problems.prefix(5))" }
-        if report.entryCount != model.count { return "step \(step): checker counted \(report.entryCount) entries, model has \(model.count)" }
-        if report.pages.count != sink.liveCount { return "step \(step): tree reaches \(report.pages.count) pages, \(sink.liveCount) are live: a leak" }
+        if report.entryCount != model.count {
+            return "step \(step): checker counted \(report.entryCount) entries, model has \(model.count)"
+        }
+        if report.pages.count != sink.liveCount {
+            return "step \(step): tree reaches \(report.pages.count) pages, \(sink.liveCount) are live: a leak"
+        }
         let sorted = sortedKeys
         let cursor = tree.cursor(in: sink)
         var index = 0
         var more = try cursor.first()
         while more {
             if index >= sorted.count || cursor.key != sorted[index] {
-                return "step \(step): forward scan entry \(index) is \(cursor.key), model has \(index < sorted.count ? "\(sorted[index])" : "no more")"
+                return
+                    "step \(step): forward scan entry \(index) is \(cursor.key), model has \(index < sorted.count ? "\(sorted[index])" : "no more")"
             }
-            if try cursor.value() != model[sorted[index]] { return "step \(step): forward scan value differs at \(sorted[index])" }
+            if try cursor.value() != model[sorted[index]] {
+                return "step \(step): forward scan value differs at \(sorted[index])"
+            }
             index += 1
             more = try cursor.next()
         }
@@ -169,7 +180,9 @@ private struct ModelRun {
         index = sorted.count - 1
         more = try cursor.last()
         while more {
-            if index < 0 || cursor.key != sorted[index] { return "step \(step): backward scan differs at model index \(index)" }
+            if index < 0 || cursor.key != sorted[index] {
+                return "step \(step): backward scan differs at model index \(index)"
+            }
             index -= 1
             more = try cursor.previous()
         }

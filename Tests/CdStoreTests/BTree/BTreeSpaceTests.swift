@@ -10,8 +10,8 @@ import Testing
         let tree = try BTree.create(in: sink)
         var rng = SeededGenerator(seed: 11)
         var peaks: [Int] = []
-        for round in 0 ..< 4 {
-            var order = Array(0 ..< 3000).shuffled(using: &rng)
+        for round in 0..<4 {
+            var order = Array(0..<3000).shuffled(using: &rng)
             var peak = 0
             for i in order {
                 try tree.put(intKey(i), patternValue(i + round, count: i % 100 == 0 ? 10000 : 50), in: sink)
@@ -30,10 +30,10 @@ import Testing
     @Test func halfDeletedTreeMergesItsPages() throws {
         let sink = InMemoryPageSink()
         let tree = try BTree.create(in: sink)
-        for i in 0 ..< 4000 { try tree.put(intKey(i), patternValue(i, count: 60), in: sink) }
+        for i in 0..<4000 { try tree.put(intKey(i), patternValue(i, count: 60), in: sink) }
         let full = sink.liveCount
         // Deleting three keys in four leaves a quarter of the data: merges must give back pages.
-        for i in 0 ..< 4000 where i % 4 != 0 { try tree.delete(intKey(i), in: sink) }
+        for i in 0..<4000 where i % 4 != 0 { try tree.delete(intKey(i), in: sink) }
         expectClean(tree, sink)
         #expect(sink.liveCount < full * 2 / 3, "\(sink.liveCount) pages left of \(full)")
     }
@@ -43,7 +43,7 @@ import Testing
         let sink = InMemoryPageSink(pageSize: pageSize)
         let tree = try BTree.create(in: sink)
         let count = pageSize == 65536 ? 40000 : 20000
-        for i in 0 ..< count { try tree.put(intKey(i), patternValue(i, count: 20), in: sink) }
+        for i in 0..<count { try tree.put(intKey(i), patternValue(i, count: 20), in: sink) }
         let report = expectClean(tree, sink)
         var used = 0
         var leaves = 0

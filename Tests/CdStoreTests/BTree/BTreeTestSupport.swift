@@ -5,8 +5,10 @@ import Testing
 
 /// `value` as 4 big-endian bytes: integers sort as their keys do.
 func intKey(_ value: Int) -> [UInt8] {
-    [UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
-     UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+    [
+        UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
+        UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value),
+    ]
 }
 
 func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
@@ -20,7 +22,9 @@ func patternValue(_ seed: Int, count: Int) -> [UInt8] {
 
 /// Runs the checker and records every problem it finds.
 @discardableResult
-func expectClean(_ tree: BTree, _ source: PageSource, sourceLocation: SourceLocation = #_sourceLocation) -> BTreeCheckReport {
+func expectClean(
+    _ tree: BTree, _ source: PageSource, sourceLocation: SourceLocation = #_sourceLocation
+) -> BTreeCheckReport {
     let report = BTreeChecker.check(tree, in: source)
     #expect(report.problems.isEmpty, "checker: \(report.problems.prefix(5))", sourceLocation: sourceLocation)
     return report

@@ -42,7 +42,8 @@ import Testing
     @Test(arguments: [4096, 8192, 65536])
     func keyLimitAllowsFourMaxCellsPerPage(pageSize: Int) throws {
         let limit = BTree.maxKeySize(pageSize: pageSize)
-        let worstCell = BTreeLayout.slotSize + BTreeLayout.leafCellHeaderSize + limit + BTreeLayout.overflowReferenceSize
+        let worstCell =
+            BTreeLayout.slotSize + BTreeLayout.leafCellHeaderSize + limit + BTreeLayout.overflowReferenceSize
         #expect(4 * worstCell <= pageSize - BTreeLayout.headerSize)
         let sink = InMemoryPageSink(pageSize: pageSize)
         let tree = try BTree.create(in: sink)
@@ -50,9 +51,9 @@ import Testing
             try tree.put([UInt8](repeating: 1, count: limit + 1), [], in: sink)
         }
         // Many maximum keys with values just too large to be inline: deep splits of big cells.
-        for i in 0 ..< 40 {
+        for i in 0..<40 {
             var key = [UInt8](repeating: 7, count: limit)
-            key.replaceSubrange(limit - 4 ..< limit, with: intKey(i * 7919 % 40))
+            key.replaceSubrange(limit - 4..<limit, with: intKey(i * 7919 % 40))
             try tree.put(key, patternValue(i, count: 20), in: sink)
         }
         let report = expectClean(tree, sink)
@@ -82,7 +83,9 @@ import Testing
         let capacity = BTreeLayout.overflowCapacity(pageSize: pageSize)
         let sizes = [capacity - 1, capacity, capacity + 1, 3 * capacity + 5, pageSize / 4]
         for (i, size) in sizes.enumerated() { try tree.put(intKey(i), patternValue(i, count: size), in: sink) }
-        for (i, size) in sizes.enumerated() { #expect(try tree.get(intKey(i), in: sink) == patternValue(i, count: size)) }
+        for (i, size) in sizes.enumerated() {
+            #expect(try tree.get(intKey(i), in: sink) == patternValue(i, count: size))
+        }
         let report = expectClean(tree, sink)
         #expect(report.pagesByType[.overflow] == 1 + 1 + 2 + 4 + 1)
         // Replacing with an inline value frees the chain.
@@ -95,7 +98,7 @@ import Testing
     @Test func dropFreesEveryPage() throws {
         let sink = InMemoryPageSink()
         let tree = try BTree.create(in: sink)
-        for i in 0 ..< 3000 { try tree.put(intKey(i), patternValue(i, count: i % 50 == 0 ? 9000 : 40), in: sink) }
+        for i in 0..<3000 { try tree.put(intKey(i), patternValue(i, count: i % 50 == 0 ? 9000 : 40), in: sink) }
         #expect(expectClean(tree, sink).depth >= 2)
         try tree.drop(in: sink)
         #expect(sink.liveCount == 0)
@@ -106,10 +109,10 @@ import Testing
         let tree = try BTree.create(in: sink)
         // Long shared prefixes keep separators long, so branches split too.
         let key = { (i: Int) in [UInt8](repeating: 0x55, count: 96) + intKey(i) }
-        for i in 0 ..< 5000 { try tree.put(key(i), patternValue(i, count: 30), in: sink) }
+        for i in 0..<5000 { try tree.put(key(i), patternValue(i, count: 30), in: sink) }
         #expect(try sink.page(tree.root).pageType == .branch)
         #expect(expectClean(tree, sink).depth == 3)
-        for i in 0 ..< 5000 { #expect(try tree.delete(key(i), in: sink)) }
+        for i in 0..<5000 { #expect(try tree.delete(key(i), in: sink)) }
         #expect(try sink.page(tree.root).pageType == .leaf)
         #expect(sink.liveCount == 1)
         #expect(expectClean(tree, sink).depth == 1)
@@ -117,8 +120,8 @@ import Testing
 
     @Test func treesInOneStoreShareNoPages() throws {
         let sink = InMemoryPageSink()
-        let trees = try (0 ..< 3).map { _ in try BTree.create(in: sink) }
-        for i in 0 ..< 2000 {
+        let trees = try (0..<3).map { _ in try BTree.create(in: sink) }
+        for i in 0..<2000 {
             try trees[i % 3].put(intKey(i), patternValue(i, count: i % 97 == 0 ? 5000 : 60), in: sink)
         }
         var seen: [PageNumber: PageType] = [:]

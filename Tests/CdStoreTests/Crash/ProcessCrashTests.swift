@@ -22,7 +22,7 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.path("crash.cdstore")
         var rng = SeededGenerator(seed: seed)
-        var durable = 0                 // the last transaction recovery has shown (never goes back)
+        var durable = 0  // the last transaction recovery has shown (never goes back)
         var survived = 0, totalAcks = 0, inFlightSurvived = 0, beforeOpen = 0
         for k in 1...kills {
             let run = try CrashChild.runAndKill(child, arguments: [path], rng: &rng)
@@ -41,7 +41,9 @@ import Testing
             // The crashed files as they are, before recovery touches them.
             let crashed = try retryingWhileLocked { try StoreVerifier.verify(path: path) }
             guard crashed.isClean else {
-                Issue.record("\(label): verifier found problems in the crashed store: \(crashed.problemsOnly.prefix(5).map(\.description))")
+                Issue.record(
+                    "\(label): verifier found problems in the crashed store: \(crashed.problemsOnly.prefix(5).map(\.description))"
+                )
                 return
             }
             let store = try retryingWhileLocked { try Store.open(path: path, options: CrashWorkload.options()) }
@@ -54,15 +56,22 @@ import Testing
                 return
             }
             try store.close()
-            #expect(last >= mustHave, "\(label): transaction \(mustHave) was acknowledged, the store holds only \(last)")
-            #expect(last <= mustHave + 1, "\(label): the store holds \(last), more than the acknowledged \(mustHave) and the one in flight")
+            #expect(
+                last >= mustHave, "\(label): transaction \(mustHave) was acknowledged, the store holds only \(last)")
+            #expect(
+                last <= mustHave + 1,
+                "\(label): the store holds \(last), more than the acknowledged \(mustHave) and the one in flight")
             if last == mustHave + 1 { inFlightSurvived += 1 }
             let recovered = try retryingWhileLocked { try StoreVerifier.verify(path: path) }
-            #expect(recovered.isClean, "\(label): verifier after recovery: \(recovered.problemsOnly.prefix(5).map(\.description))")
+            #expect(
+                recovered.isClean,
+                "\(label): verifier after recovery: \(recovered.problemsOnly.prefix(5).map(\.description))")
             durable = last
             survived += 1
         }
-        print("ProcessCrashTests: \(survived) kills survived (\(beforeOpen) before the store was open), \(totalAcks) acknowledged commits, \(inFlightSurvived) in-flight commits durable at the kill, last transaction \(durable)")
+        print(
+            "ProcessCrashTests: \(survived) kills survived (\(beforeOpen) before the store was open), \(totalAcks) acknowledged commits, \(inFlightSurvived) in-flight commits durable at the kill, last transaction \(durable)"
+        )
         #expect(survived == kills)
         #expect(durable > 0, "no transaction ever committed")
     }
@@ -83,18 +92,29 @@ import Testing
         let clean = try store { _ in }
         #expect(try CrashWorkload.check(clean) == 60)
         let damages: [(String, (WriteTransaction) throws -> Void)] = [
-            ("half of transaction 61", { tx in
-                try tx.tree("a")!.put(CrashWorkload.keyA(61, 0), CrashWorkload.value(61, 0))
-                try tx.tree("a")!.put(CrashWorkload.lastKey, Array("61".utf8))
-            }),
+            (
+                "half of transaction 61",
+                { tx in
+                    try tx.tree("a")!.put(CrashWorkload.keyA(61, 0), CrashWorkload.value(61, 0))
+                    try tx.tree("a")!.put(CrashWorkload.lastKey, Array("61".utf8))
+                }
+            ),
             ("a lost key", { tx in _ = try tx.tree("b")!.delete(CrashWorkload.keyB(17)) }),
             ("a wrong value", { tx in try tx.tree("a")!.put(CrashWorkload.keyA(55, 0), [1, 2, 3]) }),
-            ("a key of a later transaction", { tx in try tx.tree("b")!.put(CrashWorkload.keyB(61), CrashWorkload.value(61, 99)) }),
-            ("an old key not deleted", { tx in try tx.tree("a")!.put(CrashWorkload.keyA(3, 0), CrashWorkload.value(3, 0)) }),
+            (
+                "a key of a later transaction",
+                { tx in try tx.tree("b")!.put(CrashWorkload.keyB(61), CrashWorkload.value(61, 99)) }
+            ),
+            (
+                "an old key not deleted",
+                { tx in try tx.tree("a")!.put(CrashWorkload.keyA(3, 0), CrashWorkload.value(3, 0)) }
+            ),
         ]
         for (what, damage) in damages {
             let damaged = try store(damage)
-            #expect(throws: CrashWorkload.Violation.self, "\(what) must be detected") { try CrashWorkload.check(damaged) }
+            #expect(throws: CrashWorkload.Violation.self, "\(what) must be detected") {
+                try CrashWorkload.check(damaged)
+            }
             try damaged.close()
         }
         try clean.close()

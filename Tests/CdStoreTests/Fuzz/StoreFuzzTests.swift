@@ -28,7 +28,8 @@ struct FuzzRegression: CustomTestStringConvertible, Sendable {
 }
 
 func regressionCases(_ targets: [FuzzTarget]) -> [FuzzRegression] {
-    targets.flatMap { t in t.regressionFiles(fixtures: fixturesDirectory()).map { FuzzRegression(target: t, file: $0) } }
+    targets.flatMap { t in t.regressionFiles(fixtures: fixturesDirectory()).map { FuzzRegression(target: t, file: $0) }
+    }
 }
 
 func replay(_ regression: FuzzRegression) throws {
@@ -46,9 +47,13 @@ func runShortFuzz(_ target: FuzzTarget, defaultRuns: Int) throws {
     #expect(seeds.count > 1, "\(target.rawValue): no seeds found under Fixtures/")
     let start = Date()
     let result = target.mutationRun(seeds: seeds, iterations: runs, seed: seed)
-    print("fuzz \(target.rawValue): \(result.executions) executions (\(seeds.count) seeds) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s, seed \(seed) (replay with CADMIUM_SEED=\(seed))")
+    print(
+        "fuzz \(target.rawValue): \(result.executions) executions (\(seeds.count) seeds) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s, seed \(seed) (replay with CADMIUM_SEED=\(seed))"
+    )
     #expect(result.executions == seeds.count + runs)
     for finding in result.findings {
-        Issue.record("fuzz \(target.rawValue) seed \(seed): \(finding.message); input (\(finding.input.count) bytes): \(finding.input.prefix(256).map { String(format: "%02x", $0) }.joined())")
+        Issue.record(
+            "fuzz \(target.rawValue) seed \(seed): \(finding.message); input (\(finding.input.count) bytes): \(finding.input.prefix(256).map { String(format: "%02x", $0) }.joined())"
+        )
     }
 }

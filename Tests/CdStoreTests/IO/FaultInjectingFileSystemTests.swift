@@ -29,8 +29,8 @@ extension IOTests {
             #expect(throws: StoreError.io(operation: "pwrite", path: "db", errno: code)) {
                 try file.write(bytes("bbbb"), at: 4)
             }
-            #expect(fs.contents(of: "db") == bytes("aaaa"))   // the failed write did nothing
-            try file.write(bytes("bbbb"), at: 4)                // #4 succeeds
+            #expect(fs.contents(of: "db") == bytes("aaaa"))  // the failed write did nothing
+            try file.write(bytes("bbbb"), at: 4)  // #4 succeeds
             #expect(fs.contents(of: "db") == bytes("aaaabbbb"))
             #expect(fs.operationLog.map(\.outcome) == [.completed, .completed, .failed(errno: code), .completed])
         }
@@ -56,7 +56,7 @@ extension IOTests {
             let fs = FaultInjectingFileSystem(plan: .fail(.sync, occurrence: 2, path: "wal"))
             let store = try fs.open("db", mode: .createIfMissing)
             let wal = try fs.open("wal", mode: .createIfMissing)
-            try store.sync()   // syncs of other paths do not count
+            try store.sync()  // syncs of other paths do not count
             try wal.sync()
             try store.sync()
             #expect(throws: StoreError.io(operation: "fdatasync", path: "wal", errno: EIO)) { try wal.sync() }
@@ -93,7 +93,7 @@ extension IOTests {
             try file.write(bytes("aaaa"), at: 0)
             let crash = SimulatedCrash(operation: 3, kind: .remove, path: "db")
             #expect(throws: crash) { try fs.remove("db") }
-            #expect(fs.fileExists("db"))   // the crashing operation did not happen
+            #expect(fs.fileExists("db"))  // the crashing operation did not happen
             #expect(fs.crash == crash)
             #expect(throws: crash) { try file.write(bytes("b"), at: 0) }
             #expect(throws: crash) { _ = try read(file, 1, at: 0) }
@@ -101,7 +101,7 @@ extension IOTests {
             #expect(throws: crash) { try file.close() }
             #expect(throws: crash) { _ = try fs.open("other", mode: .createIfMissing) }
             #expect(throws: crash) { try fs.syncDirectory(containing: "db") }
-            #expect(fs.operationCount == 3)   // calls after the crash are not operations
+            #expect(fs.operationCount == 3)  // calls after the crash are not operations
             #expect(fs.contents(of: "db") == bytes("aaaa"))
         }
 
@@ -133,7 +133,7 @@ extension IOTests {
         @Test func planCanBeChangedBetweenPhases() throws {
             let fs = FaultInjectingFileSystem()
             let file = try fs.open("db", mode: .createIfMissing)
-            fs.plan = .fail(.write, occurrence: 2)   // occurrences count from the start
+            fs.plan = .fail(.write, occurrence: 2)  // occurrences count from the start
             try file.write(bytes("a"), at: 0)
             #expect(throws: StoreError.self) { try file.write(bytes("b"), at: 1) }
             fs.plan = .none
@@ -156,21 +156,22 @@ extension IOTests {
             }
             try fs.remove("db")
             try file.close()
-            #expect(fs.operationLog.map(\.description) == [
-                "#1 open db",
-                "#2 lock db",
-                "#3 write db @0 +4096",
-                "#4 write db @8192 +512",
-                "#5 read db @8192 +100",
-                "#6 truncate db to 4096",
-                "#7 sync db",
-                "#8 syncDirectory db",
-                "#9 size db",
-                "#10 open db",
-                "#11 lock db -> errno \(EWOULDBLOCK)",   // its handle is dropped: not an operation
-                "#12 remove db",
-                "#13 close db",
-            ])
+            #expect(
+                fs.operationLog.map(\.description) == [
+                    "#1 open db",
+                    "#2 lock db",
+                    "#3 write db @0 +4096",
+                    "#4 write db @8192 +512",
+                    "#5 read db @8192 +100",
+                    "#6 truncate db to 4096",
+                    "#7 sync db",
+                    "#8 syncDirectory db",
+                    "#9 size db",
+                    "#10 open db",
+                    "#11 lock db -> errno \(EWOULDBLOCK)",  // its handle is dropped: not an operation
+                    "#12 remove db",
+                    "#13 close db",
+                ])
             #expect(fs.bytesWritten() == 4608)
             #expect(fs.invariantViolations() == [])
             #expect(fs.bytesWritten(to: "db", after: 3) == 512)

@@ -27,7 +27,9 @@ final class Scratch {
     init(_ kind: FileSystemKind) throws {
         switch kind {
         case .posix:
-            let temporary = NSTemporaryDirectory().hasSuffix("/") ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
+            let temporary =
+                NSTemporaryDirectory().hasSuffix("/")
+                ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
             var template = Array("\(temporary)/cadmium-io-XXXXXX".utf8CString)
             guard let made = mkdtemp(&template) else {
                 throw StoreError.io(operation: "mkdtemp", path: "", errno: errno)

@@ -34,7 +34,7 @@ extension IOTests {
             let rebooted = fs.powerLoss(seed: 1)
             let reopened = try rebooted.open("db", mode: .readOnly)
             #expect(try readAll(reopened) == bytes("synced"))
-            #expect(rebooted.operationCount == 3)   // open, size, read: a fresh count
+            #expect(rebooted.operationCount == 3)  // open, size, read: a fresh count
             // Everything in the rebooted file system is durable.
             #expect(rebooted.survivingFiles(seed: 9) == ["db": bytes("synced")])
         }
@@ -43,9 +43,9 @@ extension IOTests {
             let fs = FaultInjectingFileSystem()
             let file = try fs.open("dir/new", mode: .createIfMissing)
             try file.write(bytes("data"), at: 0)
-            try file.sync()   // the data is durable, but its name is not
+            try file.sync()  // the data is durable, but its name is not
             #expect(fs.survivingFiles(seed: 0) == [:])
-            try fs.syncDirectory(containing: "other/x")   // another directory does not help
+            try fs.syncDirectory(containing: "other/x")  // another directory does not help
             #expect(fs.survivingFiles(seed: 0) == [:])
             try fs.syncDirectory(containing: "dir/anything")
             #expect(fs.survivingFiles(seed: 0) == ["dir/new": bytes("data")])
@@ -97,7 +97,8 @@ extension IOTests {
             // Two unsynced writes to the same sector: which one wins depends on the order.
             let pending = (1...8).map { (UInt64(0), [UInt8](repeating: UInt8($0), count: 8)) }
             let fs = try fileSystem(durable: [UInt8](repeating: 0, count: 8), pending: pending)
-            let outcomes = Set((0..<64 as Range<UInt64>).map { fs.survivingFiles(seed: $0, mode: .reorderUnsynced)["dir/db"]! })
+            let outcomes = Set(
+                (0..<64 as Range<UInt64>).map { fs.survivingFiles(seed: $0, mode: .reorderUnsynced)["dir/db"]! })
             #expect(outcomes.count > 3)
             #expect(outcomes.isSubset(of: Set((0...8).map { [UInt8](repeating: UInt8($0), count: 8) })))
         }

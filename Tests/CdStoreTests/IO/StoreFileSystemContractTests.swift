@@ -46,8 +46,11 @@ extension IOTests {
             #expect(try read(file, 4, at: 10) == [])
             #expect(try read(file, 4, at: 1_000_000) == [])
             #expect(try read(file, 0, at: 0) == [])
-            #expect(throws: StoreError.corruption(path: file.path, location: .offset(8),
-                                                  detail: "file ends after 2 of 4 bytes at offset 8")) {
+            #expect(
+                throws: StoreError.corruption(
+                    path: file.path, location: .offset(8),
+                    detail: "file ends after 2 of 4 bytes at offset 8")
+            ) {
                 _ = try file.readExactly(4, at: 8, location: .offset(8))
             }
         }
@@ -80,7 +83,7 @@ extension IOTests {
             try file.close()
             #expect(fs.fileExists(path))
 
-            let again = try fs.open(path, mode: .createIfMissing)   // must not truncate
+            let again = try fs.open(path, mode: .createIfMissing)  // must not truncate
             #expect(try readAll(again) == bytes("persist"))
             try again.close()
             let readOnly = try fs.open(path, mode: .readOnly)
@@ -90,7 +93,7 @@ extension IOTests {
             try fs.remove(path)
             try fs.syncDirectory(containing: path)
             #expect(!fs.fileExists(path))
-            try fs.remove(path)   // removing a missing file is not an error
+            try fs.remove(path)  // removing a missing file is not an error
             #expect(throws: StoreError.io(operation: "open", path: path, errno: ENOENT)) {
                 _ = try fs.open(path, mode: .readWrite)
             }
@@ -166,7 +169,8 @@ extension IOTests {
             }
             #expect(try file.size() == UInt64(pages * pageSize))
             for page in 0..<pages {
-                #expect(try read(file, pageSize, at: UInt64(page * pageSize))
+                #expect(
+                    try read(file, pageSize, at: UInt64(page * pageSize))
                         == [UInt8](repeating: UInt8(page), count: pageSize))
             }
         }
@@ -181,7 +185,7 @@ extension IOTests {
             let first = try scratch.fileSystem.open(path, mode: .createIfMissing)
             defer { try? first.close() }
             try first.lock(.exclusive)
-            try first.lock(.exclusive)   // taking the lock it holds again is fine
+            try first.lock(.exclusive)  // taking the lock it holds again is fine
             let second = try scratch.fileSystem.open(path, mode: .readWrite)
             defer { try? second.close() }
             #expect(throws: StoreError.locked(path: path)) { try second.lock(.exclusive) }
@@ -228,7 +232,7 @@ extension IOTests {
             try second.lock(.shared)
             #expect(throws: StoreError.locked(path: path)) { try first.lock(.exclusive) }
             try second.close()
-            try third.lock(.exclusive)   // `first` no longer holds anything
+            try third.lock(.exclusive)  // `first` no longer holds anything
         }
 
         @Test(arguments: FileSystemKind.allCases)

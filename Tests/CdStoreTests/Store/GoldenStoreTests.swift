@@ -17,15 +17,22 @@ import Testing
         var people: [[UInt8]: [UInt8]] = [:]
         for i in 0..<300 where i % 7 != 0 {
             people[Array(String(format: "person-%04d", i).utf8)] =
-                Array("Person \(i) <person\(i)@example.com> joined in \(1990 + i % 30); notes: likes tea, chess and long walks by the river.".utf8)
+                Array(
+                    "Person \(i) <person\(i)@example.com> joined in \(1990 + i % 30); notes: likes tea, chess and long walks by the river."
+                        .utf8)
         }
         m.trees["people"] = people
         var blobs: [[UInt8]: [UInt8]] = [:]
-        for i in 0..<5 { blobs[[UInt8(i)]] = (0..<20_000).map { UInt8(truncatingIfNeeded: ($0 &* 31 &+ i &* 7) % 251) } }
+        for i in 0..<5 {
+            blobs[[UInt8(i)]] = (0..<20_000).map { UInt8(truncatingIfNeeded: ($0 &* 31 &+ i &* 7) % 251) }
+        }
         m.trees["blobs"] = blobs
         m.trees["empty"] = [:]
         if withWALCommits {
-            m.trees["late"] = Dictionary(uniqueKeysWithValues: (0..<40).map { (Array("late-\($0)".utf8), Array("written after the last checkpoint \($0)".utf8)) })
+            m.trees["late"] = Dictionary(
+                uniqueKeysWithValues: (0..<40).map {
+                    (Array("late-\($0)".utf8), Array("written after the last checkpoint \($0)".utf8))
+                })
         }
         return m
     }
@@ -51,7 +58,7 @@ import Testing
         // v1-clean: every commit checkpointed, an empty WAL generation.
         let a = try Store.open(path: clean, options: o)
         var base = Self.expectedModel(withWALCommits: false)
-        base.trees["people"]?[Array("person-0000".utf8)] = [1]          // written, then deleted below
+        base.trees["people"]?[Array("person-0000".utf8)] = [1]  // written, then deleted below
         try Self.write(base, to: a)
         _ = try a.write { try $0.tree("people")!.delete(Array("person-0000".utf8)) }
         try a.close()
@@ -69,7 +76,8 @@ import Testing
         try fm.copyItem(atPath: withWAL + "-wal", toPath: scratch + "-wal")
         try b.close()
         try fm.removeItem(atPath: withWAL); try fm.removeItem(atPath: withWAL + "-wal")
-        try fm.moveItem(atPath: scratch, toPath: withWAL); try fm.moveItem(atPath: scratch + "-wal", toPath: withWAL + "-wal")
+        try fm.moveItem(atPath: scratch, toPath: withWAL);
+        try fm.moveItem(atPath: scratch + "-wal", toPath: withWAL + "-wal")
         // v2-future: the clean store claiming a format version this build does not know.
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: clean)))
         for slot in FileHeader.slotOffsets.map(Int.init) {
@@ -100,7 +108,7 @@ import Testing
         #expect(try readOnly.read { try firstDifference($0, expected) } == nil)
         #expect((readOnly.recoveredWAL?.commits.isEmpty ?? true) == !hasWALCommits)
         try readOnly.close()
-        let store = try Store.open(path: path)            // recovery checkpoints the WAL commits
+        let store = try Store.open(path: path)  // recovery checkpoints the WAL commits
         #expect(try store.read { try firstDifference($0, expected) } == nil)
         try store.write { try $0.tree("empty")!.put([1], [2]) }
         try store.close()
@@ -132,7 +140,9 @@ import Testing
             for (n, e) in entries.enumerated() where e.isPresent {
                 let image = Array(bytes[Int(e.offset)..<Int(e.offset) + Int(e.length)])
                 let h = image.withUnsafeBytes { PageImage.header(of: $0) }
-                #expect(h.page == PageNumber(UInt32(i * Int(header.entriesPerChunk) + n)) && h.commit == e.commit && h.crc == e.crc)
+                #expect(
+                    h.page == PageNumber(UInt32(i * Int(header.entriesPerChunk) + n)) && h.commit == e.commit
+                        && h.crc == e.crc)
             }
         }
         let wal = [UInt8](try Data(contentsOf: URL(fileURLWithPath: url.path + "-wal")))
@@ -144,11 +154,14 @@ import Testing
     @Test func futureFormatVersionIsRefusedClearly() throws {
         let dir = try TemporaryDirectory()
         let path = try Self.copy("v2-future.cdstore", into: dir)
-        #expect(throws: StoreError.unsupportedFormatVersion(path: path, found: 2, supported: FileHeader.formatVersion)) {
+        #expect(throws: StoreError.unsupportedFormatVersion(path: path, found: 2, supported: FileHeader.formatVersion))
+        {
             _ = try Store.open(path: path)
         }
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        #expect(bytes == (try Data(contentsOf: Self.directory.appendingPathComponent("v2-future.cdstore"))), "a refused open must not write")
+        #expect(
+            bytes == (try Data(contentsOf: Self.directory.appendingPathComponent("v2-future.cdstore"))),
+            "a refused open must not write")
     }
 
     @Test func notAStoreIsRefusedClearly() throws {

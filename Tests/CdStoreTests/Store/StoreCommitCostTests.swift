@@ -18,7 +18,8 @@ import CdStoreTesting
             try store.write { tx in
                 let t = try tx.openOrCreateTree("records")
                 for i in batch..<min(records, batch + 10_000) {
-                    try t.put(Array(String(format: "rec-%08d", i).utf8), Array("record \(i) ".utf8) + randomBytes(60, &rng))
+                    try t.put(
+                        Array(String(format: "rec-%08d", i).utf8), Array("record \(i) ".utf8) + randomBytes(60, &rng))
                 }
             }
         }
@@ -39,6 +40,7 @@ import CdStoreTesting
         // The path from the root to the leaf, the meta page, the commit record: one image per level.
         let perLevel = 8192 + PageImage.headerSize + WALLayout.frameHeaderSize
         #expect(large.wal <= (large.depthPages + 1) * perLevel + 64)
-        #expect(large.wal < small.wal * 3, "one-record commit wrote \(small.wal) bytes at 2k records, \(large.wal) at 40k")
+        #expect(
+            large.wal < small.wal * 3, "one-record commit wrote \(small.wal) bytes at 2k records, \(large.wal) at 40k")
     }
 }

@@ -23,7 +23,9 @@ import Testing
                     try store.write { tx in
                         let t = try tx.tree("counter")!
                         // Every key holds the round number: a reader must never see two values.
-                        for i in 0..<200 { try t.put(Array("k\(i)".utf8), Array("\(r)".utf8) + [UInt8](repeating: 7, count: r % 50)) }
+                        for i in 0..<200 {
+                            try t.put(Array("k\(i)".utf8), Array("\(r)".utf8) + [UInt8](repeating: 7, count: r % 50))
+                        }
                     }
                     if r % 10 == 0 { try store.checkpoint() }
                 }
@@ -33,8 +35,12 @@ import Testing
                     for _ in 0..<40 {
                         try store.read { tx in
                             var seen = Set<[UInt8]>()
-                            try tx.tree("counter")!.scan { _, v in seen.insert(Array(v.prefix { $0 != 7 })); return true }
-                            #expect(seen.count == 1, "reader \(reader) at snapshot \(tx.snapshot) saw \(seen.count) different rounds")
+                            try tx.tree("counter")!.scan { _, v in
+                                seen.insert(Array(v.prefix { $0 != 7 })); return true
+                            }
+                            #expect(
+                                seen.count == 1,
+                                "reader \(reader) at snapshot \(tx.snapshot) saw \(seen.count) different rounds")
                             // Hold the snapshot across the writer's next commits and read again.
                             let first = try tx.tree("counter")!.get(Array("k0".utf8))
                             Thread.sleep(forTimeInterval: 0.001)
@@ -45,7 +51,9 @@ import Testing
             }
             try await group.waitForAll()
         }
-        #expect(try store.read { try $0.tree("counter")!.get(Array("k5".utf8)) }.map { Array($0.prefix(3)) } == Array("\(rounds)".utf8))
+        #expect(
+            try store.read { try $0.tree("counter")!.get(Array("k5".utf8)) }.map { Array($0.prefix(3)) }
+                == Array("\(rounds)".utf8))
         try store.close()
     }
 

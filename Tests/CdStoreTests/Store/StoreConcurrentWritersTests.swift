@@ -12,7 +12,7 @@ import Testing
         var o = StoreOptions()
         o.pageSize = 4096
         o.durability = .normal
-        o.cacheBytes = 4096 * 48            // small: reads go to the files during checkpoints
+        o.cacheBytes = 4096 * 48  // small: reads go to the files during checkpoints
         o.checkpointThresholdBytes = 32 * 1024
         let store = try Store.open(path: dir.path("concurrent.cdstore"), options: o)
         try store.write { tx in try tx.createTree("t").put(Array("total".utf8), Array("0".utf8)) }
@@ -32,7 +32,8 @@ import Testing
                             // writers ever ran at once.
                             let total = Int(String(decoding: try t.get(Array("total".utf8))!, as: UTF8.self))!
                             try t.put(Array("total".utf8), Array(String(total + 1).utf8))
-                            try t.put(Array("w\(w)-\(i)".utf8), [UInt8](repeating: UInt8(w), count: 40 + (i * 97) % 700))
+                            try t.put(
+                                Array("w\(w)-\(i)".utf8), [UInt8](repeating: UInt8(w), count: 40 + (i * 97) % 700))
                         }
                     } catch { fail("writer \(w) commit \(i): \(error)") }
                 }
@@ -48,8 +49,12 @@ import Testing
                             let t = try tx.tree("t")!
                             let total = Int(String(decoding: try t.get(Array("total".utf8))!, as: UTF8.self))!
                             var keys = 0
-                            try t.scan(from: Array("w".utf8)) { _, _ in keys += 1; return true }
-                            if keys != total { fail("reader \(r) at snapshot \(tx.snapshot): total \(total), \(keys) keys") }
+                            try t.scan(from: Array("w".utf8)) { _, _ in
+                                keys += 1; return true
+                            }
+                            if keys != total {
+                                fail("reader \(r) at snapshot \(tx.snapshot): total \(total), \(keys) keys")
+                            }
                         }
                     } catch { fail("reader \(r): \(error)") }
                 }

@@ -21,7 +21,7 @@ import CdStoreTesting
         o.pageSize = 4096
         o.durability = .full
         o.cacheBytes = 4096 * 32
-        o.checkpointThresholdBytes = 24_000      // several checkpoints and WAL resets per run
+        o.checkpointThresholdBytes = 24_000  // several checkpoints and WAL resets per run
         return o
     }
 
@@ -40,7 +40,10 @@ import CdStoreTesting
                         if let t = try tx.tree(name) { try t.delete(k); next.trees[name]?[k] = nil }
                     } else {
                         let big = Int.random(in: 0..<15, using: &rng) == 0
-                        let v = big ? randomBytes(6000, &rng) : Array("commit \(c) value \(Int.random(in: 0..<1_000_000, using: &rng))".utf8)
+                        let v =
+                            big
+                            ? randomBytes(6000, &rng)
+                            : Array("commit \(c) value \(Int.random(in: 0..<1_000_000, using: &rng))".utf8)
                         try tx.openOrCreateTree(name).put(k, v)
                         next.trees[name, default: [:]][k] = v
                     }
@@ -55,7 +58,9 @@ import CdStoreTesting
     }
 
     /// Opens the store after a crash and returns which acknowledged state it holds, or fails.
-    static func recoveredState(_ fs: any StoreFileSystem, workload: Workload, acknowledged: Int, label: String) throws -> Int {
+    static func recoveredState(
+        _ fs: any StoreFileSystem, workload: Workload, acknowledged: Int, label: String
+    ) throws -> Int {
         // The files as the crash left them: a torn WAL tail is a note, anything else a problem.
         // (A crash before the page file's creation was synced leaves no store: open creates it.)
         if fs.fileExists(path) {
@@ -78,7 +83,9 @@ import CdStoreTesting
         }
         guard let found else {
             let diff = try store.read { try firstDifference($0, workload.models[acknowledged]) }
-            Issue.record("\(label): recovered store matches neither commit \(acknowledged) nor the one in flight: \(diff ?? "?")")
+            Issue.record(
+                "\(label): recovered store matches neither commit \(acknowledged) nor the one in flight: \(diff ?? "?")"
+            )
             return -1
         }
         // The recovered store must take new commits and reopen again.
@@ -102,20 +109,23 @@ import CdStoreTesting
             var record = Workload()
             do {
                 try Self.run(on: fs, seed: seed, commits: commits, record: &record)
-            } catch where fs.crash != nil {
+            } catch  where fs.crash != nil {
                 // The process "died" (possibly reported through a poisoned store).
             }
             let acknowledged = record.models.count - 1
             for mode: PowerLossMode in Self.powerLossModes {
                 let rebooted = fs.powerLoss(seed: seed &+ UInt64(point), mode: mode)
                 let label = "seed \(seed) crash at op \(point)/\(total) mode \(mode.rawValue)"
-                let state = try Self.recoveredState(rebooted, workload: reference, acknowledged: acknowledged, label: label)
+                let state = try Self.recoveredState(
+                    rebooted, workload: reference, acknowledged: acknowledged, label: label)
                 #expect(state >= acknowledged, "\(label): lost acknowledged commit \(acknowledged)")
                 tried += 1
             }
         }
         #expect(tried == Self.powerLossModes.count * total)
-        print("StoreCrashTests seed \(seed): \(total) crash points × \(Self.powerLossModes.count) power-loss modes = \(tried) recoveries checked (replay with CADMIUM_SEED=\(seed))")
+        print(
+            "StoreCrashTests seed \(seed): \(total) crash points × \(Self.powerLossModes.count) power-loss modes = \(tried) recoveries checked (replay with CADMIUM_SEED=\(seed))"
+        )
     }
 
     /// Unsynced writes dropped; dropped but the last one torn; a random subset landed in random
@@ -143,7 +153,7 @@ import CdStoreTesting
                     }
                 }
                 try store.close()
-            } catch where fs.crash != nil {
+            } catch  where fs.crash != nil {
             }
             _ = record
             let rebooted = fs.powerLoss(seed: UInt64(point), mode: [.reorderUnsynced, .tearLast])
@@ -152,12 +162,16 @@ import CdStoreTesting
             let store = try Store.open(path: Self.path, options: ro)
             let keys = try store.read { tx -> [String] in
                 var keys: [String] = []
-                try tx.tree("n")?.scan { k, _ in keys.append(String(decoding: k, as: UTF8.self)); return true }
+                try tx.tree("n")?.scan { k, _ in
+                    keys.append(String(decoding: k, as: UTF8.self)); return true
+                }
                 return keys
             }
             // Whatever survived is a prefix of the commits: k0 … k(n-1) for some n.
             let n = keys.count
-            #expect(Set(keys) == Set((0..<n).map { "k\($0)" }), "crash at \(point): recovered keys \(keys) are not a prefix of the commits")
+            #expect(
+                Set(keys) == Set((0..<n).map { "k\($0)" }),
+                "crash at \(point): recovered keys \(keys) are not a prefix of the commits")
             try store.close()
             record = Workload()
         }

@@ -13,7 +13,8 @@ import Testing
     static func editingHeaders(_ files: StoreFiles, _ edit: (inout FileHeader) -> Void) -> StoreFiles {
         var out = files
         for offset in FileHeader.slotOffsets.map(Int.init) {
-            guard case .success(var h) = FileHeader.decode(Array(out.pageFile[offset..<(offset + FileHeader.size)])) else { continue }
+            guard case .success(var h) = FileHeader.decode(Array(out.pageFile[offset..<(offset + FileHeader.size)]))
+            else { continue }
             edit(&h)
             out.pageFile.replaceSubrange(offset..<(offset + FileHeader.size), with: h.encoded())
         }
@@ -33,8 +34,10 @@ import Testing
         try editingDirectory(files, structure: try structure(files), edit)
     }
 
-    static func editingDirectory(_ files: StoreFiles, structure: (FileHeader, [ChunkLocation], [MapEntry]),
-                                 _ edit: (inout [ChunkLocation]) -> Void) throws -> StoreFiles {
+    static func editingDirectory(
+        _ files: StoreFiles, structure: (FileHeader, [ChunkLocation], [MapEntry]),
+        _ edit: (inout [ChunkLocation]) -> Void
+    ) throws -> StoreFiles {
         var (header, chunks, _) = structure
         edit(&chunks)
         var out = files
@@ -62,8 +65,10 @@ import Testing
 
     /// Appends one commit to the WAL that writes the meta page with `edit` applied, its commit
     /// record counting `recordPageCount` pages (the meta page's own count when nil).
-    static func appendingMetaCommit(_ files: StoreFiles, recordPageCount: UInt32? = nil,
-                                    _ edit: (PageBuffer) -> Void) throws -> StoreFiles {
+    static func appendingMetaCommit(
+        _ files: StoreFiles, recordPageCount: UInt32? = nil,
+        _ edit: (PageBuffer) -> Void
+    ) throws -> StoreFiles {
         let fs = InMemoryFileSystem(files: files.files)
         var options = StoreOptions(fileSystem: fs)
         options.readOnly = true
@@ -75,14 +80,17 @@ import Testing
         let commit = store.lastCommit.next
         meta.mutableBytes.storeBytes(of: commit.rawValue.littleEndian, toByteOffset: 8, as: UInt64.self)
         edit(meta)
-        let pageCount = recordPageCount ?? UInt32(littleEndian: meta.bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+        let pageCount =
+            recordPageCount ?? UInt32(littleEndian: meta.bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
         let image = PageImage.encode(page: meta, number: MetaPage.number, commit: commit, compressor: nil)
         var out: [UInt8] = []
-        var crc = WALLayout.appendFrame(kind: .page, page: MetaPage.number, commit: commit, salt: header.salt,
-                                        payload: image, previousCRC: scan.validEndCRC, to: &out)
-        crc = WALLayout.appendFrame(kind: .commit, page: .none, commit: commit, salt: header.salt,
-                                    payload: WALLayout.commitPayload(frameCount: 1, pageCount: pageCount),
-                                    previousCRC: crc, to: &out)
+        var crc = WALLayout.appendFrame(
+            kind: .page, page: MetaPage.number, commit: commit, salt: header.salt,
+            payload: image, previousCRC: scan.validEndCRC, to: &out)
+        crc = WALLayout.appendFrame(
+            kind: .commit, page: .none, commit: commit, salt: header.salt,
+            payload: WALLayout.commitPayload(frameCount: 1, pageCount: pageCount),
+            previousCRC: crc, to: &out)
         var result = files
         result.wal = Array(files.wal[0..<Int(scan.validEnd)]) + out
         return result
@@ -128,9 +136,13 @@ import Testing
         }
     }
 
-    static func expectCorruption(_ error: (any Error)?, _ what: Comment, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectCorruption(
+        _ error: (any Error)?, _ what: Comment, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard case .corruption? = error as? StoreError else {
-            Issue.record("\(what): expected StoreError.corruption, got \(String(describing: error))", sourceLocation: sourceLocation)
+            Issue.record(
+                "\(what): expected StoreError.corruption, got \(String(describing: error))",
+                sourceLocation: sourceLocation)
             return
         }
     }
@@ -204,7 +216,9 @@ import Testing
         let original = try TestStores.build(.checkpointed)
         let files = Self.editingHeaders(original) { $0.commitSequence = CommitSequence(0) }
         let fs = InMemoryFileSystem(files: files.files)
-        #expect(throws: StoreError.self) { try Store.open(path: StoreFiles.path, options: Self.options(fs, readOnly: false)) }
+        #expect(throws: StoreError.self) {
+            try Store.open(path: StoreFiles.path, options: Self.options(fs, readOnly: false))
+        }
         #expect(fs.contents(of: StoreFiles.path) == files.pageFile, "a refused open must leave the file as it was")
         #expect(try Self.verifyProblems(files) > 0)
     }

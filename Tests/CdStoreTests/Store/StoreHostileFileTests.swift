@@ -33,7 +33,9 @@ import Testing
     static func setHeader(_ files: inout [String: [UInt8]], _ edit: (inout FileHeader) -> Void) {
         var bytes = files["/s"]!
         for slot in FileHeader.slotOffsets.map(Int.init) {
-            guard case .success(var h) = FileHeader.decode(Array(bytes[slot..<(slot + FileHeader.size)])) else { continue }
+            guard case .success(var h) = FileHeader.decode(Array(bytes[slot..<(slot + FileHeader.size)])) else {
+                continue
+            }
             edit(&h)
             bytes.replaceSubrange(slot..<(slot + FileHeader.size), with: h.encoded())
         }
@@ -61,9 +63,13 @@ import Testing
     @Test func walFrameWithHugeLengthIsATornTail() throws {
         var files = try Self.golden("v1-wal.cdstore")
         var wal = files["/s-wal"]!
-        wal.storeU32(0xFFFF_FFF0, at: WALLayout.headerSize + 16)     // first frame's payload length
+        wal.storeU32(0xFFFF_FFF0, at: WALLayout.headerSize + 16)  // first frame's payload length
         files["/s-wal"] = wal
-        let store = try Store.open(path: "/s", options: { var o = StoreOptions(fileSystem: InMemoryFileSystem(files: files)); o.readOnly = true; return o }())
+        let store = try Store.open(
+            path: "/s",
+            options: {
+                var o = StoreOptions(fileSystem: InMemoryFileSystem(files: files)); o.readOnly = true; return o
+            }())
         #expect(store.recoveredWAL?.commits.isEmpty == true)
         #expect(store.recoveredWAL?.stopReason?.contains("payload length") == true)
         #expect(try store.read { try $0.tree("late") } == nil, "the damaged commit must not be applied")

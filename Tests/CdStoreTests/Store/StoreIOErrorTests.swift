@@ -12,7 +12,7 @@ import CdStoreTesting
     static func options(_ fs: any StoreFileSystem) -> StoreOptions {
         var o = StoreOptions(fileSystem: fs)
         o.pageSize = 4096
-        o.cacheBytes = 4096 * 16        // small: reads go to the files, so read faults matter
+        o.cacheBytes = 4096 * 16  // small: reads go to the files, so read faults matter
         o.checkpointThresholdBytes = 20_000
         return o
     }
@@ -33,11 +33,14 @@ import CdStoreTesting
                     let t = try tx.openOrCreateTree("t")
                     for i in 0..<8 {
                         let k = Array("k\((c * 37 + i * 11) % 120)".utf8)
-                        let v = Array("commit \(c) item \(i) ".utf8) + [UInt8](repeating: UInt8(c), count: (c * 131) % 3000)
+                        let v =
+                            Array("commit \(c) item \(i) ".utf8) + [UInt8](repeating: UInt8(c), count: (c * 131) % 3000)
                         try t.put(k, v)
                         next.trees["t", default: [:]][k] = v
                     }
-                    if c % 3 == 2, let first = next.trees["t"]?.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }).first {
+                    if c % 3 == 2,
+                        let first = next.trees["t"]?.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }).first
+                    {
                         try t.delete(first)
                         next.trees["t"]?[first] = nil
                     }
@@ -50,7 +53,7 @@ import CdStoreTesting
                 }
             } catch let error as StoreError {
                 if case .poisoned = error { try? store?.close(); store = nil }
-                if store != nil, case .io = error {} // a failed commit or read: carry on with the same handle
+                if store != nil, case .io = error {}  // a failed commit or read: carry on with the same handle
                 if store == nil { continue }
                 // The handle is still usable: it must show the previous commit.
                 if let s = store, let diff = try? s.read({ try firstDifference($0, acknowledged) }) {
@@ -95,7 +98,8 @@ import CdStoreTesting
         let total = clean.operationCount
         var faults = 0
         for op in stride(from: 1, through: total, by: 2) {
-            let fs = FaultInjectingFileSystem(plan: .fail(operation: op, errno: code, persistent: true), logsOperations: false)
+            let fs = FaultInjectingFileSystem(
+                plan: .fail(operation: op, errno: code, persistent: true), logsOperations: false)
             let label = "errno \(code) from op \(op)/\(total) on"
             let acknowledged = try Self.workload(fs, commits: 10, label: label)
             faults += 1
@@ -128,7 +132,8 @@ import CdStoreTesting
         try? store.close()
         let reopened = try Store.open(path: Self.path, options: Self.options(fs))
         #expect(try reopened.read { try $0.tree("t")!.get([1]) } == [1])
-        #expect(try reopened.read { try $0.tree("t")!.get([2]) } == nil, "the commit reported as failed must not appear")
+        #expect(
+            try reopened.read { try $0.tree("t")!.get([2]) } == nil, "the commit reported as failed must not appear")
         try reopened.close()
     }
 }

@@ -21,7 +21,9 @@ import Testing
         let files = try TestStores.build(.checkpointed).editedWithEngine(close: true) { store in
             try store.write { tx in
                 let blobs = try #require(try tx.tree("blobs"))
-                try blobs.scan { k, v in if v.count > 2 * 4096 { target = k; return false }; return true }
+                try blobs.scan { k, v in
+                    if v.count > 2 * 4096 { target = k; return false }; return true
+                }
                 var path: [PathStep]? = nil
                 let leafNumber = try blobs.btree.descend(to: target, in: tx, path: &path).number
                 let leaf = try BTreeNode(tx.writablePage(leafNumber), number: leafNumber)
@@ -30,7 +32,8 @@ import Testing
                 let first = PageNumber(leaf.bytes.leU32(at: cell.valueStart))
                 let capacity = BTreeLayout.overflowCapacity(pageSize: TestStores.pageSize)
                 let length = (BTree.maxValueSize / capacity) * capacity
-                try leaf.buffer.mutableBytes.setLEU32(UInt32(length), at: leaf.cellOffset(index) + BTreeLayout.leafValueLengthOffset)
+                try leaf.buffer.mutableBytes.setLEU32(
+                    UInt32(length), at: leaf.cellOffset(index) + BTreeLayout.leafValueLengthOffset)
                 try tx.writablePage(first).mutableBytes.setLEU32(first.rawValue, at: BTreeLayout.overflowNextOffset)
             }
         }
@@ -41,7 +44,8 @@ import Testing
         let (built, key) = try Self.storeWithLoopingOverflowChain()
         let url = fixturesDirectory().appendingPathComponent(Self.loopFixture)
         if ProcessInfo.processInfo.environment["CADMIUM_WRITE_FIXTURES"] == "1" {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(StoreFuzzInput(pageFile: built.pageFile, wal: built.wal).packed()).write(to: url)
         }
         let saved = StoreFuzzInput.unpack([UInt8](try Data(contentsOf: url)))
@@ -66,21 +70,26 @@ import Testing
         var files = try TestStores.build(.wal)
         let a = try StoreAnatomy(files)
         let scan = try #require(a.scan)
-        let header = try WALLayout.Header.decode(Array(files.wal[0 ..< WALLayout.headerSize])).get()
+        let header = try WALLayout.Header.decode(Array(files.wal[0..<WALLayout.headerSize])).get()
         let last = try #require(scan.commits.last)
         let commit = last.commit.next
         let victim = try #require(a.pageFilePages(.leaf, tree: "alpha").first)
         let bombSize = 64 * TestStores.pageSize
         let big = PageBuffer(zeroed: bombSize)
         big.mutableBytes[0] = PageType.leaf.rawValue
-        let image = PageImage.encode(page: big, number: victim, commit: commit,
-                                     compressor: PageCompressor(level: 9, pageSize: bombSize))
-        #expect(image.count < PageImage.maxImageSize(pageSize: TestStores.pageSize), "the bomb must fit the image limit to reach the inflater")
+        let image = PageImage.encode(
+            page: big, number: victim, commit: commit,
+            compressor: PageCompressor(level: 9, pageSize: bombSize))
+        #expect(
+            image.count < PageImage.maxImageSize(pageSize: TestStores.pageSize),
+            "the bomb must fit the image limit to reach the inflater")
         var tail: [UInt8] = []
-        var crc = WALLayout.appendFrame(kind: .page, page: victim, commit: commit, salt: header.salt, payload: image,
-                                        previousCRC: last.endCRC, to: &tail)
-        crc = WALLayout.appendFrame(kind: .commit, page: .none, commit: commit, salt: header.salt,
-                                    payload: WALLayout.commitPayload(frameCount: 1, pageCount: last.pageCount), previousCRC: crc, to: &tail)
+        var crc = WALLayout.appendFrame(
+            kind: .page, page: victim, commit: commit, salt: header.salt, payload: image,
+            previousCRC: last.endCRC, to: &tail)
+        crc = WALLayout.appendFrame(
+            kind: .commit, page: .none, commit: commit, salt: header.salt,
+            payload: WALLayout.commitPayload(frameCount: 1, pageCount: last.pageCount), previousCRC: crc, to: &tail)
         files.wal.replaceSubrange(Int(last.endOffset)..., with: tail)
 
         var options = StoreOptions(fileSystem: InMemoryFileSystem(files: files.files))
@@ -94,6 +103,8 @@ import Testing
             #expect(detail.contains("more than one page"), "\(detail)")
         }
         let problems = try files.verify().problemsOnly
-        #expect(problems.contains { $0.location.page == victim.rawValue && $0.message.contains("more than one page") }, "\(problems.prefix(4))")
+        #expect(
+            problems.contains { $0.location.page == victim.rawValue && $0.message.contains("more than one page") },
+            "\(problems.prefix(4))")
     }
 }

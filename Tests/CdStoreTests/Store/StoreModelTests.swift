@@ -16,7 +16,7 @@ import Testing
         let fs = InMemoryFileSystem()
         var options = StoreOptions(fileSystem: fs)
         options.pageSize = [4096, 8192, 16384][Int(seed % 3)]
-        options.cacheBytes = options.pageSize * 24                 // tiny cache: eviction on every run
+        options.cacheBytes = options.pageSize * 24  // tiny cache: eviction on every run
         options.checkpointThresholdBytes = UInt64([16_384, 65_536, 1 << 20][Int(seed % 3)])
         options.durability = .off
         options.compressionLevel = Int(seed % 4) == 0 ? 0 : 1
@@ -38,7 +38,12 @@ import Testing
             case 0:  // an overflow value
                 return randomBytes(Int.random(in: options.pageSize / 2...options.pageSize * 3, using: &rng), &rng)
             case 1: return []
-            default: return Array(String(repeating: "v\(Int.random(in: 0..<1000, using: &rng)) ", count: Int.random(in: 1...12, using: &rng)).utf8)
+            default:
+                return Array(
+                    String(
+                        repeating: "v\(Int.random(in: 0..<1000, using: &rng)) ",
+                        count: Int.random(in: 1...12, using: &rng)
+                    ).utf8)
             }
         }
 
@@ -57,7 +62,9 @@ import Testing
                     if let t = try tx.tree(name) {
                         let existed = try t.delete(k)
                         let modelHad = working.trees[name]?.removeValue(forKey: k) != nil
-                        #expect(existed == modelHad, "seed \(seed) step \(step): delete of \(describe(k)) returned \(existed)")
+                        #expect(
+                            existed == modelHad,
+                            "seed \(seed) step \(step): delete of \(describe(k)) returned \(existed)")
                     }
                 case 85..<95:
                     let k = key(&rng)
@@ -68,8 +75,12 @@ import Testing
                         var lo = key(&rng), hi = key(&rng)
                         if hi.lexicographicallyPrecedes(lo) { swap(&lo, &hi) }
                         var got: [[UInt8]] = []
-                        try t.scan(from: lo, upTo: hi) { k, _ in got.append(k); return true }
-                        let expected = working.sortedEntries(name).map(\.0).filter { !$0.lexicographicallyPrecedes(lo) && $0.lexicographicallyPrecedes(hi) }
+                        try t.scan(from: lo, upTo: hi) { k, _ in
+                            got.append(k); return true
+                        }
+                        let expected = working.sortedEntries(name).map(\.0).filter {
+                            !$0.lexicographicallyPrecedes(lo) && $0.lexicographicallyPrecedes(hi)
+                        }
                         #expect(got == expected, "seed \(seed) step \(step): range scan of \(name)")
                     }
                 default:

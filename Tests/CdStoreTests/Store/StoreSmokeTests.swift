@@ -12,7 +12,11 @@ import Testing
             let store = try Store.open(path: path)
             try store.write { tx in
                 let t = try tx.createTree("people")
-                for i in 0..<5000 { try t.put(Array("key\(i)".utf8), Array("value \(i) ".utf8) + [UInt8](repeating: UInt8(i % 256), count: i % 300)) }
+                for i in 0..<5000 {
+                    try t.put(
+                        Array("key\(i)".utf8),
+                        Array("value \(i) ".utf8) + [UInt8](repeating: UInt8(i % 256), count: i % 300))
+                }
             }
             let v = try store.read { try $0.tree("people")?.get(Array("key42".utf8)) }
             #expect(v.map { Array($0.prefix(9)) } == Array("value 42 ".utf8))

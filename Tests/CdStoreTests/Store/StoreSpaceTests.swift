@@ -16,7 +16,9 @@ import Testing
         for round in 0..<30 {
             try store.write { tx in
                 let t = try tx.openOrCreateTree("data")
-                for i in 0..<600 { try t.put(Array("r\(round)-\(i)".utf8), randomBytes(Int.random(in: 20...400, using: &rng), &rng)) }
+                for i in 0..<600 {
+                    try t.put(Array("r\(round)-\(i)".utf8), randomBytes(Int.random(in: 20...400, using: &rng), &rng))
+                }
             }
             try store.write { tx in
                 let t = try tx.tree("data")!

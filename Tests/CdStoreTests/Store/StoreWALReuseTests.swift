@@ -47,8 +47,9 @@ import Testing
         }
         let walEnd = store.statistics.walBytes
         let fileSize = try Self.walFileSize(store)
-        #expect(fileSize > walEnd + UInt64(WALLayout.frameHeaderSize),
-                "the reset log should keep the old generation's frames (file \(fileSize), log end \(walEnd))")
+        #expect(
+            fileSize > walEnd + UInt64(WALLayout.frameHeaderSize),
+            "the reset log should keep the old generation's frames (file \(fileSize), log end \(walEnd))")
 
         let copy = dir.path("crashed")
         try Self.crashCopy(of: store, to: copy)
@@ -105,15 +106,20 @@ import Testing
         // Every leaf of the tree is in the page file now, compressed, the changed one included.
         let stored = try POSIXFileSystem().open(store.path, mode: .readOnly)
         let entries = store.fileLock.withReadLock { store.map.filter(\.isPresent) }
-        let pageFileCodecs = try entries.map { try stored.readExactly(2, at: $0.offset, location: .offset($0.offset))[1] }
+        let pageFileCodecs = try entries.map {
+            try stored.readExactly(2, at: $0.offset, location: .offset($0.offset))[1]
+        }
         try stored.close()
-        #expect(pageFileCodecs.filter { $0 == PageCodecID.raw.rawValue }.count <= 1,
-                "only a page that does not compress may stay raw: \(pageFileCodecs)")
+        #expect(
+            pageFileCodecs.filter { $0 == PageCodecID.raw.rawValue }.count <= 1,
+            "only a page that does not compress may stay raw: \(pageFileCodecs)")
         let afterCheckpoint = try store.read { tx in try tx.tree("t")!.get(Self.key(5)) }
         #expect(afterCheckpoint == Array("changed".utf8))
         try store.close()
         let reopened = try Store.open(path: dir.path("raw"))
-        let (five, six) = try reopened.read { tx in (try tx.tree("t")!.get(Self.key(5)), try tx.tree("t")!.get(Self.key(6))) }
+        let (five, six) = try reopened.read { tx in
+            (try tx.tree("t")!.get(Self.key(5)), try tx.tree("t")!.get(Self.key(6)))
+        }
         #expect(five == Array("changed".utf8))
         #expect(six == Self.value(6))
         try reopened.close()

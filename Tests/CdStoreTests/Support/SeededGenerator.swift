@@ -29,6 +29,8 @@ struct StoreModel: Equatable {
 }
 
 func describe(_ bytes: [UInt8]) -> String {
-    if let s = String(bytes: bytes.prefix(40), encoding: .utf8), s.allSatisfy({ !$0.isNewline }) { return "\"\(s)\"(\(bytes.count))" }
+    if let s = String(bytes: bytes.prefix(40), encoding: .utf8), s.allSatisfy({ !$0.isNewline }) {
+        return "\"\(s)\"(\(bytes.count))"
+    }
     return bytes.prefix(16).map { String(format: "%02x", $0) }.joined() + "…(\(bytes.count))"
 }

@@ -7,7 +7,9 @@ func snapshotModel(_ tx: Transaction) throws -> StoreModel {
     var model = StoreModel()
     for name in try tx.treeNames() {
         var entries: [[UInt8]: [UInt8]] = [:]
-        try tx.tree(name)!.scan { k, v in entries[k] = v; return true }
+        try tx.tree(name)!.scan { k, v in
+            entries[k] = v; return true
+        }
         model.trees[name] = entries
     }
     return model
@@ -24,13 +26,20 @@ func firstDifference(_ tx: Transaction, _ model: StoreModel) throws -> String? {
         var i = 0
         while more {
             guard i < expected.count else { return "tree \(name): extra key \(describe(c.key)) at position \(i)" }
-            if c.key != expected[i].0 { return "tree \(name): key \(describe(c.key)) at position \(i), model has \(describe(expected[i].0))" }
+            if c.key != expected[i].0 {
+                return "tree \(name): key \(describe(c.key)) at position \(i), model has \(describe(expected[i].0))"
+            }
             let v = try c.value()
-            if v != expected[i].1 { return "tree \(name): value of \(describe(c.key)) is \(describe(v)), model has \(describe(expected[i].1))" }
+            if v != expected[i].1 {
+                return
+                    "tree \(name): value of \(describe(c.key)) is \(describe(v)), model has \(describe(expected[i].1))"
+            }
             i += 1
             more = try c.next()
         }
-        if i != expected.count { return "tree \(name): \(i) keys, model has \(expected.count); first missing \(describe(expected[i].0))" }
+        if i != expected.count {
+            return "tree \(name): \(i) keys, model has \(expected.count); first missing \(describe(expected[i].0))"
+        }
     }
     return nil
 }

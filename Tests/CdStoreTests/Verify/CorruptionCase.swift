@@ -25,7 +25,8 @@ struct CorruptionCase: Codable, Sendable, CustomTestStringConvertible {
 
     static func load() throws -> [CorruptionCase] {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/corruptions/cases.json")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+                "Fixtures/corruptions/cases.json")
         return try JSONDecoder().decode([CorruptionCase].self, from: Data(contentsOf: url))
     }
 
@@ -39,11 +40,14 @@ struct CorruptionCase: Codable, Sendable, CustomTestStringConvertible {
             if action == "zeroImage" {
                 for i in range { files.pageFile[i] = 0 }
             } else {
-                files.pageFile[range.lowerBound + PageImage.headerSize + (range.count - PageImage.headerSize) / 2] ^= 0x5A
+                files.pageFile[range.lowerBound + PageImage.headerSize + (range.count - PageImage.headerSize) / 2] ^=
+                    0x5A
             }
             return Aim(pages: [page])
         case "truncateFile":
-            var extents = anatomy.map.enumerated().filter { $0.element.isPresent }.map { ($0.element.offset, UInt64($0.element.length)) }
+            var extents = anatomy.map.enumerated().filter { $0.element.isPresent }.map {
+                ($0.element.offset, UInt64($0.element.length))
+            }
             extents += anatomy.chunks.map { ($0.offset, UInt64($0.length)) }
             extents.append((anatomy.header.directoryOffset, UInt64(anatomy.header.directoryLength)))
             let last = try #require(extents.max { $0.0 < $1.0 })
@@ -110,8 +114,10 @@ struct CorruptionCase: Codable, Sendable, CustomTestStringConvertible {
         case "overflow": return anatomy.pageFilePages(.overflow, tree: "blobs")
         case "free-list": return anatomy.pageFilePages(.freeList)
         case "superseded-leaf":
-            return anatomy.pages.filter { $0.value.type == .leaf && anatomy.inWAL($0.key) && anatomy.map[Int($0.key.rawValue)].isPresent }
-                .map(\.key).sorted()
+            return anatomy.pages.filter {
+                $0.value.type == .leaf && anatomy.inWAL($0.key) && anatomy.map[Int($0.key.rawValue)].isPresent
+            }
+            .map(\.key).sorted()
         default: return []
         }
     }
@@ -124,7 +130,8 @@ struct CorruptionCase: Codable, Sendable, CustomTestStringConvertible {
             let buffer = try tx.writablePage(root)
             let node = try BTreeNode(buffer, number: root)
             try #require(!node.isLeaf)
-            let child = action == "shareChildAcrossTrees" ? try #require(anatomy.trees["gamma"]).root : node.leftmostChild
+            let child =
+                action == "shareChildAcrossTrees" ? try #require(anatomy.trees["gamma"]).root : node.leftmostChild
             buffer.mutableBytes.setLEU32(child.rawValue, at: try node.cellOffset(0) + BTreeLayout.branchChildOffset)
             return Aim(pages: [child], tree: "alpha")
         case "breakKeyOrder":
@@ -140,7 +147,8 @@ struct CorruptionCase: Codable, Sendable, CustomTestStringConvertible {
                 let node = try BTreeNode(try tx.page(leaf), number: leaf)
                 for i in 0..<node.count {
                     let cell = try node.leafCell(i)
-                    guard cell.isOverflow, BTreeOverflow.pageCount(length: cell.valueLength, pageSize: tx.pageSize) >= 2 else { continue }
+                    guard cell.isOverflow, BTreeOverflow.pageCount(length: cell.valueLength, pageSize: tx.pageSize) >= 2
+                    else { continue }
                     let first = PageNumber(node.bytes.leU32(at: cell.valueStart))
                     try tx.writablePage(first).mutableBytes.setLEU32(0, at: BTreeLayout.overflowNextOffset)
                     return Aim(pages: [leaf], tree: "blobs")
@@ -149,7 +157,9 @@ struct CorruptionCase: Codable, Sendable, CustomTestStringConvertible {
             Issue.record("no overflow chain of two pages or more")
             return Aim()
         case "leakFreePage":
-            guard case .success(let meta) = MetaPage.decode(try tx.page(MetaPage.number)) else { throw StoreError.transactionFinished }
+            guard case .success(let meta) = MetaPage.decode(try tx.page(MetaPage.number)) else {
+                throw StoreError.transactionFinished
+            }
             let trunk = FreeListTrunk(page: try tx.writablePage(meta.freeListHead))
             try #require(trunk.count > 0)
             let leaked = trunk.entry(trunk.count - 1)

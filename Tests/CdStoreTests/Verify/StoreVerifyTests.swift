@@ -10,7 +10,10 @@ import Testing
         #expect(report.problems.isEmpty, "\(report.problems.prefix(10))")
         let s = report.summary
         #expect(s.pageSize == TestStores.pageSize)
-        #expect(s.trees.map(\.name) == (kind == .wal ? ["(catalog)", "alpha", "blobs", "delta", "gamma"] : ["(catalog)", "alpha", "blobs", "gamma"]))
+        #expect(
+            s.trees.map(\.name)
+                == (kind == .wal
+                    ? ["(catalog)", "alpha", "blobs", "delta", "gamma"] : ["(catalog)", "alpha", "blobs", "gamma"]))
         #expect(s.trees.first { $0.name == "alpha" }!.depth >= 2)
         #expect(s.trees.first { $0.name == "alpha" }!.entries == (kind == .wal ? 820 : 700))
         #expect((s.pagesByType["overflow"] ?? 0) > 0)
@@ -52,7 +55,9 @@ import Testing
 
     @Test func missingAndForeignFilesAreOperationalErrors() throws {
         let fs = InMemoryFileSystem(files: ["junk": Array(repeating: 0x41, count: 9000), "empty": []])
-        #expect(throws: StoreError.self) { try StoreVerifier.verify(path: "missing", options: VerifierOptions(fileSystem: fs)) }
+        #expect(throws: StoreError.self) {
+            try StoreVerifier.verify(path: "missing", options: VerifierOptions(fileSystem: fs))
+        }
         #expect(throws: StoreError.notAStore(path: "junk", detail: "no Cadmium header magic")) {
             try StoreVerifier.verify(path: "junk", options: VerifierOptions(fileSystem: fs))
         }
@@ -68,8 +73,11 @@ import Testing
         files.pageFile[anatomy.imageRange(leaf).lowerBound + 30] ^= 0x08
         let problems = try files.verify().problemsOnly
         #expect(problems.count == 1)
-        #expect(problems.first?.location == VerificationLocation(area: .page, page: leaf, tree: "gamma",
-                                                                 offset: UInt64(anatomy.imageRange(leaf).lowerBound)))
+        #expect(
+            problems.first?.location
+                == VerificationLocation(
+                    area: .page, page: leaf, tree: "gamma",
+                    offset: UInt64(anatomy.imageRange(leaf).lowerBound)))
     }
 
     @Test func maxProblemsCapsTheListButCountsAll() throws {

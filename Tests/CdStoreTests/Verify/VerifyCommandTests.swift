@@ -57,7 +57,9 @@ import Testing
             #expect(r.status == 0)
             let report = try JSONDecoder().decode(VerificationReport.self, from: Data(r.stdout.utf8))
             #expect(report.summary.trees.contains { $0.name == "alpha" })
-            let keys = r.stdout.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map { $0.split(separator: "\"")[1] }
+            let keys = r.stdout.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map {
+                $0.split(separator: "\"")[1]
+            }
             #expect(keys == keys.sorted() && keys.contains("summary"))
         }
     }

@@ -15,13 +15,17 @@ import Testing
         switch recipe.expect {
         case "targetPage", "targetPages":
             for page in aim.pages {
-                #expect(problems.contains { $0.location.page == page.rawValue }, "no problem names page \(page):\n\(shown)")
+                #expect(
+                    problems.contains { $0.location.page == page.rawValue }, "no problem names page \(page):\n\(shown)")
             }
         case "targetPageInTree":
-            #expect(problems.contains { $0.location.page == aim.pages.first?.rawValue && $0.location.tree == aim.tree },
-                    "no problem names page \(aim.pages) in tree \(aim.tree ?? "-"):\n\(shown)")
+            #expect(
+                problems.contains { $0.location.page == aim.pages.first?.rawValue && $0.location.tree == aim.tree },
+                "no problem names page \(aim.pages) in tree \(aim.tree ?? "-"):\n\(shown)")
         case "lastExtent":
-            #expect(problems.contains { $0.location.offset == aim.offset }, "no problem at offset \(aim.offset ?? 0):\n\(shown)")
+            #expect(
+                problems.contains { $0.location.offset == aim.offset },
+                "no problem at offset \(aim.offset ?? 0):\n\(shown)")
         case "pageMap":
             #expect(problems.contains { $0.location.area == .pageMap && $0.location.offset == aim.offset }, "\(shown)")
         case "walNoteOnly":
@@ -30,8 +34,12 @@ import Testing
         case "noFindings":
             #expect(report.problems.isEmpty, "\(shown)")
         case "walProblemAtFrame":
-            #expect(problems.contains { $0.location.area == .wal && $0.location.walFrame == aim.walFrame && (aim.offset == nil || $0.location.offset == aim.offset) },
-                    "no WAL problem at frame \(aim.walFrame.map(String.init) ?? "-"):\n\(shown)")
+            #expect(
+                problems.contains {
+                    $0.location.area == .wal && $0.location.walFrame == aim.walFrame
+                        && (aim.offset == nil || $0.location.offset == aim.offset)
+                },
+                "no WAL problem at frame \(aim.walFrame.map(String.init) ?? "-"):\n\(shown)")
         case "headerCopy":
             #expect(problems.contains { $0.location.area == .header && $0.location.offset == aim.offset }, "\(shown)")
         default:

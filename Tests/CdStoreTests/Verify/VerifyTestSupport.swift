@@ -37,7 +37,9 @@ struct StoreFiles {
         let store = try Store.open(path: Self.path, options: options)
         try body(store)
         if close { try store.close() }
-        let result = StoreFiles(files: [Self.path: fs.contents(of: Self.path) ?? [], Self.walPath: fs.contents(of: Self.walPath) ?? []])
+        let result = StoreFiles(files: [
+            Self.path: fs.contents(of: Self.path) ?? [], Self.walPath: fs.contents(of: Self.walPath) ?? [],
+        ])
         if !close { try store.close() }
         return result
     }
@@ -89,8 +91,10 @@ enum TestStores {
         }
         if kind != .wal {
             try store.close()
-            return StoreFiles(files: [StoreFiles.path: fs.contents(of: StoreFiles.path) ?? [],
-                                      StoreFiles.walPath: fs.contents(of: StoreFiles.walPath) ?? []])
+            return StoreFiles(files: [
+                StoreFiles.path: fs.contents(of: StoreFiles.path) ?? [],
+                StoreFiles.walPath: fs.contents(of: StoreFiles.walPath) ?? [],
+            ])
         }
         try store.checkpoint()
         try store.write { tx in
@@ -106,8 +110,10 @@ enum TestStores {
             let delta = try tx.createTree("delta")
             for i in 0..<60 { try delta.put(key("delta", i), patternValue(i, count: 20)) }
         }
-        let files = StoreFiles(files: [StoreFiles.path: fs.contents(of: StoreFiles.path) ?? [],
-                                       StoreFiles.walPath: fs.contents(of: StoreFiles.walPath) ?? []])
+        let files = StoreFiles(files: [
+            StoreFiles.path: fs.contents(of: StoreFiles.path) ?? [],
+            StoreFiles.walPath: fs.contents(of: StoreFiles.walPath) ?? [],
+        ])
         try store.close()
         return files
     }
@@ -149,7 +155,9 @@ struct StoreAnatomy {
             for name in try tx.treeNames() {
                 let tree = try tx.tree(name)!
                 trees[name] = BTree(root: tree.root)
-                for (p, t) in BTreeChecker.check(BTree(root: tree.root), in: tx).pages { pages[p] = PageInfo(type: t, tree: name) }
+                for (p, t) in BTreeChecker.check(BTree(root: tree.root), in: tx).pages {
+                    pages[p] = PageInfo(type: t, tree: name)
+                }
             }
             guard case .success(let meta) = MetaPage.decode(try tx.page(MetaPage.number)) else { return }
             var trunk = meta.freeListHead
@@ -163,17 +171,19 @@ struct StoreAnatomy {
     /// Pages of `type` that have an image in the page file (not superseded by the WAL), sorted.
     func pageFilePages(_ type: PageType, tree: String? = nil) -> [PageNumber] {
         pages.filter { $0.value.type == type && (tree == nil || $0.value.tree == tree) }
-            .map(\.key).filter { Int($0.rawValue) < map.count && map[Int($0.rawValue)].isPresent && !inWAL($0) }.sorted()
+            .map(\.key).filter { Int($0.rawValue) < map.count && map[Int($0.rawValue)].isPresent && !inWAL($0) }
+            .sorted()
     }
 
     func inWAL(_ page: PageNumber) -> Bool {
-        scan?.commits.contains { c in c.commit > header.commitSequence && c.frames.contains { $0.page == page } } ?? false
+        scan?.commits.contains { c in c.commit > header.commitSequence && c.frames.contains { $0.page == page } }
+            ?? false
     }
 
     /// The byte range of page `p`'s image in the page file.
     func imageRange(_ p: PageNumber) -> Range<Int> {
         let e = map[Int(p.rawValue)]
-        return Int(e.offset) ..< Int(e.offset) + Int(e.length)
+        return Int(e.offset)..<Int(e.offset) + Int(e.length)
     }
 }
 

@@ -39,7 +39,8 @@ enum SystemID: String, CaseIterable, Codable, Sendable {
     func open(path: String, durable: Bool, cacheBytes: Int = 64 << 20) throws -> any EngineSystem {
         switch self {
         case .cadmium: try CadmiumEngine(path: path, durable: durable, cacheBytes: cacheBytes)
-        case .sqlite: try SQLiteEngine(path: path, durable: durable, cacheBytes: cacheBytes, schema: .blobKeyWithoutRowid)
+        case .sqlite:
+            try SQLiteEngine(path: path, durable: durable, cacheBytes: cacheBytes, schema: .blobKeyWithoutRowid)
         case .sqliteRowid: try SQLiteEngine(path: path, durable: durable, cacheBytes: cacheBytes, schema: .integerKey)
         }
     }

@@ -24,7 +24,8 @@ final class SQLiteEngine: EngineSystem {
         self.path = path
         self.schema = schema
         var handle: OpaquePointer?
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let handle else {
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let handle
+        else {
             throw BenchError.sqlite("cannot open \(path)")
         }
         db = handle

@@ -55,6 +55,7 @@ func runOne(system: SystemID, workload: Workload, scale: Scale, dir: String) thr
         removeStore(path)
     }
     if workload == .loadSequential || workload == .loadRandom { removeStore(path) }
-    return RunResult(seconds: seconds, operations: scale.operations(workload), fileBytes: fileBytes,
-                     peakRSSKiB: peakRSSKiB(), checksum: checksum)
+    return RunResult(
+        seconds: seconds, operations: scale.operations(workload), fileBytes: fileBytes,
+        peakRSSKiB: peakRSSKiB(), checksum: checksum)
 }

@@ -63,24 +63,30 @@ struct DataSet {
 
     // MARK: - Realistic text
 
-    static let firstNames = ["Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Frances", "John", "Margaret",
-                             "Dennis", "Ken", "Radia", "Leslie", "Niklaus", "Tony", "Hedy", "Katherine", "Linus",
-                             "Guido", "Bjarne", "Sophie", "Tim", "Vint", "Whitfield", "Shafi", "Silvio", "Judea",
-                             "Yann", "Fei-Fei", "Ivan", "Jean", "Kristen", "Ole-Johan", "Peter", "Robin", "Dana"]
-    static let lastNames = ["Lovelace", "Turing", "Hopper", "Dijkstra", "Liskov", "Knuth", "Allen", "McCarthy",
-                            "Hamilton", "Ritchie", "Thompson", "Perlman", "Lamport", "Wirth", "Hoare", "Lamarr",
-                            "Johnson", "Torvalds", "van Rossum", "Stroustrup", "Wilson", "Berners-Lee", "Cerf",
-                            "Diffie", "Goldwasser", "Micali", "Pearl", "LeCun", "Li", "Sutherland", "Sammet",
-                            "Nygaard", "Dahl", "Naur", "Milner", "Scott"]
+    static let firstNames = [
+        "Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Frances", "John", "Margaret",
+        "Dennis", "Ken", "Radia", "Leslie", "Niklaus", "Tony", "Hedy", "Katherine", "Linus",
+        "Guido", "Bjarne", "Sophie", "Tim", "Vint", "Whitfield", "Shafi", "Silvio", "Judea",
+        "Yann", "Fei-Fei", "Ivan", "Jean", "Kristen", "Ole-Johan", "Peter", "Robin", "Dana",
+    ]
+    static let lastNames = [
+        "Lovelace", "Turing", "Hopper", "Dijkstra", "Liskov", "Knuth", "Allen", "McCarthy",
+        "Hamilton", "Ritchie", "Thompson", "Perlman", "Lamport", "Wirth", "Hoare", "Lamarr",
+        "Johnson", "Torvalds", "van Rossum", "Stroustrup", "Wilson", "Berners-Lee", "Cerf",
+        "Diffie", "Goldwasser", "Micali", "Pearl", "LeCun", "Li", "Sutherland", "Sammet",
+        "Nygaard", "Dahl", "Naur", "Milner", "Scott",
+    ]
     static let domains = ["example.com", "mail.example.org", "corp.example.net", "uni.example.edu", "example.io"]
-    static let words = ["quarterly", "review", "meeting", "scheduled", "with", "the", "design", "team", "about",
-                        "storage", "migration", "prefers", "remote", "work", "on", "Fridays", "mentor", "for",
-                        "new", "hires", "in", "platform", "group", "speaks", "French", "and", "German", "leads",
-                        "incident", "response", "rotation", "budget", "approved", "travel", "to", "Lisbon",
-                        "conference", "talk", "accepted", "needs", "laptop", "replacement", "before", "March",
-                        "certified", "first", "aid", "volunteer", "coordinator", "parental", "leave", "until",
-                        "September", "promotion", "candidate", "owns", "billing", "service", "reports", "to",
-                        "director", "of", "engineering", "part-time", "contract", "renewal", "pending"]
+    static let words = [
+        "quarterly", "review", "meeting", "scheduled", "with", "the", "design", "team", "about",
+        "storage", "migration", "prefers", "remote", "work", "on", "Fridays", "mentor", "for",
+        "new", "hires", "in", "platform", "group", "speaks", "French", "and", "German", "leads",
+        "incident", "response", "rotation", "budget", "approved", "travel", "to", "Lisbon",
+        "conference", "talk", "accepted", "needs", "laptop", "replacement", "before", "March",
+        "certified", "first", "aid", "volunteer", "coordinator", "parental", "leave", "until",
+        "September", "promotion", "candidate", "owns", "billing", "service", "reports", "to",
+        "director", "of", "engineering", "part-time", "contract", "renewal", "pending",
+    ]
 
     static func makeValue(_ rng: inout SplitMix64) -> [UInt8] {
         func pick(_ a: [String]) -> String { a[Int(rng.next() % UInt64(a.count))] }

@@ -25,16 +25,19 @@ struct Orchestrator {
                 var runs: [RunResult] = []
                 for rep in 1...repetitions {
                     let r = try child(system, workload)
-                    log("\(workload.rawValue.padded(15)) \(system.title.padded(23)) run \(rep)/\(repetitions): "
-                        + "\(fixed(r.seconds, 3).leftPadded(9)) s \(fixed(r.throughput, 0).leftPadded(12)) \(workload.unit)"
-                        + "  peak \(r.peakRSSKiB / 1024) MiB")
+                    log(
+                        "\(workload.rawValue.padded(15)) \(system.title.padded(23)) run \(rep)/\(repetitions): "
+                            + "\(fixed(r.seconds, 3).leftPadded(9)) s \(fixed(r.throughput, 0).leftPadded(12)) \(workload.unit)"
+                            + "  peak \(r.peakRSSKiB / 1024) MiB")
                     runs.append(r)
                 }
                 perSystem.append(SystemResult(system: system, runs: runs))
             }
             try checkChecksums(workload, perSystem)
-            results.append(WorkloadResult(workload: workload, title: workload.title, unit: workload.unit,
-                                          durable: workload.isDurable, systems: perSystem))
+            results.append(
+                WorkloadResult(
+                    workload: workload, title: workload.title, unit: workload.unit,
+                    durable: workload.isDurable, systems: perSystem))
         }
         for system in systems { removeStore(storePath(dir: dataDirectory, system: system, workload: .prepare)) }
         return results
@@ -48,10 +51,13 @@ struct Orchestrator {
     }
 
     private func child(_ system: SystemID, _ workload: Workload) throws -> RunResult {
-        try childProcess(["run-one", "--system", system.rawValue, "--workload", workload.rawValue,
-                          "--keys", "\(scale.keys)", "--gets", "\(scale.gets)", "--range-scans", "\(scale.rangeScans)",
-                          "--commits", "\(scale.commits)", "--dir", dataDirectory],
-                         what: "\(system.rawValue) \(workload.rawValue)")
+        try childProcess(
+            [
+                "run-one", "--system", system.rawValue, "--workload", workload.rawValue,
+                "--keys", "\(scale.keys)", "--gets", "\(scale.gets)", "--range-scans", "\(scale.rangeScans)",
+                "--commits", "\(scale.commits)", "--dir", dataDirectory,
+            ],
+            what: "\(system.rawValue) \(workload.rawValue)")
     }
 
     /// Runs this executable with `arguments` and decodes the result line it prints.

@@ -14,7 +14,9 @@ enum Workload: String, CaseIterable, Codable, ExpressibleByArgument, Sendable {
     case scanRange = "scan-range"
     case commitDurable = "commit-durable"
 
-    static let reported: [Workload] = [.loadSequential, .loadRandom, .getRandom, .getWarm, .scanFull, .scanRange, .commitDurable]
+    static let reported: [Workload] = [
+        .loadSequential, .loadRandom, .getRandom, .getWarm, .scanFull, .scanRange, .commitDurable,
+    ]
 
     var title: String {
         switch self {

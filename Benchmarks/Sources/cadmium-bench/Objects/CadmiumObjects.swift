@@ -12,19 +12,26 @@ final class CadmiumObjects: ObjectSystem {
 
     static func model() throws -> ObjectModel {
         try ObjectModel(entities: [
-            EntityDescription(name: "Department", attributes: [
-                AttributeDescription(name: "name", type: .string, isOptional: false),
-            ], relationships: [
-                RelationshipDescription(name: "employees", destination: "Employee", inverse: "department", isToMany: true),
-            ]),
-            EntityDescription(name: "Employee", attributes: [
-                AttributeDescription(name: "name", type: .string, isOptional: false),
-                AttributeDescription(name: "salary", type: .integer64, isOptional: false, isIndexed: true),
-                AttributeDescription(name: "hired", type: .date, isOptional: false),
-                AttributeDescription(name: "notes", type: .string, isOptional: false),
-            ], relationships: [
-                RelationshipDescription(name: "department", destination: "Department", inverse: "employees"),
-            ]),
+            EntityDescription(
+                name: "Department",
+                attributes: [
+                    AttributeDescription(name: "name", type: .string, isOptional: false)
+                ],
+                relationships: [
+                    RelationshipDescription(
+                        name: "employees", destination: "Employee", inverse: "department", isToMany: true)
+                ]),
+            EntityDescription(
+                name: "Employee",
+                attributes: [
+                    AttributeDescription(name: "name", type: .string, isOptional: false),
+                    AttributeDescription(name: "salary", type: .integer64, isOptional: false, isIndexed: true),
+                    AttributeDescription(name: "hired", type: .date, isOptional: false),
+                    AttributeDescription(name: "notes", type: .string, isOptional: false),
+                ],
+                relationships: [
+                    RelationshipDescription(name: "department", destination: "Department", inverse: "employees")
+                ]),
         ])
     }
 
@@ -39,9 +46,11 @@ final class CadmiumObjects: ObjectSystem {
     static func department(_ key: Int64) -> ObjectID { ObjectID(entity: "Department", primaryKey: key) }
 
     private func values(_ e: EmployeeData) -> [String: PropertyValue] {
-        ["name": .attribute(.string(e.name)), "salary": .attribute(.integer(e.salary)),
-         "hired": .attribute(.date(e.hired)), "notes": .attribute(.string(e.notes)),
-         "department": .toOne(Self.department(e.department))]
+        [
+            "name": .attribute(.string(e.name)), "salary": .attribute(.integer(e.salary)),
+            "hired": .attribute(.date(e.hired)), "notes": .attribute(.string(e.notes)),
+            "department": .toOne(Self.department(e.department)),
+        ]
     }
 
     func insert(_ employees: [EmployeeData], withDepartments: Bool) throws {
@@ -66,7 +75,8 @@ final class CadmiumObjects: ObjectSystem {
     /// Folds the object's attributes into `h` (the same fields for every system).
     private func mixObject(_ v: [String: PropertyValue], _ h: inout UInt64) {
         guard case .attribute(.string(let name))? = v["name"], case .attribute(.integer(let salary))? = v["salary"],
-              case .attribute(.string(let notes))? = v["notes"] else { return }
+            case .attribute(.string(let notes))? = v["notes"]
+        else { return }
         mix(&h, count: name.utf8.count &+ notes.utf8.count, first: UInt8(truncatingIfNeeded: salary))
     }
 
@@ -84,7 +94,7 @@ final class CadmiumObjects: ObjectSystem {
     private func fetchRows(_ s: ObjectSnapshot, _ predicate: CdPredicate, _ h: inout UInt64) throws -> Int {
         var request = FetchRequest(entity: "Employee")
         request.predicate = predicate
-        let matches = try s.fetchObjects(request)   // one read of each record
+        let matches = try s.fetchObjects(request)  // one read of each record
         for match in matches { if let v = match.values { mixObject(v, &h) } }
         return matches.count
     }

@@ -93,9 +93,10 @@ final class CdAPIObjects: ObjectSystem {
                     object.department = departments[e.department]
                 }
                 // One call numbers the objects consecutively, so the ends tell.
-                precondition(staff.first?.objectID == employees.first.map { Self.employeeID($0.id) }
-                             && staff.last?.objectID == employees.last.map { Self.employeeID($0.id) },
-                             "Cd numbered the employees otherwise than EmployeeData's keys")
+                precondition(
+                    staff.first?.objectID == employees.first.map { Self.employeeID($0.id) }
+                        && staff.last?.objectID == employees.last.map { Self.employeeID($0.id) },
+                    "Cd numbered the employees otherwise than EmployeeData's keys")
             }
         }
     }

@@ -44,7 +44,9 @@ final class GRDBObjects: ObjectSystem {
     func insert(_ employees: [EmployeeData], withDepartments: Bool) throws {
         try queue.write { db in
             if withDepartments {
-                for d in 1...EmployeeData.departments { try GRDBDepartment(id: Int64(d), name: "Department \(d)").insert(db) }
+                for d in 1...EmployeeData.departments {
+                    try GRDBDepartment(id: Int64(d), name: "Department \(d)").insert(db)
+                }
             }
             for e in employees { try GRDBEmployee(e).insert(db) }
         }

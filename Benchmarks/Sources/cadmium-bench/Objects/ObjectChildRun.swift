@@ -7,7 +7,9 @@ func objectStorePath(dir: String, system: ObjectSystemID, workload: ObjectWorklo
     return "\(dir)/\(stem)-\(system.rawValue).db"
 }
 
-func runObjectWorkload(system: ObjectSystemID, workload: ObjectWorkload, scale: ObjectScale, dir: String) throws -> RunResult {
+func runObjectWorkload(
+    system: ObjectSystemID, workload: ObjectWorkload, scale: ObjectScale, dir: String
+) throws -> RunResult {
     let pool = DataSet(count: 0).values
     let path = objectStorePath(dir: dir, system: system, workload: workload)
     var checksum: UInt64 = 0
@@ -74,6 +76,7 @@ func runObjectWorkload(system: ObjectSystemID, workload: ObjectWorkload, scale: 
         }
         try db?.close()
     }
-    return RunResult(seconds: seconds, operations: scale.operations(workload, matched: matched), fileBytes: fileBytes,
-                     peakRSSKiB: peakRSSKiB(), checksum: checksum)
+    return RunResult(
+        seconds: seconds, operations: scale.operations(workload, matched: matched), fileBytes: fileBytes,
+        peakRSSKiB: peakRSSKiB(), checksum: checksum)
 }

@@ -20,7 +20,9 @@ struct ObjectWorkloadResult: Codable, Sendable {
 }
 
 extension Orchestrator {
-    func runObjects(scale: ObjectScale, systems: [ObjectSystemID], workloads: [ObjectWorkload]) throws -> [ObjectWorkloadResult] {
+    func runObjects(
+        scale: ObjectScale, systems: [ObjectSystemID], workloads: [ObjectWorkload]
+    ) throws -> [ObjectWorkloadResult] {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         if workloads.contains(where: { $0.readsFixture || $0.changesFixture }) {
             for system in systems {
@@ -35,9 +37,10 @@ extension Orchestrator {
                 var runs: [RunResult] = []
                 for rep in 1...repetitions {
                     let r = try objectChild(system, workload, scale)
-                    log("\(workload.rawValue.padded(17)) \(system.title.padded(21)) run \(rep)/\(repetitions): "
-                        + "\(fixed(r.seconds, 3).leftPadded(9)) s \(fixed(r.throughput, 0).leftPadded(12)) \(workload.unit)"
-                        + "  peak \(r.peakRSSKiB / 1024) MiB")
+                    log(
+                        "\(workload.rawValue.padded(17)) \(system.title.padded(21)) run \(rep)/\(repetitions): "
+                            + "\(fixed(r.seconds, 3).leftPadded(9)) s \(fixed(r.throughput, 0).leftPadded(12)) \(workload.unit)"
+                            + "  peak \(r.peakRSSKiB / 1024) MiB")
                     runs.append(r)
                 }
                 perSystem.append(ObjectSystemResult(system: system, runs: runs))
@@ -45,21 +48,31 @@ extension Orchestrator {
             if workload.readsFixture {
                 // Rows must agree everywhere; checksums only where the row order is fixed (by key).
                 let ordered = workload == .fetchByKey || workload == .containsScan
-                let sums = Set(perSystem.flatMap { $0.runs.map { ordered ? "\($0.checksum)/\($0.operations)" : "\($0.operations)" } })
+                let sums = Set(
+                    perSystem.flatMap {
+                        $0.runs.map { ordered ? "\($0.checksum)/\($0.operations)" : "\($0.operations)" }
+                    })
                 if sums.count > 1 { log("warning: \(workload.rawValue): systems returned different results \(sums)") }
             }
-            results.append(ObjectWorkloadResult(workload: workload, title: workload.title, unit: workload.unit,
-                                                durable: workload.isDurable, systems: perSystem))
+            results.append(
+                ObjectWorkloadResult(
+                    workload: workload, title: workload.title, unit: workload.unit,
+                    durable: workload.isDurable, systems: perSystem))
         }
         for system in systems { removeStore(objectStorePath(dir: dataDirectory, system: system, workload: .prepare)) }
         return results
     }
 
-    private func objectChild(_ system: ObjectSystemID, _ workload: ObjectWorkload, _ scale: ObjectScale) throws -> RunResult {
-        try childProcess(["run-one", "--object-system", system.rawValue, "--object-workload", workload.rawValue,
-                          "--objects", "\(scale.objects)", "--commits", "\(scale.commits)", "--gets", "\(scale.fetches)",
-                          "--range-scans", "\(scale.ranges)", "--scans", "\(scale.scans)", "--dir", dataDirectory],
-                         what: "\(system.rawValue) \(workload.rawValue)")
+    private func objectChild(
+        _ system: ObjectSystemID, _ workload: ObjectWorkload, _ scale: ObjectScale
+    ) throws -> RunResult {
+        try childProcess(
+            [
+                "run-one", "--object-system", system.rawValue, "--object-workload", workload.rawValue,
+                "--objects", "\(scale.objects)", "--commits", "\(scale.commits)", "--gets", "\(scale.fetches)",
+                "--range-scans", "\(scale.ranges)", "--scans", "\(scale.scans)", "--dir", dataDirectory,
+            ],
+            what: "\(system.rawValue) \(workload.rawValue)")
     }
 }
 
@@ -74,9 +87,10 @@ extension ResultTables {
         let peers: [ObjectSystemID] = [.grdb, .sqlite]
         let ours = [ObjectSystemID.cadmium, .cdAPI].filter { id in rows.contains { $0.result(id) != nil } }
         guard let judged = ours.last else { return nil }
-        var t = TextTable(headers: ["workload", "durability"] + (ours + peers).map(\.title)
-                          + ours.flatMap { o in peers.map { "\(o.shortTitle) ÷ \($0.shortTitle)" } } + ["issue target"],
-                          rows: [])
+        var t = TextTable(
+            headers: ["workload", "durability"] + (ours + peers).map(\.title)
+                + ours.flatMap { o in peers.map { "\(o.shortTitle) ÷ \($0.shortTitle)" } } + ["issue target"],
+            rows: [])
         t.rightAligned = Set(2..<(t.headers.count - 1))
 
         /// ours ÷ peer for every (ours, peer) pair, in header order, from one value per system.
@@ -87,7 +101,8 @@ extension ResultTables {
         func verdict(_ value: (ObjectSystemID) -> Double, _ peer: ObjectSystemID, met: (Double) -> Bool) -> String {
             let r = value(judged) / value(peer)
             let others = ours.filter { $0 != judged }.map { "\($0.shortTitle) \(ratio(value($0) / value(peer)))" }
-            return (["\(judged.shortTitle) " + (met(r) ? "met" : "missed (\(ratio(r)))")] + others).joined(separator: ", ")
+            return (["\(judged.shortTitle) " + (met(r) ? "met" : "missed (\(ratio(r)))")] + others).joined(
+                separator: ", ")
         }
 
         for w in rows where w.result(judged) != nil {
@@ -98,22 +113,25 @@ extension ResultTables {
             case .commitEach: target = "≥ 1× SQLite: " + verdict(rate, .sqlite) { $0 >= 1 }
             default: break
             }
-            t.rows.append(["\(w.title) (\(w.unit))", w.durable ? "fsync each commit" : "no fsync"]
-                          + (ours + peers).map { humanRate(rate($0)) } + ratios(rate).map(ratio) + [target])
+            t.rows.append(
+                ["\(w.title) (\(w.unit))", w.durable ? "fsync each commit" : "no fsync"]
+                    + (ours + peers).map { humanRate(rate($0)) } + ratios(rate).map(ratio) + [target])
         }
         if let insert = rows.first(where: { $0.workload == .insert }), insert.result(judged)?.fileBytes != nil {
             let size = { (id: ObjectSystemID) in insert.result(id)?.fileBytes.map(Double.init) ?? .nan }
             // Judged against the larger of the two ratios (the smaller peer file).
             let worst = peers.max { size(judged) / size($0) < size(judged) / size($1) } ?? .grdb
-            t.rows.append(["8a. file size after checkpoint (lower is better)", "–"]
-                          + (ours + peers).map { humanBytes(Int(size($0).isFinite ? size($0) : 0)) }
-                          + ratios(size).map(ratio) + ["≤ 0.5× \(worst.shortTitle): " + verdict(size, worst) { $0 <= 0.5 }])
+            t.rows.append(
+                ["8a. file size after checkpoint (lower is better)", "–"]
+                    + (ours + peers).map { humanBytes(Int(size($0).isFinite ? size($0) : 0)) }
+                    + ratios(size).map(ratio) + ["≤ 0.5× \(worst.shortTitle): " + verdict(size, worst) { $0 <= 0.5 }])
         }
         for w in rows where w.workload == .insert || w.workload == .fetchByKey {
             guard w.result(judged) != nil else { continue }
             let peak = { (id: ObjectSystemID) in Double(w.result(id)?.peakRSSKiB ?? 0) }
-            t.rows.append(["8b. peak memory, \(w.title) (lower is better)", "–"]
-                          + (ours + peers).map { humanBytes(Int(peak($0)) * 1024) } + ratios(peak).map(ratio) + ["–"])
+            t.rows.append(
+                ["8b. peak memory, \(w.title) (lower is better)", "–"]
+                    + (ours + peers).map { humanBytes(Int(peak($0)) * 1024) } + ratios(peak).map(ratio) + ["–"])
         }
         return t
     }

@@ -90,10 +90,11 @@ struct EmployeeData {
     static func make(_ i: Int, pool: [[UInt8]]) -> EmployeeData {
         let text = String(decoding: pool[DataSet.poolIndex(i)], as: UTF8.self).split(separator: "|")
         let salary = 30_000 + Int64((UInt64(i) &* 0x9E37_79B9_7F4A_7C15) >> 33) % 200_000
-        return EmployeeData(id: Int64(i + 1), name: String(text[0]), salary: salary,
-                            department: Int64(i % departments + 1),
-                            hired: Date(timeIntervalSince1970: epoch + Double(i % 2000) * 86_400),
-                            notes: String(text[2]))
+        return EmployeeData(
+            id: Int64(i + 1), name: String(text[0]), salary: salary,
+            department: Int64(i % departments + 1),
+            hired: Date(timeIntervalSince1970: epoch + Double(i % 2000) * 86_400),
+            notes: String(text[2]))
     }
 
     /// Salaries are spread over 30,000..<230,000: a ~1% range is 2,000 wide.

@@ -11,7 +11,8 @@ final class SQLiteObjects: ObjectSystem {
     /// a `Date` as text ("yyyy-MM-dd HH:mm:ss.SSS"), a C program as seconds since 1970 (REAL).
     static func createSchema(dateType: String = "TEXT", _ exec: (String) throws -> Void) throws {
         try exec("CREATE TABLE IF NOT EXISTS department(id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
-        try exec("""
+        try exec(
+            """
             CREATE TABLE IF NOT EXISTS employee(id INTEGER PRIMARY KEY, name TEXT NOT NULL, salary INTEGER NOT NULL,
               departmentId INTEGER NOT NULL REFERENCES department(id), hired \(dateType) NOT NULL, notes TEXT NOT NULL)
             """)
@@ -39,7 +40,8 @@ final class SQLiteObjects: ObjectSystem {
         sqlite3_reset(stmt)
     }
 
-    private static let insertSQL = "INSERT INTO employee(id, name, salary, departmentId, hired, notes) VALUES(?, ?, ?, ?, ?, ?)"
+    private static let insertSQL =
+        "INSERT INTO employee(id, name, salary, departmentId, hired, notes) VALUES(?, ?, ?, ?, ?, ?)"
 
     func insert(_ employees: [EmployeeData], withDepartments: Bool) throws {
         try db.exec("BEGIN")
@@ -91,7 +93,9 @@ final class SQLiteObjects: ObjectSystem {
         try db.exec("BEGIN")
         var h: UInt64 = 0
         for k in keys {
-            if try query(Self.columns + " WHERE id = ?", { sqlite3_bind_int64($0, 1, k) }, &h) != 1 { throw BenchError.missingKey(Int(k)) }
+            if try query(Self.columns + " WHERE id = ?", { sqlite3_bind_int64($0, 1, k) }, &h) != 1 {
+                throw BenchError.missingKey(Int(k))
+            }
         }
         try db.exec("COMMIT")
         return h
@@ -109,8 +113,11 @@ final class SQLiteObjects: ObjectSystem {
         try db.exec("BEGIN")
         var h: UInt64 = 0, n = 0
         for (lo, hi) in ranges {
-            n += try query(Self.columns + " WHERE salary >= ? AND salary < ?",
-                           { sqlite3_bind_int64($0, 1, lo); sqlite3_bind_int64($0, 2, hi) }, &h)
+            n += try query(
+                Self.columns + " WHERE salary >= ? AND salary < ?",
+                {
+                    sqlite3_bind_int64($0, 1, lo); sqlite3_bind_int64($0, 2, hi)
+                }, &h)
         }
         try db.exec("COMMIT")
         return (n, h)

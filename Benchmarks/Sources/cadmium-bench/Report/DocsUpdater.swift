@@ -12,30 +12,30 @@ enum DocsUpdater {
         let tables = ResultTables(results: r)
         let m = r.machine
         return """
-        \(begin)
+            \(begin)
 
-        Run of \(r.date), \(r.mode) mode: \(r.scale.keys) keys, \(r.scale.gets) gets, \(r.scale.rangeScans) range scans of \(r.scale.rangeLength) rows, \(r.scale.commits) commits; each cell is the median of \(r.repetitions) runs, each run in a fresh child process.
+            Run of \(r.date), \(r.mode) mode: \(r.scale.keys) keys, \(r.scale.gets) gets, \(r.scale.rangeScans) range scans of \(r.scale.rangeLength) rows, \(r.scale.commits) commits; each cell is the median of \(r.repetitions) runs, each run in a fresh child process.
 
-        **Machine:** \(m.cores) cores (`nproc`), \(m.cpu), \(fixed(m.memoryGiB, 1)) GiB RAM, kernel \(m.kernel), \(m.fileSystem) file system; \(m.swift); SQLite \(m.sqlite); GRDB \(m.grdb). The machine was \(m.shared).
+            **Machine:** \(m.cores) cores (`nproc`), \(m.cpu), \(fixed(m.memoryGiB, 1)) GiB RAM, kernel \(m.kernel), \(m.fileSystem) file system; \(m.swift); SQLite \(m.sqlite); GRDB \(m.grdb). The machine was \(m.shared).
 
-        ![Cadmium's advantage over each peer](benchmarks/chart.svg)
+            ![Cadmium's advantage over each peer](benchmarks/chart.svg)
 
-        #### Throughput (higher is better; ratio > 1× means Cadmium is faster)
+            #### Throughput (higher is better; ratio > 1× means Cadmium is faster)
 
-        \(tables.throughput().markdown())
+            \(tables.throughput().markdown())
 
-        #### File size after a checkpoint (lower is better; ratio < 1× means Cadmium is smaller)
+            #### File size after a checkpoint (lower is better; ratio < 1× means Cadmium is smaller)
 
-        \(tables.fileSize().markdown())
+            \(tables.fileSize().markdown())
 
-        #### Peak resident memory of each run (VmHWM of the child process, including the ~same runtime baseline for all)
+            #### Peak resident memory of each run (VmHWM of the child process, including the ~same runtime baseline for all)
 
-        \(tables.peakMemory().markdown())
+            \(tables.peakMemory().markdown())
 
-        \(objectSection(r, tables))
+            \(objectSection(r, tables))
 
-        \(end)
-        """
+            \(end)
+            """
     }
 
     static func objectSection(_ r: SuiteResults, _ tables: ResultTables) -> String {
@@ -44,12 +44,12 @@ enum DocsUpdater {
         }
         let measured = r.objectWorkloads?.contains { $0.result(.cdAPI) != nil } == true
         return """
-        #### Object level: Cadmium's ObjectStore\(measured ? " and Cd API" : "") vs GRDB Codable records vs SQLite C
+            #### Object level: Cadmium's ObjectStore\(measured ? " and Cd API" : "") vs GRDB Codable records vs SQLite C
 
-        \(s.objects) employees in 100 departments; \(s.commits) durable commits; \(s.fetches) fetches; \(s.ranges) range queries of ~1%; \(s.scans) CONTAINS scans. Ratio > 1× means Cadmium is faster (for the size and memory rows, < 1× means smaller).
+            \(s.objects) employees in 100 departments; \(s.commits) durable commits; \(s.fetches) fetches; \(s.ranges) range queries of ~1%; \(s.scans) CONTAINS scans. Ratio > 1× means Cadmium is faster (for the size and memory rows, < 1× means smaller).
 
-        \(table.markdown())
-        """
+            \(table.markdown())
+            """
     }
 
     static func update(markdownPath: String, with r: SuiteResults) throws {

@@ -14,34 +14,56 @@ struct SVGChart {
         var rows: [Row] = []
         for w in results.workloads {
             guard let mine = w.result(.cadmium) else { continue }
-            rows.append(Row(label: w.title, bars: tables.peers.compactMap { p in
-                guard let r = w.result(p) else { return nil }
-                return (p, mine.throughput / r.throughput, "\(humanRate(mine.throughput)) vs \(humanRate(r.throughput)) \(w.unit)")
-            }))
+            rows.append(
+                Row(
+                    label: w.title,
+                    bars: tables.peers.compactMap { p in
+                        guard let r = w.result(p) else { return nil }
+                        return (
+                            p, mine.throughput / r.throughput,
+                            "\(humanRate(mine.throughput)) vs \(humanRate(r.throughput)) \(w.unit)"
+                        )
+                    }))
         }
         for w in results.workloads where w.workload == .loadSequential || w.workload == .loadRandom {
             guard let mine = w.result(.cadmium)?.fileBytes else { continue }
-            rows.append(Row(label: "file size, \(w.workload == .loadSequential ? "sequential" : "random") load", bars: tables.peers.compactMap { p in
-                guard let theirs = w.result(p)?.fileBytes else { return nil }
-                return (p, Double(theirs) / Double(mine), "\(humanBytes(mine)) vs \(humanBytes(theirs))")
-            }))
+            rows.append(
+                Row(
+                    label: "file size, \(w.workload == .loadSequential ? "sequential" : "random") load",
+                    bars: tables.peers.compactMap { p in
+                        guard let theirs = w.result(p)?.fileBytes else { return nil }
+                        return (p, Double(theirs) / Double(mine), "\(humanBytes(mine)) vs \(humanBytes(theirs))")
+                    }))
         }
         for w in results.workloads where w.workload == .loadSequential || w.workload == .getRandom {
             guard let mine = w.result(.cadmium)?.peakRSSKiB else { continue }
-            rows.append(Row(label: "peak memory, \(w.title)", bars: tables.peers.compactMap { p in
-                guard let theirs = w.result(p)?.peakRSSKiB else { return nil }
-                return (p, Double(theirs) / Double(mine), "\(humanBytes(mine * 1024)) vs \(humanBytes(theirs * 1024))")
-            }))
+            rows.append(
+                Row(
+                    label: "peak memory, \(w.title)",
+                    bars: tables.peers.compactMap { p in
+                        guard let theirs = w.result(p)?.peakRSSKiB else { return nil }
+                        return (
+                            p, Double(theirs) / Double(mine),
+                            "\(humanBytes(mine * 1024)) vs \(humanBytes(theirs * 1024))"
+                        )
+                    }))
         }
         // Object rows: one per workload for each of Cadmium's object APIs that was measured, with
         // the object peers drawn in the colours of the engine peers (the legend says which).
         for w in results.objectWorkloads ?? [] {
             for ours in [ObjectSystemID.cadmium, .cdAPI] {
                 guard let mine = w.result(ours) else { continue }
-                rows.append(Row(label: "\(ours.shortTitle): " + w.title, bars: [(ObjectSystemID.grdb, SystemID.sqlite), (.sqlite, .sqliteRowid)].compactMap { p, colour in
-                    guard let r = w.result(p) else { return nil }
-                    return (colour, mine.throughput / r.throughput, "\(humanRate(mine.throughput)) vs \(humanRate(r.throughput)) \(w.unit)")
-                }))
+                rows.append(
+                    Row(
+                        label: "\(ours.shortTitle): " + w.title,
+                        bars: [(ObjectSystemID.grdb, SystemID.sqlite), (.sqlite, .sqliteRowid)].compactMap {
+                            p, colour in
+                            guard let r = w.result(p) else { return nil }
+                            return (
+                                colour, mine.throughput / r.throughput,
+                                "\(humanRate(mine.throughput)) vs \(humanRate(r.throughput)) \(w.unit)"
+                            )
+                        }))
             }
         }
         return rows
@@ -63,28 +85,33 @@ struct SVGChart {
             return labelWidth + plotWidth / 2 + l / maxLog * plotWidth / 2
         }
         var s = """
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="12">
-        <rect width="100%" height="100%" fill="white"/>
-        <text x="10" y="20" font-size="15" font-weight="bold">Cadmium's advantage over each peer (log scale; right of 1× = Cadmium better)</text>
-        <text x="10" y="38" fill="#555">\(results.mode) run, \(results.date), \(results.scale.keys) keys, median of \(results.repetitions); speed = ours ÷ peer, size and memory = peer ÷ ours</text>
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="12">
+            <rect width="100%" height="100%" fill="white"/>
+            <text x="10" y="20" font-size="15" font-weight="bold">Cadmium's advantage over each peer (log scale; right of 1× = Cadmium better)</text>
+            <text x="10" y="38" fill="#555">\(results.mode) run, \(results.date), \(results.scale.keys) keys, median of \(results.repetitions); speed = ours ÷ peer, size and memory = peer ÷ ours</text>
 
-        """
+            """
         for tick in -6...6 {
             let tx = x(pow(2, Double(tick)))
             let label = tick >= 0 ? "\(1 << tick)×" : "1/\(1 << -tick)×"
-            s += "<line x1=\"\(tx)\" y1=\"\(top - 6)\" x2=\"\(tx)\" y2=\"\(height - 34)\" stroke=\"\(tick == 0 ? "#000" : "#ddd")\"/>\n"
+            s +=
+                "<line x1=\"\(tx)\" y1=\"\(top - 6)\" x2=\"\(tx)\" y2=\"\(height - 34)\" stroke=\"\(tick == 0 ? "#000" : "#ddd")\"/>\n"
             s += "<text x=\"\(tx)\" y=\"\(height - 20)\" text-anchor=\"middle\" fill=\"#555\">\(label)</text>\n"
         }
         for (i, row) in rows.enumerated() {
             let y0 = top + Double(i) * rowHeight
-            s += "<text x=\"\(labelWidth - 8)\" y=\"\(y0 + barHeight)\" text-anchor=\"end\">\(escape(row.label))</text>\n"
+            s +=
+                "<text x=\"\(labelWidth - 8)\" y=\"\(y0 + barHeight)\" text-anchor=\"end\">\(escape(row.label))</text>\n"
             for (j, bar) in row.bars.enumerated() {
                 let y = y0 + Double(j) * (barHeight + gap)
                 let a = x(1), b = x(bar.advantage)
-                s += "<rect x=\"\(min(a, b))\" y=\"\(y)\" width=\"\(max(1, abs(b - a)))\" height=\"\(barHeight)\" fill=\"\(colors[bar.peer] ?? "#999")\"/>\n"
+                s +=
+                    "<rect x=\"\(min(a, b))\" y=\"\(y)\" width=\"\(max(1, abs(b - a)))\" height=\"\(barHeight)\" fill=\"\(colors[bar.peer] ?? "#999")\"/>\n"
                 let anchorRight = bar.advantage >= 1
-                s += "<text x=\"\(anchorRight ? b + 4 : b - 4)\" y=\"\(y + barHeight - 3)\" font-size=\"11\" text-anchor=\"\(anchorRight ? "start" : "end")\">\(ratio(bar.advantage))</text>\n"
-                s += "<text x=\"\(labelWidth + plotWidth + 10)\" y=\"\(y + barHeight - 3)\" font-size=\"11\" fill=\"#555\">\(escape(bar.detail))</text>\n"
+                s +=
+                    "<text x=\"\(anchorRight ? b + 4 : b - 4)\" y=\"\(y + barHeight - 3)\" font-size=\"11\" text-anchor=\"\(anchorRight ? "start" : "end")\">\(ratio(bar.advantage))</text>\n"
+                s +=
+                    "<text x=\"\(labelWidth + plotWidth + 10)\" y=\"\(y + barHeight - 3)\" font-size=\"11\" fill=\"#555\">\(escape(bar.detail))</text>\n"
             }
         }
         var lx = 10.0
@@ -99,6 +126,7 @@ struct SVGChart {
     }
 
     private func escape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(
+            of: ">", with: "&gt;")
     }
 }
