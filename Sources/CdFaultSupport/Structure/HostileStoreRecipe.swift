@@ -59,6 +59,10 @@ public struct HostileStoreRecipe: Sendable, CustomStringConvertible {
             name: "10-free-list-entry-live-page", store: .freeOverflow, siteID: "page 11/trunk entry 4/trunk entry",
             value: 3,
             cause: "a free-list entry naming a live page (3): the writer pops it and overwrites the tree that owns it"),
+        HostileStoreRecipe(
+            name: "11-branch-child-catalog-root", store: .checkpointed, siteID: "page 3/branch cell 0/child page",
+            value: 2,
+            cause: "a branch child naming the catalog's root (2): a commit to the catalog changes the tree"),
     ]
 
     /// The site the recipe names in `layout` (ACTIVE standing for the active header copy's offset).
