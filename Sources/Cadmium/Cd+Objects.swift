@@ -46,7 +46,8 @@ extension Cd {
                 throw Misuse.report(
                     .b2,
                     "\(form) was called on the main thread, whose context is read-only. "
-                        + "Create objects inside Cd.transact { }, or pass transient: true and Cd.insert(_:) the object in a transaction later."
+                        + "Create objects inside Cd.transact { }, or pass transient: true and Cd.insert(_:) the object "
+                        + "in a transaction later."
                 )
             }
             guard let current = ThreadState.current.context, current.kind == .transaction else {
@@ -105,7 +106,8 @@ extension Cd {
             throw Misuse.report(
                 .d3,
                 "Cd.insert(\(object)): the object already belongs to \(owner), not to the current "
-                    + "\(context). Only transient objects can be inserted; use Cd.useInCurrentContext(_:) to move a saved object."
+                    + "\(context). Only transient objects can be inserted; "
+                    + "use Cd.useInCurrentContext(_:) to move a saved object."
             )
         }
         let entity = object.withState { $0.entityName }
@@ -182,7 +184,8 @@ extension Cd {
             throw Misuse.report(
                 .g2,
                 "Cd.useInCurrentContext(\(object)): the object belongs to \(owner), which has "
-                    + "uncommitted changes. Commit that transaction first (Cd.commit(), or let it end), then move the object."
+                    + "uncommitted changes. Commit that transaction first (Cd.commit(), or let it end), "
+                    + "then move the object."
             )
         }
         guard let id = object.objectID else {

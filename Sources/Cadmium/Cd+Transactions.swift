@@ -157,7 +157,8 @@ extension Cd {
             throw Misuse.report(
                 .f1,
                 "Cd.transactAndWait was called on the main thread, which must never wait for a "
-                    + "transaction. Use Cd.transact { } (asynchronous), or call transactAndWait from a background queue."
+                    + "transaction. Use Cd.transact { } (asynchronous), "
+                    + "or call transactAndWait from a background queue."
             )
         }
         let stack = try requireStack("Cd.transactAndWait")

@@ -80,7 +80,8 @@ public enum CdCrashWorkload {
             }
             if seen != expected.count {
                 throw CrashWorkload.Violation(
-                    "\(seen) entries, expected \(expected.count) for marker \(last): a transaction is missing or partly visible"
+                    "\(seen) entries, expected \(expected.count) for marker \(last): "
+                        + "a transaction is missing or partly visible"
                 )
             }
             return last

@@ -91,7 +91,8 @@ public enum CrashWorkload {
             let lastA = decode(try a.get(lastKey))
             if lastA != last {
                 throw Violation(
-                    "\"a\"/last is \(lastA.map(String.init) ?? "missing"), \"b\"/last is \(last): a transaction is partly visible"
+                    "\"a\"/last is \(lastA.map(String.init) ?? "missing"), "
+                        + "\"b\"/last is \(last): a transaction is partly visible"
                 )
             }
             var expectedB: [[UInt8]: [UInt8]] = [lastKey: encode(last)]
@@ -117,7 +118,8 @@ public enum CrashWorkload {
             }
             if want != v {
                 failure = Violation(
-                    "tree \"\(tree.name)\" key \(String(decoding: k, as: UTF8.self)): wrong value (\(v.count) bytes, expected \(want.count))"
+                    "tree \"\(tree.name)\" key \(String(decoding: k, as: UTF8.self)): "
+                        + "wrong value (\(v.count) bytes, expected \(want.count))"
                 )
                 return false
             }
@@ -127,7 +129,8 @@ public enum CrashWorkload {
         if let failure { throw failure }
         if seen != expected.count {
             throw Violation(
-                "tree \"\(tree.name)\" holds \(seen) keys, expected \(expected.count) for last \(last): a transaction is missing or partly visible"
+                "tree \"\(tree.name)\" holds \(seen) keys, expected \(expected.count) for last \(last): "
+                    + "a transaction is missing or partly visible"
             )
         }
     }

@@ -114,7 +114,8 @@ public final class FaultInjectingFileSystem: StoreFileSystem {
                 for change in shadow.pending { Self.apply(change, to: &replayed) }
                 if replayed != live.data {
                     violations.append(
-                        "FD1: node \(node): durable + pending gives \(replayed.count) bytes, live has \(live.data.count)"
+                        "FD1: node \(node): durable + pending gives \(replayed.count) bytes, "
+                            + "live has \(live.data.count)"
                     )
                 }
             }

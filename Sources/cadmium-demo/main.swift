@@ -74,7 +74,8 @@ do {
     try reopened.close()
     let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
     say(
-        "Reopened: \(count) log entries, \(stats.pageCount - 1) pages of \(stats.pageSize) bytes (\((stats.pageCount - 1) * stats.pageSize) bytes uncompressed) in a \(size)-byte file"
+        "Reopened: \(count) log entries, \(stats.pageCount - 1) pages of \(stats.pageSize) bytes "
+            + "(\((stats.pageCount - 1) * stats.pageSize) bytes uncompressed) in a \(size)-byte file"
     )
 } catch {
     FileHandle.standardError.write(Data("demo failed: \(error)\n".utf8))

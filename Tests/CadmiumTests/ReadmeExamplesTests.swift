@@ -76,14 +76,16 @@ let companyModelContents = """
     <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic">
         <entity name="Department" representedClassName="MyApp.Department" syncable="YES">
             <attribute name="name" attributeType="String"/>
-            <relationship name="employees" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Employee" inverseName="department" inverseEntity="Employee"/>
+            <relationship name="employees" optional="YES" toMany="YES" deletionRule="Cascade" \
+    destinationEntity="Employee" inverseName="department" inverseEntity="Employee"/>
         </entity>
         <entity name="Employee" representedClassName="MyApp.Employee" syncable="YES">
             <attribute name="name" attributeType="String"/>
             <attribute name="salary" attributeType="Integer 64" defaultValueString="0"/>
             <attribute name="hired" optional="YES" attributeType="Date"/>
             <attribute name="email" optional="YES" attributeType="String" indexed="YES"/>
-            <relationship name="department" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Department" inverseName="employees" inverseEntity="Department"/>
+            <relationship name="department" optional="YES" maxCount="1" deletionRule="Nullify" \
+    destinationEntity="Department" inverseName="employees" inverseEntity="Department"/>
         </entity>
     </model>
     """

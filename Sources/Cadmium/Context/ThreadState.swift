@@ -1,8 +1,9 @@
 // Per-thread state (docs/CADMIUM-API.md §4): the thread's current context and three flags, kept in a
 // POSIX thread-specific slot (Cadmium used the thread's `threadDictionary`; every property
 // access reads this state, and a slot costs a few nanoseconds where the dictionary cost a
-// string hash and a bridged lookup). The slot holds one retain, released when the thread ends. On the main thread the current
-// context is always the main context (nil before `Cd.initWithStore`), so it is not stored.
+// string hash and a bridged lookup). The slot holds one retain, released when the thread ends. On
+// the main thread the current context is always the main context (nil before
+// `Cd.initWithStore`), so it is not stored.
 // "Main" means the main thread or the main queue (see `isMain`).
 //
 // Confinement: a `ThreadState` is created, read and written only by its own thread.

@@ -23,13 +23,15 @@ extension CdManagedObject {
             Misuse.report(
                 .i1,
                 "\(what), \(ThreadState.situation). Main-context objects are read on the main thread only: "
-                    + "inside a transaction use Cd.useInCurrentContext(_:) or Cd.transactWith(_:) to get this object in the transaction's context."
+                    + "inside a transaction use Cd.useInCurrentContext(_:) or Cd.transactWith(_:) to get this object "
+                    + "in the transaction's context."
             )
         } else if current == nil {
             Misuse.report(
                 .i2,
                 "\(what), on a thread that has no context. Read it inside the transaction that owns it, "
-                    + "or move it with Cd.useInCurrentContext(_:) inside a transaction, or Cd.onMainWith(_:) for the main thread."
+                    + "or move it with Cd.useInCurrentContext(_:) inside a transaction, "
+                    + "or Cd.onMainWith(_:) for the main thread."
             )
         } else if ThreadState.isMain {
             Misuse.report(
@@ -55,7 +57,8 @@ extension CdManagedObject {
             Misuse.report(
                 toMany ? .k1 : .j1,
                 "\(what), on the main thread. The main context is read-only: make changes "
-                    + "inside Cd.transact { } (or Cd.transactWith(object) { }) and let the commit update the main context."
+                    + "inside Cd.transact { } (or Cd.transactWith(object) { }) "
+                    + "and let the commit update the main context."
             )
             return false
         }

@@ -117,7 +117,8 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
                 Misuse.report(
                     .h1,
                     "updateHandler set on \(self), which belongs to \(context?.description ?? "no context"). "
-                        + "Update handlers are only for objects of the main context: fetch the object on the main thread, "
+                        + "Update handlers are only for objects of the main context: "
+                        + "fetch the object on the main thread, "
                         + "or move it there with Cd.onMainWith(_:), and set the handler on that object.")
                 return
             }

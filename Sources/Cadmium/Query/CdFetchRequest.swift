@@ -189,7 +189,8 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
             throw Misuse.report(
                 .c1,
                 "\(call) on \(request.entity) was called on a thread with no context "
-                    + "(\(ThreadState.situation)\(Cd.stack == nil ? ", before Cd.initWithStore" : "")). Fetch on the main "
+                    + "(\(ThreadState.situation)\(Cd.stack == nil ? ", before Cd.initWithStore" : "")). "
+                    + "Fetch on the main "
                     + "thread or inside Cd.transact { }, or use Cd.read { } on any thread.")
         }
         if let parseError { throw parseError }
@@ -210,7 +211,8 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
                 throw Misuse.report(
                     .c3,
                     "\(call) on \(request.entity) is an object query with includeExpression("
-                        + "\(expressions.keys.sorted())). Expressions are for dictionary queries: use Cd.dictionaryQuery(for:)."
+                        + "\(expressions.keys.sorted())). "
+                        + "Expressions are for dictionary queries: use Cd.dictionaryQuery(for:)."
                 )
             }
             if !groupings.isEmpty {

@@ -204,7 +204,8 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
             throw Misuse.report(
                 .i1,
                 "CdFetchedResultsController.performFetch() on \(fetchRequest.request.entity) was called "
-                    + "\(ThreadState.situation). A fetched results controller belongs to the main context: call performFetch() "
+                    + "\(ThreadState.situation). A fetched results controller belongs to the main context: "
+                    + "call performFetch() "
                     + "on the main thread (its changes are delivered there too).")
         }
         if let sectionNameKeyPath, fetchRequest.request.sortDescriptors.first?.key != sectionNameKeyPath {
@@ -213,8 +214,9 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
                 ValidationFailure(
                     entity: fetchRequest.request.entity, objectID: nil, key: sectionNameKeyPath,
                     message:
-                        "the fetched results controller's sectionNameKeyPath '\(sectionNameKeyPath)' must be the request's "
-                        + "first sort key (it has \(first)): add .sorted(\"\(sectionNameKeyPath)\") before the other sort keys"
+                        "the fetched results controller's sectionNameKeyPath '\(sectionNameKeyPath)' "
+                        + "must be the request's first sort key (it has \(first)): "
+                        + "add .sorted(\"\(sectionNameKeyPath)\") before the other sort keys"
                 ))
         }
         let objects = try fetchRequest.fetch()

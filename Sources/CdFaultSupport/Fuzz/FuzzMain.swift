@@ -45,7 +45,8 @@ public enum FuzzMain {
             saveEachInputTo: value("--save-input").map { URL(fileURLWithPath: $0) })
         let seconds = Date().timeIntervalSince(start)
         print(
-            "fuzz-\(target.rawValue): \(result.executions) executions in \(String(format: "%.1f", seconds)) s (seed \(seed)), \(result.findings.count) findings"
+            "fuzz-\(target.rawValue): \(result.executions) executions in \(String(format: "%.1f", seconds)) s "
+                + "(seed \(seed)), \(result.findings.count) findings"
         )
         for (i, finding) in result.findings.enumerated() {
             let name = "finding-\(target.rawValue)-\(i).bin"

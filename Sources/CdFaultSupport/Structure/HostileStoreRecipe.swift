@@ -48,12 +48,14 @@ public struct HostileStoreRecipe: Sendable, CustomStringConvertible {
             name: "8-header-commit-max-minus-one", store: .checkpointed, siteID: "header@ACTIVE/commit sequence",
             value: UInt64.max - 1,
             cause:
-                "header commit UInt64.max − 1: CommitSequence.next wraps to 0 at the second commit; both commits are gone after a reopen"
+                "header commit UInt64.max − 1: CommitSequence.next wraps to 0 at the second commit; "
+                + "both commits are gone after a reopen"
         ),
         HostileStoreRecipe(
             name: "9-meta-page-count-below-use", store: .checkpointed, siteID: "page 1/meta page count", value: 3,
             cause:
-                "meta page count 3 while pages 3… are in use: the writer allocates live pages and overwrites tree alpha"
+                "meta page count 3 while pages 3… are in use: "
+                + "the writer allocates live pages and overwrites tree alpha"
         ),
         HostileStoreRecipe(
             name: "10-free-list-entry-live-page", store: .freeOverflow, siteID: "page 11/trunk entry 4/trunk entry",

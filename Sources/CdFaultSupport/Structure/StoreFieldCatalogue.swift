@@ -156,7 +156,8 @@ public enum StoreFieldCatalogue {
         var lines = ["| structure (FORMAT.md) | offset | size | field | hostile values |", "|---|---|---|---|---|"]
         for spec in all {
             lines.append(
-                "| \(spec.table) | \(spec.docOffset ?? "(prose)") | \(spec.docSize ?? "") | \(spec.name) | \(spec.role.rawValue) |"
+                "| \(spec.table) | \(spec.docOffset ?? "(prose)") | \(spec.docSize ?? "") | "
+                    + "\(spec.name) | \(spec.role.rawValue) |"
             )
         }
         return lines.joined(separator: "\n")

@@ -79,7 +79,8 @@ public enum StructureCampaignChild {
         let growth = peakRSSKiB() - before
         if growth > peakGrowthLimitKiB, result.violation == nil {
             result.violation =
-                "peak RSS grew by \(growth >> 10) MiB for files of \((files.pageFile.count + files.wal.count) >> 10) KiB"
+                "peak RSS grew by \(growth >> 10) MiB "
+                + "for files of \((files.pageFile.count + files.wal.count) >> 10) KiB"
         }
         return (result, growth)
     }
@@ -87,7 +88,8 @@ public enum StructureCampaignChild {
     static func line(_ i: Int, _ r: (result: StructureCaseResult, growth: Int)) -> String {
         func oneLine(_ s: String?) -> String { (s ?? "ok").replacingOccurrences(of: "\n", with: " ") }
         return
-            "DONE \(i) \(r.result.outcome) rss+\(r.growth) | ro: \(oneLine(r.result.readOnlyError)) | rw: \(oneLine(r.result.writableError))"
+            "DONE \(i) \(r.result.outcome) rss+\(r.growth) | ro: \(oneLine(r.result.readOnlyError)) "
+            + "| rw: \(oneLine(r.result.writableError))"
             + " | verify: \(r.result.verifierProblems) | \(oneLine(r.result.violation))"
     }
 

@@ -55,7 +55,8 @@ public enum StructureCampaignDriver {
                 summary.violations.append(
                     (
                         "(child)",
-                        "exited with \(output.status) outside a case: \(output.stdout.suffix(300)) \(output.stderr.suffix(300))"
+                        "exited with \(output.status) outside a case: "
+                            + "\(output.stdout.suffix(300)) \(output.stderr.suffix(300))"
                     ))
             }
             return summary

@@ -2,9 +2,10 @@
 //
 //   1. read-only `Store.open` and every tree read forwards and backwards: a view or a StoreError;
 //   2. writable `Store.open` (recovery and its checkpoint), every tree read, two small commits
-//      (one allocating pages, one freeing them), close (a checkpoint), a read-only reopen: a StoreError, or the same view as step 1 plus
-//      the two commits. A writable open must never reformat: when step 1 refused the file, a
-//      writable open that succeeds must still hold every tree the unmutated store held;
+//      (one allocating pages, one freeing them), close (a checkpoint), a read-only reopen: a
+//      StoreError, or the same view as step 1 plus the two commits. A writable open must never
+//      reformat: when step 1 refused the file, a writable open that succeeds must still hold
+//      every tree the unmutated store held;
 //   3. `StoreVerifier.verify`: a report, or only `notAStore` / `unsupportedFormatVersion`.
 //
 // A trap, a hang or a runaway allocation cannot be caught in-process: the campaign runs its cases
@@ -68,7 +69,8 @@ public enum StructureCaseRunner {
             } else if readOnlyView == nil, let lost = original.keys.sorted().first(where: { view[$0] == nil }) {
                 violation =
                     violation
-                    ?? "the read-only open refused the file, yet the writable open succeeded without tree \"\(lost)\" (reformatted?)"
+                    ?? "the read-only open refused the file, yet the writable open succeeded "
+                    + "without tree \"\(lost)\" (reformatted?)"
             }
             var expected = view
             expected[commitTree] = committedDigest
@@ -164,7 +166,8 @@ public enum StructureCaseRunner {
     static func differences(_ a: TreeView, _ b: TreeView) -> String {
         let names = Set(a.keys).union(b.keys).sorted().filter { a[$0] != b[$0] }
         return names.map {
-            "\($0): \(a[$0].map { "\($0.entries) entries" } ?? "absent") → \(b[$0].map { "\($0.entries) entries" } ?? "absent")"
+            "\($0): \(a[$0].map { "\($0.entries) entries" } ?? "absent") → "
+                + "\(b[$0].map { "\($0.entries) entries" } ?? "absent")"
         }
         .joined(separator: ", ")
     }

@@ -96,7 +96,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(Self.location(path, line)): not a valid Core Data model: \(detail)"
         case let .unknownAttributeType(path, line, entity, attribute, typeName):
             return
-                "\(Self.location(path, line)): entity \(entity): attribute \(attribute): unknown attributeType \"\(typeName)\""
+                "\(Self.location(path, line)): entity \(entity): attribute \(attribute): "
+                + "unknown attributeType \"\(typeName)\""
         case let .invalidXMLValue(path, line, entity, property, xmlAttribute, value):
             let prop = property.map { " property \($0):" } ?? ""
             return "\(Self.location(path, line)): entity \(entity):\(prop) invalid \(xmlAttribute)=\"\(value)\""

@@ -357,7 +357,8 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
         if let inverseEntity = a["inverseEntity"], inverseEntity != destination {
             warn(
                 "relationship",
-                "relationship \(name): inverseEntity \(inverseEntity) differs from destinationEntity \(destination); destinationEntity used"
+                "relationship \(name): inverseEntity \(inverseEntity) differs from destinationEntity \(destination); "
+                    + "destinationEntity used"
             )
         }
         return RelationshipDescription(

@@ -96,7 +96,8 @@ extension ObjectModel {
             throw .invalidValidationRule(
                 entity: entity, attribute: a.name,
                 detail:
-                    "length bounds \(rules.minLength.map(String.init) ?? "-")...\(rules.maxLength.map(String.init) ?? "-") are inconsistent"
+                    "length bounds \(rules.minLength.map(String.init) ?? "-")..."
+                    + "\(rules.maxLength.map(String.init) ?? "-") are inconsistent"
             )
         }
         if let pattern = rules.pattern {

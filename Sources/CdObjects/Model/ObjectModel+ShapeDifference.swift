@@ -48,7 +48,8 @@ extension StoredShape {
         if let found { return found }
         if s.constraints != m.constraints {
             return prefix
-                + "uniqueness constraints are \(describe(s.constraints)) in the store, \(describe(m.constraints)) in the model"
+                + "uniqueness constraints are \(describe(s.constraints)) in the store, "
+                + "\(describe(m.constraints)) in the model"
         }
         walk(s.indexes, m.indexes, name: \.name) { si, mi, name in
             switch (si, mi) {
@@ -73,11 +74,13 @@ extension StoredShape {
             }
             if s.isOptional != m.isOptional {
                 return
-                    "attribute \(name) is \(s.isOptional ? "optional" : "required") in the store, \(m.isOptional ? "optional" : "required") in the model"
+                    "attribute \(name) is \(s.isOptional ? "optional" : "required") in the store, "
+                    + "\(m.isOptional ? "optional" : "required") in the model"
             }
             if s.isIndexed != m.isIndexed {
                 return
-                    "attribute \(name) is \(s.isIndexed ? "indexed" : "not indexed") in the store, \(m.isIndexed ? "indexed" : "not indexed") in the model"
+                    "attribute \(name) is \(s.isIndexed ? "indexed" : "not indexed") in the store, "
+                    + "\(m.isIndexed ? "indexed" : "not indexed") in the model"
             }
             return nil
         case (nil, nil): return nil
@@ -94,11 +97,13 @@ extension StoredShape {
             }
             if s.isToMany != m.isToMany {
                 return
-                    "relationship \(name) is \(s.isToMany ? "to-many" : "to-one") in the store, \(m.isToMany ? "to-many" : "to-one") in the model"
+                    "relationship \(name) is \(s.isToMany ? "to-many" : "to-one") in the store, "
+                    + "\(m.isToMany ? "to-many" : "to-one") in the model"
             }
             if s.isOrdered != m.isOrdered {
                 return
-                    "relationship \(name) is \(s.isOrdered ? "ordered" : "unordered") in the store, \(m.isOrdered ? "ordered" : "unordered") in the model"
+                    "relationship \(name) is \(s.isOrdered ? "ordered" : "unordered") in the store, "
+                    + "\(m.isOrdered ? "ordered" : "unordered") in the model"
             }
             return nil
         case (nil, nil): return nil

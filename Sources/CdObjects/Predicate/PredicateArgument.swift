@@ -50,7 +50,8 @@ enum PredicateArgument {
         default:
             throw CdPredicateError(
                 .unsupportedArgument,
-                "\(source.text) for %\(specifier) must be an integer, not \(unwrapped.map { "\(type(of: $0))" } ?? "nil")"
+                "\(source.text) for %\(specifier) must be an integer, "
+                    + "not \(unwrapped.map { "\(type(of: $0))" } ?? "nil")"
             )
         }
     }

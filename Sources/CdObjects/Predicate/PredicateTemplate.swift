@@ -56,7 +56,8 @@ public struct PredicateTemplate: Sendable {
             guard index < arguments.count else {
                 throw CdPredicateError(
                     .missingArgument,
-                    "format specifier %\(slot.specifier) at offset \(slot.offset) has no argument (\(arguments.count) passed)",
+                    "format specifier %\(slot.specifier) at offset \(slot.offset) "
+                        + "has no argument (\(arguments.count) passed)",
                     offset: slot.offset)
             }
             let value = arguments[index]

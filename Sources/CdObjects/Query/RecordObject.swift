@@ -44,7 +44,8 @@ final class ObjectReader {
             guard let s = entity.toOneSlots[key] else {
                 throw CdPredicateError(
                     .unknownKey,
-                    "\(entity.name) has no attribute or to-one relationship '\(key)' (in \(path.joined(separator: ".")))"
+                    "\(entity.name) has no attribute or to-one relationship '\(key)' "
+                        + "(in \(path.joined(separator: ".")))"
                 )
             }
             guard let target = current.toOne[s], let next = try self.record(target) else { return .null }

@@ -137,7 +137,8 @@ enum RecordCodec {
             let slotValue = try r.varint()
             guard slotValue < UInt64(base + entity.toOnes.count), Int(slotValue) > previous else {
                 throw RecordDecodingError(
-                    "field slot \(slotValue) is out of order or past \(entity.name)'s \(base + entity.toOnes.count) slots"
+                    "field slot \(slotValue) is out of order "
+                        + "or past \(entity.name)'s \(base + entity.toOnes.count) slots"
                 )
             }
             let slot = Int(slotValue)
@@ -163,7 +164,8 @@ enum RecordCodec {
                 let value = try decodeValue(tag, &r)
                 guard entity.attributes[slot].type.accepts(value) else {
                     throw RecordDecodingError(
-                        "\(entity.name).\(entity.attributes[slot].name) holds \(value), not a \(entity.attributes[slot].type.xmlName)"
+                        "\(entity.name).\(entity.attributes[slot].name) holds \(value), "
+                            + "not a \(entity.attributes[slot].type.xmlName)"
                     )
                 }
                 record.values[slot] = value

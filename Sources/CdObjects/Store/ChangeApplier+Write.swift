@@ -194,7 +194,8 @@ extension ChangeApplier {
                     ValidationFailure(
                         entity: rec.entity.name, objectID: id.description, key: d.properties.joined(separator: ","),
                         message:
-                            "uniqueness constraint (\(d.properties.joined(separator: ", "))) of \(d.entity) violated: \(values) is also held by \(conflict)"
+                            "uniqueness constraint (\(d.properties.joined(separator: ", "))) of \(d.entity) "
+                            + "violated: \(values) is also held by \(conflict)"
                     ))
             }
         }

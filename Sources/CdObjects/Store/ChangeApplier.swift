@@ -86,7 +86,8 @@ final class ChangeApplier {
                 } else if !inverse.isToMany, let other = records[t], let slot = other.entity.toOneSlots[inverse.name] {
                     precondition(
                         other.toOne[slot] == id,
-                        "CA3: \(id).\(r.name) = \(t) but \(t).\(inverse.name) = \(String(describing: other.toOne[slot]))"
+                        "CA3: \(id).\(r.name) = \(t) but "
+                            + "\(t).\(inverse.name) = \(String(describing: other.toOne[slot]))"
                     )
                 }
             }
@@ -99,7 +100,8 @@ final class ChangeApplier {
                 if !inverse.isToMany, let rec = records[m], let slot = rec.entity.toOneSlots[inverse.name] {
                     precondition(
                         rec.toOne[slot] == key.object,
-                        "CA3: \(key.object).\(key.relationship) holds \(m) but \(m).\(inverse.name) = \(String(describing: rec.toOne[slot]))"
+                        "CA3: \(key.object).\(key.relationship) holds \(m) but "
+                            + "\(m).\(inverse.name) = \(String(describing: rec.toOne[slot]))"
                     )
                 } else if inverse.isToMany, let l = lists[RelationshipKey(object: m, relationship: inverse.name)] {
                     precondition(

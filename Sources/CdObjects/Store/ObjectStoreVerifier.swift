@@ -229,7 +229,8 @@ public struct ObjectStoreVerifier: Sendable {
                             ObjectStoreProblem(
                                 entity: rec.entity.name, objectID: id, tree: d.tree, key: key,
                                 message:
-                                    "uniqueness constraint (\(d.properties.joined(separator: ", "))) also held by \(p.id)"
+                                    "uniqueness constraint (\(d.properties.joined(separator: ", "))) "
+                                    + "also held by \(p.id)"
                             ))
                     }
                     previous = (prefix, id, rec)

@@ -94,7 +94,8 @@ extension BTree {
             guard leftPage != rightPage, leftPage != parent.number, rightPage != parent.number else {
                 throw btreeCorruption(
                     parent.number,
-                    "children \(leftIndex) and \(leftIndex + 1) are pages \(leftPage) and \(rightPage): a shared page or a cycle"
+                    "children \(leftIndex) and \(leftIndex + 1) are pages \(leftPage) and \(rightPage): "
+                        + "a shared page or a cycle"
                 )
             }
             var left = try BTreeNode(sink.writablePage(leftPage), number: leftPage, expectLeaf: node.isLeaf)

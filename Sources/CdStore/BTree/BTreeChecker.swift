@@ -188,7 +188,8 @@ private struct Walk {
         if cellBytes + node.fragmented != node.pageSize - node.contentStart {
             problem(
                 node.number,
-                "cells (\(cellBytes) bytes) and fragments (\(node.fragmented)) do not fill the cell area of \(node.pageSize - node.contentStart) bytes (T8)"
+                "cells (\(cellBytes) bytes) and fragments (\(node.fragmented)) do not fill the cell area of "
+                    + "\(node.pageSize - node.contentStart) bytes (T8)"
             )
         }
     }

@@ -112,7 +112,8 @@ extension BTreeNode {
         guard total <= BTreeLayout.usableBytes(pageSize: pageSize) else {
             throw btreeCorruption(
                 number,
-                "cells overlap: \(total) bytes of cells and slots in \(BTreeLayout.usableBytes(pageSize: pageSize)) bytes of room"
+                "cells overlap: \(total) bytes of cells and slots in "
+                    + "\(BTreeLayout.usableBytes(pageSize: pageSize)) bytes of room"
             )
         }
         return cells

@@ -172,8 +172,10 @@ enum PageFileStructure {
             return "image length \(entry.length) is outside \(PageImage.headerSize + 1)...\(maxImage)"
         }
         if !extentFits(offset: entry.offset, length: UInt64(entry.length), fileSize: fileSize) {
-            return
-                "image at offset \(entry.offset) length \(entry.length) lies past the end of the file (\(fileSize) bytes): truncated?"
+            return """
+                image at offset \(entry.offset) length \(entry.length) \
+                lies past the end of the file (\(fileSize) bytes): truncated?
+                """
         }
         if entry.offset % PageMapLayout.granule != 0 {
             return "image offset \(entry.offset) is not a multiple of \(PageMapLayout.granule)"

@@ -1,7 +1,8 @@
 // A `StoreFileSystem` held in memory, for fast tests and throwaway stores. All state lives in one
-// `InMemoryVolume` behind one `LockedState` (a pthread mutex); every call takes the lock for its whole duration, so each
-// operation is atomic with respect to every other (which also makes FS3 trivially true: nothing is
-// ever lost, there is no power to lose — use `FaultInjectingFileSystem` for that).
+// `InMemoryVolume` behind one `LockedState` (a pthread mutex); every call takes the lock for its
+// whole duration, so each operation is atomic with respect to every other (which also makes FS3
+// trivially true: nothing is ever lost, there is no power to lose — use `FaultInjectingFileSystem`
+// for that).
 
 /// A file system whose files are byte arrays in memory.
 ///

@@ -44,7 +44,9 @@ public struct VerificationProgress: Sendable, Equatable {
 /// struct RecordCheck: VerificationPass {
 ///     let name = "records"
 ///     func run(_ context: VerificationContext) throws {
-///         for (name, tree) in context.trees { … context.report(.problem, VerificationLocation(area: .tree, tree: name), "…") }
+///         for (name, tree) in context.trees {
+///             … context.report(.problem, VerificationLocation(area: .tree, tree: name), "…")
+///         }
 ///     }
 /// }
 /// ```

@@ -215,7 +215,10 @@ public final class VerificationContext {
                 }
                 if let referenceCRC, referenceCRC != h.crc {
                     return .failure(
-                        "reference expects image CRC \(hex(referenceCRC)), image has \(hex(h.crc)) (stale or misdirected write)"
+                        """
+                        reference expects image CRC \(hex(referenceCRC)), image has \(hex(h.crc)) \
+                        (stale or misdirected write)
+                        """
                     )
                 }
                 guard PageType(rawValue: h.type) != nil else { return .failure("unknown page type \(h.type)") }

@@ -24,7 +24,8 @@ extension VerificationReport {
         var lines = ["store \(s.path) (\(s.fileBytes) bytes)"]
         guard let pageSize = s.pageSize, let version = s.formatVersion else { return lines }
         lines.append(
-            "  format version \(version), page size \(pageSize), header copy \(s.headerCopy ?? 0) (checkpoint \(s.checkpointSequence ?? 0))"
+            "  format version \(version), page size \(pageSize), header copy \(s.headerCopy ?? 0) "
+                + "(checkpoint \(s.checkpointSequence ?? 0))"
         )
         lines.append("  commits: page file \(s.pageFileCommit ?? 0), last \(s.lastCommit ?? 0)")
         let order = ["meta", "branch", "leaf", "overflow", "free-list", "free", "unreadable", "missing", "unknown"]
@@ -41,11 +42,14 @@ extension VerificationReport {
         let ratio = (s.compressionRatio * 100).rounded() / 100
         lines.append("  compression: \(ratio) (\(s.logicalBytes) logical bytes stored in \(s.storedBytes) bytes)")
         lines.append(
-            "  free space: \(s.freePages) free pages in \(s.freeListTrunks) trunk pages; \(s.freeBytes) free bytes in the data area, \(s.fileTailBytes) past its end"
+            "  free space: \(s.freePages) free pages in \(s.freeListTrunks) trunk pages; "
+                + "\(s.freeBytes) free bytes in the data area, \(s.fileTailBytes) past its end"
         )
         if let w = s.wal {
             lines.append(
-                "  WAL: \(w.bytes) bytes, generation \(w.generation.map(String.init) ?? "-"), \(w.frames) frames in \(w.commits) commits (\(w.commitsToApply) newer than the page file), tail \(w.tailFrames) frames / \(w.tailBytes) bytes"
+                "  WAL: \(w.bytes) bytes, generation \(w.generation.map(String.init) ?? "-"), "
+                    + "\(w.frames) frames in \(w.commits) commits (\(w.commitsToApply) newer than the page file), "
+                    + "tail \(w.tailFrames) frames / \(w.tailBytes) bytes"
             )
         } else {
             lines.append("  WAL: none")

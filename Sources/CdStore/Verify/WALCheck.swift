@@ -1,5 +1,6 @@
 // Pass 3: the WAL (WALLayout W1–W3) through WALScan, the same reader recovery uses. The commits
-// recovery applies (WALRecoveryPlan, the rule `Store.open` follows too) form the logical view. What the scan could not read is classified:
+// recovery applies (WALRecoveryPlan, the rule `Store.open` follows too) form the logical view.
+// What the scan could not read is classified:
 //  - a torn tail — frames after the last complete commit that reach no commit record — is what a
 //    crash mid-commit leaves: a note, recovery drops it and loses nothing that was committed;
 //  - bytes without this generation's salt right after the last complete commit are what a reused
@@ -27,7 +28,8 @@ struct WALCheck: VerificationPass {
         if walHeader.generation > header.checkpointSequence {
             context.problem(
                 VerificationLocation(area: .wal, offset: 0),
-                "WAL generation \(walHeader.generation) is newer than the page file's checkpoint \(header.checkpointSequence)"
+                "WAL generation \(walHeader.generation) is newer than the page file's checkpoint "
+                    + "\(header.checkpointSequence)"
             )
         }
         summary.commits = scan.commits.count
@@ -49,7 +51,8 @@ struct WALCheck: VerificationPass {
             for f in c.frames where f.page == .none || f.page.rawValue >= max(c.pageCount, pageCount) {
                 context.problem(
                     VerificationLocation(area: .page, page: f.page, walFrame: f.frameIndex),
-                    "commit \(c.commit) writes page \(f.page), outside the store's pages 1..<\(max(c.pageCount, pageCount))"
+                    "commit \(c.commit) writes page \(f.page), "
+                        + "outside the store's pages 1..<\(max(c.pageCount, pageCount))"
                 )
             }
             pageCount = max(pageCount, c.pageCount)
@@ -63,12 +66,14 @@ struct WALCheck: VerificationPass {
         case .gap(let expected, let c):
             context.problem(
                 VerificationLocation(area: .wal, walFrame: c.frames.first?.frameIndex),
-                "WAL commit \(c.commit) follows commit \(expected.rawValue - 1) of the page file: commits are missing, recovery ignores this one and those after it"
+                "WAL commit \(c.commit) follows commit \(expected.rawValue - 1) of the page file: "
+                    + "commits are missing, recovery ignores this one and those after it"
             )
         case .growth(let before, let c):
             context.problem(
                 VerificationLocation(area: .wal, walFrame: c.frames.last.map { $0.frameIndex + 1 }),
-                "commit \(c.commit) records a page count of \(c.pageCount) after \(before) pages, more than its \(c.frames.count) frames can add: recovery ignores this one and those after it"
+                "commit \(c.commit) records a page count of \(c.pageCount) after \(before) pages, "
+                    + "more than its \(c.frames.count) frames can add: recovery ignores this one and those after it"
             )
         }
         // Every page needs an image (more than 24 bytes) or a 4-byte free-list entry somewhere in
@@ -77,7 +82,8 @@ struct WALCheck: VerificationPass {
         if UInt64(pageCount) > describable {
             context.problem(
                 VerificationLocation(area: .wal),
-                "the WAL's page count \(pageCount) is more than the files can describe; checking pages 1..<\(describable) only"
+                "the WAL's page count \(pageCount) is more than the files can describe; "
+                    + "checking pages 1..<\(describable) only"
             )
             pageCount = UInt32(describable)
         }
@@ -193,12 +199,14 @@ struct WALCheck: VerificationPass {
         if commitFollows, let stop = stopFrame {
             context.problem(
                 VerificationLocation(area: .wal, walFrame: stop.index, offset: stop.offset),
-                "WAL frame \(stop.index) is damaged (\(reason)) but a commit record follows it: recovery would drop every commit from this frame on"
+                "WAL frame \(stop.index) is damaged (\(reason)) but a commit record follows it: "
+                    + "recovery would drop every commit from this frame on"
             )
         } else {
             context.report(
                 .note, VerificationLocation(area: .wal, walFrame: framesBefore, offset: scan.validEnd),
-                "WAL tail of \(scan.tailBytes) bytes (\(scan.tailFrames) intact frames) after the last complete commit belongs to no commit (\(reason)); recovery ignores it"
+                "WAL tail of \(scan.tailBytes) bytes (\(scan.tailFrames) intact frames) "
+                    + "after the last complete commit belongs to no commit (\(reason)); recovery ignores it"
             )
         }
     }

@@ -126,7 +126,8 @@ enum WALScan {
                 let h = payload.withUnsafeBytes { PageImage.header(of: $0) }
                 guard h.page.rawValue == page, h.commit == seq else {
                     stop(
-                        "frame \(frameIndex) holds an image of page \(h.page) commit \(h.commit), not page \(page) commit \(seq)"
+                        "frame \(frameIndex) holds an image of page \(h.page) commit \(h.commit), "
+                            + "not page \(page) commit \(seq)"
                     ); break
                 }
                 imageCRC = h.crc

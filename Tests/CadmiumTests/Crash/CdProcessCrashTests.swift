@@ -40,7 +40,10 @@ import Testing
                 let report = try retryingWhileLocked { try StoreVerifier.verify(path: path, options: options) }
                 guard report.isClean else {
                     Issue.record(
-                        "\(label): verifier found problems in the crashed store: \(report.problems.filter { $0.severity == .problem }.prefix(5).map { $0.description })"
+                        """
+                        \(label): verifier found problems in the crashed store: \
+                        \(report.problems.filter { $0.severity == .problem }.prefix(5).map { $0.description })
+                        """
                     )
                     return
                 }
@@ -64,7 +67,8 @@ import Testing
             survived += 1
         }
         print(
-            "CdProcessCrashTests: \(survived) kills survived, \(totalAcks) acknowledged transactions, \(inFlightSurvived) in-flight transactions durable at the kill, last transaction \(durable)"
+            "CdProcessCrashTests: \(survived) kills survived, \(totalAcks) acknowledged transactions, "
+                + "\(inFlightSurvived) in-flight transactions durable at the kill, last transaction \(durable)"
         )
         #expect(survived == kills)
         #expect(durable > 0, "no transaction ever committed")

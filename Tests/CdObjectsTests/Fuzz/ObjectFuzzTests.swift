@@ -20,12 +20,17 @@ import Testing
         let start = Date()
         let result = target.mutationRun(seeds: seeds, iterations: runs, seed: seed)
         print(
-            "fuzz \(target.rawValue): \(result.executions) executions (\(seeds.count) seeds) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s, seed \(seed) (replay with CADMIUM_SEED=\(seed))"
+            "fuzz \(target.rawValue): \(result.executions) executions (\(seeds.count) seeds) "
+                + "in \(String(format: "%.1f", Date().timeIntervalSince(start))) s, "
+                + "seed \(seed) (replay with CADMIUM_SEED=\(seed))"
         )
         #expect(result.executions == seeds.count + runs)
         for finding in result.findings {
             Issue.record(
-                "fuzz \(target.rawValue) seed \(seed): \(finding.message); input: \(String(decoding: finding.input.prefix(300), as: UTF8.self).debugDescription)"
+                """
+                fuzz \(target.rawValue) seed \(seed): \(finding.message); \
+                input: \(String(decoding: finding.input.prefix(300), as: UTF8.self).debugDescription)
+                """
             )
         }
     }

@@ -121,7 +121,8 @@ struct HostileOutcome: Sendable, CustomStringConvertible {
 
     var description: String {
         "verifier: \(problems.map { "\($0.count) problems \($0.prefix(3))" } ?? "threw \(verifierError ?? "")"); "
-            + "object store: \(objectError.map { "\($0)" } ?? untypedError.map { "untyped \($0)" } ?? "read everything")"
+            + "object store: "
+            + "\(objectError.map { "\($0)" } ?? untypedError.map { "untyped \($0)" } ?? "read everything")"
     }
 
     /// The rules every hostile store must keep: the verifier reports rather than throws, the object

@@ -265,7 +265,9 @@ struct ObjectMutationCampaignTests {
         let mutants = try MutationCatalog.all(try base.entries(), model: model)
         let (found, typed) = try Self.runMutants(mutants, base: base, model: model)
         print(
-            "object mutation campaign: \(mutants.count) mutants, \(found) reported by the verifier, \(typed) typed errors from the object store, \(String(format: "%.1f", Date().timeIntervalSince(start))) s"
+            "object mutation campaign: \(mutants.count) mutants, \(found) reported by the verifier, "
+                + "\(typed) typed errors from the object store, "
+                + "\(String(format: "%.1f", Date().timeIntervalSince(start))) s"
         )
         #expect(found > mutants.count / 2, "most single-value changes are damage the verifier sees")
     }
@@ -283,7 +285,8 @@ struct ObjectMutationCampaignTests {
         let mutants = (0..<150).map { _ in MutationCatalog.random(entries, using: &rng) }
         let (found, typed) = try Self.runMutants(mutants, base: base, model: model)
         print(
-            "object mutation campaign, random part: \(mutants.count) mutants, \(found) reported, \(typed) typed errors, \(String(format: "%.1f", Date().timeIntervalSince(start))) s"
+            "object mutation campaign, random part: \(mutants.count) mutants, \(found) reported, "
+                + "\(typed) typed errors, \(String(format: "%.1f", Date().timeIntervalSince(start))) s"
         )
     }
 }

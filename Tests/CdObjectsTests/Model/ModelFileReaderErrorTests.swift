@@ -80,7 +80,8 @@ import Testing
         let (result, _) = try load(
             modelXML(
                 """
-                <entity name="A"><relationship name="b" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="B" inverseName="a"/></entity>
+                <entity name="A"><relationship name="b" optional="YES" maxCount="1" deletionRule="Nullify" \
+                destinationEntity="B" inverseName="a"/></entity>
                 <entity name="B"><attribute name="x" attributeType="String"/></entity>
                 """))
         #expect(throws: ModelError.missingInverse(entity: "A", relationship: "b", destination: "B", inverse: "a")) {
@@ -92,7 +93,8 @@ import Testing
         let (result, _) = try load(
             modelXML(
                 """
-                <entity name="A"><relationship name="b" maxCount="1" deletionRule="Cascade" destinationEntity="Nowhere"/></entity>
+                <entity name="A"><relationship name="b" maxCount="1" deletionRule="Cascade" \
+                destinationEntity="Nowhere"/></entity>
                 """))
         #expect(throws: ModelError.missingDestination(entity: "A", relationship: "b", destination: "Nowhere")) {
             try result.get()
@@ -112,7 +114,8 @@ import Testing
         let (badRule, _) = try load(
             modelXML(
                 """
-                <entity name="A"><relationship name="a" maxCount="1" deletionRule="Explode" destinationEntity="A"/></entity>
+                <entity name="A"><relationship name="a" maxCount="1" deletionRule="Explode" \
+                destinationEntity="A"/></entity>
                 """))
         guard case .failure(.invalidXMLValue(_, _, "A", "a", "deletionRule", "Explode")) = badRule else {
             Issue.record("expected invalidXMLValue, got \(badRule)"); return
@@ -124,13 +127,18 @@ import Testing
             modelXML(
                 """
                 <entity name="A">
-                    <attribute name="born" attributeType="Date" defaultValueString="86400" minValueString="0" maxDateTimeInterval="3600000"/>
+                    <attribute name="born" attributeType="Date" defaultValueString="86400" minValueString="0" \
+                maxDateTimeInterval="3600000"/>
                     <attribute name="ok" attributeType="Boolean" defaultValueString="YES"/>
-                    <attribute name="code" attributeType="String" minValueString="2" maxValueString="8" regularExpressionString="[A-Z]+"/>
-                    <attribute name="ratio" attributeType="Double" defaultValueString="0.5" minValueString="0" maxValueString="1"/>
-                    <attribute name="id" attributeType="UUID" defaultValueString="E621E1F8-C36C-495A-93FC-0C247A3E6E5F" indexed="YES"/>
+                    <attribute name="code" attributeType="String" minValueString="2" maxValueString="8" \
+                regularExpressionString="[A-Z]+"/>
+                    <attribute name="ratio" attributeType="Double" defaultValueString="0.5" minValueString="0" \
+                maxValueString="1"/>
+                    <attribute name="id" attributeType="UUID" \
+                defaultValueString="E621E1F8-C36C-495A-93FC-0C247A3E6E5F" indexed="YES"/>
                     <attribute name="home" attributeType="URI" defaultValueString="https://example.com/a"/>
-                    <relationship name="kids" optional="YES" toMany="YES" minCount="1" maxCount="4" deletionRule="Deny" destinationEntity="A"/>
+                    <relationship name="kids" optional="YES" toMany="YES" minCount="1" maxCount="4" \
+                deletionRule="Deny" destinationEntity="A"/>
                 </entity>
                 """))
         let model = try result.get().model
@@ -161,8 +169,10 @@ import Testing
                 """
                 <entity name="A">
                     <attribute name="scratch" optional="YES" transient="YES" attributeType="Undefined"/>
-                    <attribute name="blob" optional="YES" attributeType="Binary" defaultValueString="abc" minValueString="1"/>
-                    <relationship name="a" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="A" inverseName="a" inverseEntity="B"/>
+                    <attribute name="blob" optional="YES" attributeType="Binary" defaultValueString="abc" \
+                minValueString="1"/>
+                    <relationship name="a" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="A" \
+                inverseName="a" inverseEntity="B"/>
                     <fetchedProperty name="recent" optional="YES"><fetchRequest name="r" entity="A"/></fetchedProperty>
                 </entity>
                 """))
@@ -242,7 +252,8 @@ import Testing
 
     @Test func currentVersionNamingAMissingVersionIsAnError() throws {
         let plist =
-            "<plist version=\"1.0\"><dict><key>_XCCurrentVersionName</key><string>Gone.xcdatamodel</string></dict></plist>"
+            "<plist version=\"1.0\"><dict><key>_XCCurrentVersionName</key>"
+            + "<string>Gone.xcdatamodel</string></dict></plist>"
         let dir = try bundle(currentVersion: plist)
         defer { dir.remove() }
         #expect(throws: ModelError.versionNotFound(path: dir.path("M.xcdatamodeld"), version: "Gone.xcdatamodel")) {

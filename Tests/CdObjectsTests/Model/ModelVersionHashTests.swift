@@ -84,11 +84,13 @@ import Testing
         ),
         (
             "constraint",
-            "entity Employee: uniqueness constraints are (badge), (department, salary) in the store, (badge) in the model"
+            "entity Employee: uniqueness constraints are (badge), (department, salary) in the store, "
+                + "(badge) in the model"
         ),
         (
             "index",
-            "entity Employee: fetch index bySalary is (salary descending, badge ascending) in the store, (salary ascending, badge ascending) in the model"
+            "entity Employee: fetch index bySalary is (salary descending, badge ascending) in the store, "
+                + "(salary ascending, badge ascending) in the model"
         ),
     ])
     func storedChangeIsNamedAndChangesTheHash(change: String, words: String) throws {

@@ -234,7 +234,10 @@ import Testing
     @Test func decodingReResolvesTheModel() throws {
         // An encoded model whose destination is missing must not decode into a broken model.
         let json =
-            #"{"entities":[{"name":"A","className":"A","isAbstract":false,"attributes":[],"relationships":[{"name":"b","destination":"B","isToMany":false,"isOrdered":false,"deleteRule":1,"minCount":0,"isOptional":true,"isTransient":false,"userInfo":{}}],"uniquenessConstraints":[],"fetchIndexes":[],"userInfo":{}}]}"#
+            #"{"entities":[{"name":"A","className":"A","isAbstract":false,"attributes":[],"#
+            + #""relationships":[{"name":"b","destination":"B","isToMany":false,"isOrdered":false,"deleteRule":1,"#
+            + #""minCount":0,"isOptional":true,"isTransient":false,"userInfo":{}}],"#
+            + #""uniquenessConstraints":[],"fetchIndexes":[],"userInfo":{}}]}"#
         #expect(throws: ModelError.missingDestination(entity: "A", relationship: "b", destination: "B")) {
             try JSONDecoder().decode(ObjectModel.self, from: Data(json.utf8))
         }

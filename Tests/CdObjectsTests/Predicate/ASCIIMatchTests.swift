@@ -49,7 +49,10 @@ struct ASCIIMatchTests {
                     let slow = Self.folded(text, needle, position, caseInsensitive: caseInsensitive)
                     #expect(
                         fast == slow,
-                        "seed \(seed): \(position) \(caseInsensitive) \(text.debugDescription) ~ \(needle.debugDescription)"
+                        """
+                        seed \(seed): \(position) \(caseInsensitive) \
+                        \(text.debugDescription) ~ \(needle.debugDescription)
+                        """
                     )
                 }
             }

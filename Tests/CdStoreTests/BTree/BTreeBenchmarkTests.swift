@@ -35,7 +35,8 @@ import Testing
         let randomLoad = try Self.seconds { for i in probes { try randomTree.put(intKey(i), value, in: random) } }
         print(
             "bulk load \(count) keys: \(Int(Double(count) / load))/s, \(sink.liveCount) pages; "
-                + "random gets: \(Int(Double(probes.count) / gets))/s; random puts: \(Int(Double(probes.count) / randomLoad))/s, \(random.liveCount) pages"
+                + "random gets: \(Int(Double(probes.count) / gets))/s; "
+                + "random puts: \(Int(Double(probes.count) / randomLoad))/s, \(random.liveCount) pages"
         )
         #expect(found == probes.count)
         #expect(expectClean(tree, sink).entryCount == count)

@@ -113,7 +113,8 @@ private struct ModelRun {
                 let found = try tree.get(key, in: sink)
                 if found != model[key] {
                     return
-                        "step \(step): get(\(key)) returned \(found.map { "\($0.count) bytes" } ?? "nil"), model has \(model[key].map { "\($0.count) bytes" } ?? "nil")"
+                        "step \(step): get(\(key)) returned \(found.map { "\($0.count) bytes" } ?? "nil"), "
+                        + "model has \(model[key].map { "\($0.count) bytes" } ?? "nil")"
                 }
             } else if let failure = try checkSeek(key, step: step) {
                 return failure
@@ -134,7 +135,9 @@ private struct ModelRun {
         for move in 0..<8 {
             if onEntry != (index < sorted.count) || (onEntry && cursor.key != sorted[index]) {
                 return
-                    "step \(step): seek(atLeast: \(key)) then \(move) moves: cursor \(onEntry ? "at \(cursor.key)" : "off the end"), model index \(index) of \(sorted.count)"
+                    "step \(step): seek(atLeast: \(key)) then \(move) moves: "
+                    + "cursor \(onEntry ? "at \(cursor.key)" : "off the end"), "
+                    + "model index \(index) of \(sorted.count)"
             }
             if onEntry, try cursor.value() != model[sorted[index]] {
                 return "step \(step): cursor value differs at \(sorted[index])"
@@ -168,7 +171,8 @@ private struct ModelRun {
         while more {
             if index >= sorted.count || cursor.key != sorted[index] {
                 return
-                    "step \(step): forward scan entry \(index) is \(cursor.key), model has \(index < sorted.count ? "\(sorted[index])" : "no more")"
+                    "step \(step): forward scan entry \(index) is \(cursor.key), "
+                    + "model has \(index < sorted.count ? "\(sorted[index])" : "no more")"
             }
             if try cursor.value() != model[sorted[index]] {
                 return "step \(step): forward scan value differs at \(sorted[index])"

@@ -42,7 +42,10 @@ import Testing
             let crashed = try retryingWhileLocked { try StoreVerifier.verify(path: path) }
             guard crashed.isClean else {
                 Issue.record(
-                    "\(label): verifier found problems in the crashed store: \(crashed.problemsOnly.prefix(5).map(\.description))"
+                    """
+                    \(label): verifier found problems in the crashed store: \
+                    \(crashed.problemsOnly.prefix(5).map(\.description))
+                    """
                 )
                 return
             }
@@ -70,7 +73,9 @@ import Testing
             survived += 1
         }
         print(
-            "ProcessCrashTests: \(survived) kills survived (\(beforeOpen) before the store was open), \(totalAcks) acknowledged commits, \(inFlightSurvived) in-flight commits durable at the kill, last transaction \(durable)"
+            "ProcessCrashTests: \(survived) kills survived (\(beforeOpen) before the store was open), "
+                + "\(totalAcks) acknowledged commits, \(inFlightSurvived) in-flight commits durable at the kill, "
+                + "last transaction \(durable)"
         )
         #expect(survived == kills)
         #expect(durable > 0, "no transaction ever committed")

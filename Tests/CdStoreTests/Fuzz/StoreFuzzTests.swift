@@ -48,12 +48,17 @@ func runShortFuzz(_ target: FuzzTarget, defaultRuns: Int) throws {
     let start = Date()
     let result = target.mutationRun(seeds: seeds, iterations: runs, seed: seed)
     print(
-        "fuzz \(target.rawValue): \(result.executions) executions (\(seeds.count) seeds) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s, seed \(seed) (replay with CADMIUM_SEED=\(seed))"
+        "fuzz \(target.rawValue): \(result.executions) executions (\(seeds.count) seeds) "
+            + "in \(String(format: "%.1f", Date().timeIntervalSince(start))) s, "
+            + "seed \(seed) (replay with CADMIUM_SEED=\(seed))"
     )
     #expect(result.executions == seeds.count + runs)
     for finding in result.findings {
         Issue.record(
-            "fuzz \(target.rawValue) seed \(seed): \(finding.message); input (\(finding.input.count) bytes): \(finding.input.prefix(256).map { String(format: "%02x", $0) }.joined())"
+            """
+            fuzz \(target.rawValue) seed \(seed): \(finding.message); input (\(finding.input.count) bytes): \
+            \(finding.input.prefix(256).map { String(format: "%02x", $0) }.joined())
+            """
         )
     }
 }

@@ -15,7 +15,8 @@ import Testing
         let start = Date()
         let summary = try StructureCampaignDriver.run(child: child, full: Self.full)
         print(
-            "structure campaign (\(Self.full ? "full" : "short") form): \(summary.description) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s"
+            "structure campaign (\(Self.full ? "full" : "short") form): \(summary.description) "
+                + "in \(String(format: "%.1f", Date().timeIntervalSince(start))) s"
         )
         #expect(summary.cases > 1000, "the campaign lost its cases")
         #expect(summary.clean > 0 && summary.typedErrors > 0, "a campaign where every case ends alike tests nothing")
@@ -49,11 +50,15 @@ import Testing
             do { _ = try StoreVerifier.verify(path: path) } catch { refused = true }
             #expect(
                 output.status == 0 || output.status == 4 || (output.status == 8 && refused),
-                "\(id): cdstore-verify exited \(output.status): \(output.stdout.prefix(300)) \(output.stderr.prefix(300))"
+                """
+                \(id): cdstore-verify exited \(output.status): \
+                \(output.stdout.prefix(300)) \(output.stderr.prefix(300))
+                """
             )
         }
         print(
-            "cdstore-verify on \(codes.values.reduce(0, +)) sampled cases: exit codes \(codes.sorted { $0.key < $1.key })"
+            "cdstore-verify on \(codes.values.reduce(0, +)) sampled cases: "
+                + "exit codes \(codes.sorted { $0.key < $1.key })"
         )
     }
 }

@@ -18,7 +18,8 @@ import Testing
         for i in 0..<300 where i % 7 != 0 {
             people[Array(String(format: "person-%04d", i).utf8)] =
                 Array(
-                    "Person \(i) <person\(i)@example.com> joined in \(1990 + i % 30); notes: likes tea, chess and long walks by the river."
+                    ("Person \(i) <person\(i)@example.com> joined in \(1990 + i % 30); "
+                        + "notes: likes tea, chess and long walks by the river.")
                         .utf8)
         }
         m.trees["people"] = people

@@ -124,7 +124,8 @@ import CdStoreTesting
         }
         #expect(tried == Self.powerLossModes.count * total)
         print(
-            "StoreCrashTests seed \(seed): \(total) crash points × \(Self.powerLossModes.count) power-loss modes = \(tried) recoveries checked (replay with CADMIUM_SEED=\(seed))"
+            "StoreCrashTests seed \(seed): \(total) crash points × \(Self.powerLossModes.count) power-loss modes "
+                + "= \(tried) recoveries checked (replay with CADMIUM_SEED=\(seed))"
         )
     }
 

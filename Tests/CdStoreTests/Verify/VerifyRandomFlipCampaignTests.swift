@@ -69,7 +69,9 @@ import Testing
             }
         }
         print(
-            "VerifyRandomFlipCampaignTests seed \(seed): \(flips) flips, \(used) in used bytes (\(detected) detected), \(unused) in unused bytes (\(falseReports) reported); \(regions.sorted { $0.key < $1.key })"
+            "VerifyRandomFlipCampaignTests seed \(seed): \(flips) flips, "
+                + "\(used) in used bytes (\(detected) detected), \(unused) in unused bytes (\(falseReports) reported); "
+                + "\(regions.sorted { $0.key < $1.key })"
         )
         #expect(used > flips / 3 && unused > flips / 10, "the flips should cover used and unused bytes")
     }

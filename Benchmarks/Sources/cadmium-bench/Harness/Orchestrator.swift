@@ -27,7 +27,8 @@ struct Orchestrator {
                     let r = try child(system, workload)
                     log(
                         "\(workload.rawValue.padded(15)) \(system.title.padded(23)) run \(rep)/\(repetitions): "
-                            + "\(fixed(r.seconds, 3).leftPadded(9)) s \(fixed(r.throughput, 0).leftPadded(12)) \(workload.unit)"
+                            + "\(fixed(r.seconds, 3).leftPadded(9)) s "
+                            + "\(fixed(r.throughput, 0).leftPadded(12)) \(workload.unit)"
                             + "  peak \(r.peakRSSKiB / 1024) MiB")
                     runs.append(r)
                 }

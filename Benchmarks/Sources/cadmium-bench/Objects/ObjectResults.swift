@@ -39,7 +39,8 @@ extension Orchestrator {
                     let r = try objectChild(system, workload, scale)
                     log(
                         "\(workload.rawValue.padded(17)) \(system.title.padded(21)) run \(rep)/\(repetitions): "
-                            + "\(fixed(r.seconds, 3).leftPadded(9)) s \(fixed(r.throughput, 0).leftPadded(12)) \(workload.unit)"
+                            + "\(fixed(r.seconds, 3).leftPadded(9)) s "
+                            + "\(fixed(r.throughput, 0).leftPadded(12)) \(workload.unit)"
                             + "  peak \(r.peakRSSKiB / 1024) MiB")
                     runs.append(r)
                 }
@@ -124,7 +125,8 @@ extension ResultTables {
             t.rows.append(
                 ["8a. file size after checkpoint (lower is better)", "–"]
                     + (ours + peers).map { humanBytes(Int(size($0).isFinite ? size($0) : 0)) }
-                    + ratios(size).map(ratio) + ["≤ 0.5× \(worst.shortTitle): " + verdict(size, worst) { $0 <= 0.5 }])
+                    + ratios(size).map(ratio)
+                    + ["≤ 0.5× \(worst.shortTitle): " + verdict(size, worst) { $0 <= 0.5 }])
         }
         for w in rows where w.workload == .insert || w.workload == .fetchByKey {
             guard w.result(judged) != nil else { continue }

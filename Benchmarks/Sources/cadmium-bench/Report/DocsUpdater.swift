@@ -14,9 +14,13 @@ enum DocsUpdater {
         return """
             \(begin)
 
-            Run of \(r.date), \(r.mode) mode: \(r.scale.keys) keys, \(r.scale.gets) gets, \(r.scale.rangeScans) range scans of \(r.scale.rangeLength) rows, \(r.scale.commits) commits; each cell is the median of \(r.repetitions) runs, each run in a fresh child process.
+            Run of \(r.date), \(r.mode) mode: \(r.scale.keys) keys, \(r.scale.gets) gets, \
+            \(r.scale.rangeScans) range scans of \(r.scale.rangeLength) rows, \(r.scale.commits) commits; \
+            each cell is the median of \(r.repetitions) runs, each run in a fresh child process.
 
-            **Machine:** \(m.cores) cores (`nproc`), \(m.cpu), \(fixed(m.memoryGiB, 1)) GiB RAM, kernel \(m.kernel), \(m.fileSystem) file system; \(m.swift); SQLite \(m.sqlite); GRDB \(m.grdb). The machine was \(m.shared).
+            **Machine:** \(m.cores) cores (`nproc`), \(m.cpu), \(fixed(m.memoryGiB, 1)) GiB RAM, \
+            kernel \(m.kernel), \(m.fileSystem) file system; \(m.swift); SQLite \(m.sqlite); GRDB \(m.grdb). \
+            The machine was \(m.shared).
 
             ![Cadmium's advantage over each peer](benchmarks/chart.svg)
 
@@ -28,7 +32,8 @@ enum DocsUpdater {
 
             \(tables.fileSize().markdown())
 
-            #### Peak resident memory of each run (VmHWM of the child process, including the ~same runtime baseline for all)
+            #### Peak resident memory of each run (VmHWM of the child process, \
+            including the ~same runtime baseline for all)
 
             \(tables.peakMemory().markdown())
 
@@ -46,7 +51,9 @@ enum DocsUpdater {
         return """
             #### Object level: Cadmium's ObjectStore\(measured ? " and Cd API" : "") vs GRDB Codable records vs SQLite C
 
-            \(s.objects) employees in 100 departments; \(s.commits) durable commits; \(s.fetches) fetches; \(s.ranges) range queries of ~1%; \(s.scans) CONTAINS scans. Ratio > 1× means Cadmium is faster (for the size and memory rows, < 1× means smaller).
+            \(s.objects) employees in 100 departments; \(s.commits) durable commits; \(s.fetches) fetches; \
+            \(s.ranges) range queries of ~1%; \(s.scans) CONTAINS scans. Ratio > 1× means Cadmium is faster \
+            (for the size and memory rows, < 1× means smaller).
 
             \(table.markdown())
             """

@@ -86,7 +86,8 @@ struct ResultTables {
                 : "≤ 0.5×: " + (worst <= Target.maximumFileRatio ? "met" : "missed (\(ratio(worst)))")
             t.rows.append(
                 [
-                    "\(results.scale.keys) keys, \(w.workload == .loadSequential ? "sequential" : "random") insert order",
+                    "\(results.scale.keys) keys, "
+                        + "\(w.workload == .loadSequential ? "sequential" : "random") insert order",
                     humanBytes(mine),
                 ] + sizes.map(humanBytes) + ratios.map(ratio) + [target])
         }

@@ -85,33 +85,41 @@ struct SVGChart {
             return labelWidth + plotWidth / 2 + l / maxLog * plotWidth / 2
         }
         var s = """
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="12">
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
+            font-family="sans-serif" font-size="12">
             <rect width="100%" height="100%" fill="white"/>
-            <text x="10" y="20" font-size="15" font-weight="bold">Cadmium's advantage over each peer (log scale; right of 1× = Cadmium better)</text>
-            <text x="10" y="38" fill="#555">\(results.mode) run, \(results.date), \(results.scale.keys) keys, median of \(results.repetitions); speed = ours ÷ peer, size and memory = peer ÷ ours</text>
+            <text x="10" y="20" font-size="15" font-weight="bold">\
+            Cadmium's advantage over each peer (log scale; right of 1× = Cadmium better)</text>
+            <text x="10" y="38" fill="#555">\(results.mode) run, \(results.date), \(results.scale.keys) keys, \
+            median of \(results.repetitions); speed = ours ÷ peer, size and memory = peer ÷ ours</text>
 
             """
         for tick in -6...6 {
             let tx = x(pow(2, Double(tick)))
             let label = tick >= 0 ? "\(1 << tick)×" : "1/\(1 << -tick)×"
             s +=
-                "<line x1=\"\(tx)\" y1=\"\(top - 6)\" x2=\"\(tx)\" y2=\"\(height - 34)\" stroke=\"\(tick == 0 ? "#000" : "#ddd")\"/>\n"
+                "<line x1=\"\(tx)\" y1=\"\(top - 6)\" x2=\"\(tx)\" y2=\"\(height - 34)\" "
+                + "stroke=\"\(tick == 0 ? "#000" : "#ddd")\"/>\n"
             s += "<text x=\"\(tx)\" y=\"\(height - 20)\" text-anchor=\"middle\" fill=\"#555\">\(label)</text>\n"
         }
         for (i, row) in rows.enumerated() {
             let y0 = top + Double(i) * rowHeight
             s +=
-                "<text x=\"\(labelWidth - 8)\" y=\"\(y0 + barHeight)\" text-anchor=\"end\">\(escape(row.label))</text>\n"
+                "<text x=\"\(labelWidth - 8)\" y=\"\(y0 + barHeight)\" text-anchor=\"end\">"
+                + "\(escape(row.label))</text>\n"
             for (j, bar) in row.bars.enumerated() {
                 let y = y0 + Double(j) * (barHeight + gap)
                 let a = x(1), b = x(bar.advantage)
                 s +=
-                    "<rect x=\"\(min(a, b))\" y=\"\(y)\" width=\"\(max(1, abs(b - a)))\" height=\"\(barHeight)\" fill=\"\(colors[bar.peer] ?? "#999")\"/>\n"
+                    "<rect x=\"\(min(a, b))\" y=\"\(y)\" width=\"\(max(1, abs(b - a)))\" height=\"\(barHeight)\" "
+                    + "fill=\"\(colors[bar.peer] ?? "#999")\"/>\n"
                 let anchorRight = bar.advantage >= 1
                 s +=
-                    "<text x=\"\(anchorRight ? b + 4 : b - 4)\" y=\"\(y + barHeight - 3)\" font-size=\"11\" text-anchor=\"\(anchorRight ? "start" : "end")\">\(ratio(bar.advantage))</text>\n"
+                    "<text x=\"\(anchorRight ? b + 4 : b - 4)\" y=\"\(y + barHeight - 3)\" font-size=\"11\" "
+                    + "text-anchor=\"\(anchorRight ? "start" : "end")\">\(ratio(bar.advantage))</text>\n"
                 s +=
-                    "<text x=\"\(labelWidth + plotWidth + 10)\" y=\"\(y + barHeight - 3)\" font-size=\"11\" fill=\"#555\">\(escape(bar.detail))</text>\n"
+                    "<text x=\"\(labelWidth + plotWidth + 10)\" y=\"\(y + barHeight - 3)\" font-size=\"11\" "
+                    + "fill=\"#555\">\(escape(bar.detail))</text>\n"
             }
         }
         var lx = 10.0
