@@ -43,11 +43,6 @@ struct WALCheck: VerificationPass {
         let plan = WALRecoveryPlan(scan: scan, after: header.commitSequence, pageCount: header.pageCount)
         var pageCount = header.pageCount
         for c in plan.commits {
-            if c.pageCount < pageCount {
-                context.problem(
-                    VerificationLocation(area: .wal, walFrame: c.frames.last.map { $0.frameIndex + 1 }),
-                    "commit \(c.commit) records a page count of \(c.pageCount), below the \(pageCount) before it")
-            }
             for f in c.frames where f.page == .none || f.page.rawValue >= max(c.pageCount, pageCount) {
                 context.problem(
                     VerificationLocation(area: .page, page: f.page, walFrame: f.frameIndex),
@@ -75,6 +70,11 @@ struct WALCheck: VerificationPass {
                 "commit \(c.commit) records a page count of \(c.pageCount) after \(before) pages, "
                     + "more than its \(c.frames.count) frames can add: recovery ignores this one and those after it"
             )
+        case .shrink(let before, let c):
+            context.problem(
+                VerificationLocation(area: .wal, walFrame: c.frames.last.map { $0.frameIndex + 1 }),
+                "commit \(c.commit) records a page count of \(c.pageCount), below the \(before) before it: "
+                    + "recovery ignores this one and those after it")
         }
         // Every page needs an image (more than 24 bytes) or a 4-byte free-list entry somewhere in
         // the two files: a larger count is a lie, and checking it page by page would never end.

@@ -8,6 +8,9 @@
 //  Y2. A commit grows the store by at most the pages it writes: pages come into being only with an
 //      image in the commit that allocates them. A commit record claiming more is not applied, nor
 //      anything after it, so a hostile page count never reaches the writer or the checkpoint.
+//  Y3. The page count never shrinks (the writer only grows it; freed pages stay counted): a commit
+//      record counting fewer pages than the one before is not applied, nor anything after it, so
+//      every page an applied commit wrote stays below the count the checkpoint maps.
 
 /// Why recovery stops before the end of the WAL's complete commits.
 enum WALRecoveryStop: Equatable, Sendable {
@@ -16,6 +19,8 @@ enum WALRecoveryStop: Equatable, Sendable {
     /// The commit records `found.pageCount` pages, more than the `before` pages before it plus its
     /// frames (Y2).
     case growth(before: UInt32, found: WALCommitRecord)
+    /// The commit records `found.pageCount` pages, fewer than the `before` pages before it (Y3).
+    case shrink(before: UInt32, found: WALCommitRecord)
 }
 
 /// The commits of a WAL scan that recovery applies after a page file at `commit` with `pageCount`
@@ -35,6 +40,7 @@ struct WALRecoveryPlan: Sendable {
                 stop = .growth(before: count, found: c)
                 break
             }
+            guard c.pageCount >= count else { stop = .shrink(before: count, found: c); break }
             commits.append(c)
             count = c.pageCount
             next = c.commit.next
