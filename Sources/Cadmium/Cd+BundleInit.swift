@@ -5,6 +5,8 @@
 //   initWithSQLStore(momdInbundleID:momdName:sqliteFilename:classes:options:serialTX:)
 //       finds `<momdName>` (a trailing ".momd" stripped) in a bundle and opens
 //       `<Documents>/<sqliteFilename>` (nil: in memory), then calls the URL form.
+//   initWithSQLStore(inbundleID:momdName:sqliteFilename:classes:options:serialTX:)
+//       the older spelling of the bundle form.
 //
 // Differences, because Linux has no Objective-C runtime and no model compiler:
 //   - `classes:` binds entities to classes (Core Data finds them by `representedClassName`).
@@ -103,6 +105,23 @@ extension Cd {
         }
         try initWithSQLStore(
             momdURL: modelURL, sqliteURL: storeURL, classes: classes, options: options, serialTX: serialTX)
+    }
+
+    /// The older spelling of ``initWithSQLStore(momdInbundleID:momdName:sqliteFilename:classes:options:serialTX:)``
+    /// (Cadmium's README and tests before 1.0 wrote `inbundleID:`); the same call.
+    ///
+    /// ```swift
+    /// try Cd.initWithSQLStore(inbundleID: "org.fieldman.CadmiumTests", momdName: "CadmiumTestModel",
+    ///                         sqliteFilename: "test.sqlite", classes: [TestItem.self])
+    /// ```
+    public static func initWithSQLStore(
+        inbundleID bundleID: String?, momdName: String, sqliteFilename: String?,
+        classes: [CdManagedObject.Type], options: StoreOptions = StoreOptions(),
+        serialTX: Bool = false
+    ) throws {
+        try initWithSQLStore(
+            momdInbundleID: bundleID, momdName: momdName, sqliteFilename: sqliteFilename, classes: classes,
+            options: options, serialTX: serialTX)
     }
 
     // MARK: - Finding things

@@ -1,5 +1,10 @@
 // Object lifecycle (docs/CADMIUM-API.md §3): create, insert, delete, and moving objects between
 // contexts (useInCurrentContext, onMainWith), with checks B, D, E and G.
+//
+// `insert`, `delete` and `useInCurrentContext` have Cadmium's non-throwing signatures: a misuse
+// goes to `Cd.misuseHandler` and, if the handler returns, the call does nothing (nil / `[]`); a
+// store failure goes to `Cd.commitFailureHandler`. The `throwing…` functions below do the work
+// and throw; `Cd.throwing` (Cd+Throwing.swift) makes them public.
 
 import Foundation
 import CdObjects
@@ -87,8 +92,23 @@ extension Cd {
     // MARK: - Insert
 
     /// Moves a transient object into the running transaction. Only attribute values are carried
-    /// over (as in Cadmium); an object already in this context is left alone.
-    public static func insert(_ object: CdManagedObject) throws {
+    /// over (as in Cadmium); an object already in this context is left alone. Checks D1–D3.
+    ///
+    /// ```swift
+    /// let draft = try Cd.create(Item.self, transient: true)   // on any thread
+    /// draft.name = "F"
+    /// Cd.transact { Cd.insert(draft) }
+    /// ```
+    public static func insert(_ object: CdManagedObject) {
+        reporting { try throwingInsert(object) }
+    }
+
+    /// Inserts each object; those before a failing one stay inserted.
+    public static func insert(_ objects: [CdManagedObject]) {
+        reporting { try throwingInsert(objects) }
+    }
+
+    static func throwingInsert(_ object: CdManagedObject) throws {
         if ThreadState.isMain {
             throw Misuse.report(
                 .d1,
@@ -122,20 +142,34 @@ extension Cd {
         context.insertNew(object, id: id)
     }
 
-    /// Inserts each object; those before a failing one stay inserted.
-    public static func insert(_ objects: [CdManagedObject]) throws {
-        for object in objects { try insert(object) }
+    static func throwingInsert(_ objects: [CdManagedObject]) throws {
+        for object in objects { try throwingInsert(object) }
     }
 
     // MARK: - Delete
 
-    /// Deletes `object` in the running transaction; delete rules run at the commit.
-    public static func delete(_ object: CdManagedObject) throws {
+    /// Deletes `object` in the running transaction; delete rules run at the commit. Checks E1–E4.
+    ///
+    /// ```swift
+    /// Cd.transact {
+    ///     Cd.delete(try! Cd.objects(Employee.self).filter("name = %@", "Bob").fetch())
+    /// }
+    /// ```
+    public static func delete(_ object: CdManagedObject) {
+        reporting { try throwingDelete(object) }
+    }
+
+    /// Deletes each object; those before a failing one stay deleted.
+    public static func delete(_ objects: [CdManagedObject]) {
+        reporting { try throwingDelete(objects) }
+    }
+
+    static func throwingDelete(_ object: CdManagedObject) throws {
         if ThreadState.isMain {
             throw Misuse.report(
                 .e1,
                 "Cd.delete(\(object)) was called on the main thread, whose context is read-only. "
-                    + "Delete inside Cd.transactWith(object) { obj in try Cd.delete(obj!) }.")
+                    + "Delete inside Cd.transactWith(object) { obj in Cd.delete(obj!) }.")
         }
         guard let context = ThreadState.current.context, context.kind == .transaction else {
             throw Misuse.report(
@@ -158,20 +192,33 @@ extension Cd {
         try context.markDeleted(object)
     }
 
-    /// Deletes each object; those before a failing one stay deleted.
-    public static func delete(_ objects: [CdManagedObject]) throws {
-        for object in objects { try delete(object) }
+    static func throwingDelete(_ objects: [CdManagedObject]) throws {
+        for object in objects { try throwingDelete(object) }
     }
 
     // MARK: - Moving objects between contexts
 
     /// The same object in the calling thread's context (the main context on main, the
-    /// transaction's inside one), re-read from the store; nil when it no longer exists.
+    /// transaction's inside one), re-read from the store; nil when it no longer exists, or
+    /// after a misuse (G1–G3) if the misuse handler returns.
     ///
     /// ```swift
-    /// Cd.transactWith(item) { item in item?.name = "G" }   // uses this
+    /// Cd.transact {
+    ///     guard let txEmployee = Cd.useInCurrentContext(employee) else { return }
+    ///     txEmployee.salary += 10000
+    /// }
     /// ```
-    public static func useInCurrentContext<T: CdManagedObject>(_ object: T) throws -> T? {
+    public static func useInCurrentContext<T: CdManagedObject>(_ object: T) -> T? {
+        reporting { try throwingUseInCurrentContext(object) } ?? nil
+    }
+
+    /// The objects available in the calling thread's context; the others are dropped (and
+    /// all of them after a misuse, if the misuse handler returns).
+    public static func useInCurrentContext<T: CdManagedObject>(_ objects: [T]) -> [T] {
+        reporting { try throwingUseInCurrentContext(objects) } ?? []
+    }
+
+    static func throwingUseInCurrentContext<T: CdManagedObject>(_ object: T) throws -> T? {
         guard let context = ThreadState.currentContext else {
             throw Misuse.report(
                 .g1,
@@ -208,9 +255,20 @@ extension Cd {
         return moved as? T
     }
 
-    /// The objects available in the calling thread's context; the others are dropped.
-    public static func useInCurrentContext<T: CdManagedObject>(_ objects: [T]) throws -> [T] {
-        try objects.compactMap { try useInCurrentContext($0) }
+    static func throwingUseInCurrentContext<T: CdManagedObject>(_ objects: [T]) throws -> [T] {
+        try objects.compactMap { try throwingUseInCurrentContext($0) }
+    }
+
+    /// Runs `body`; a misuse it throws was reported, any other error goes to
+    /// ``commitFailureHandler``. Nil when it threw.
+    @discardableResult
+    static func reporting<R>(_ body: () throws -> R) -> R? {
+        do {
+            return try body()
+        } catch {
+            reportUnthrown(error)
+            return nil
+        }
     }
 
     /// Runs `operation` on the main queue with `object` in the main context (nil if it is nil
@@ -222,7 +280,7 @@ extension Cd {
     public static func onMainWith<T: CdManagedObject>(_ object: T?, operation: @escaping (T?) -> Void) {
         let objectBox = Unchecked(object), operationBox = Unchecked(operation)
         DispatchQueue.main.async {
-            let moved = objectBox.value.flatMap { try? useInCurrentContext($0) }
+            let moved = objectBox.value.flatMap { useInCurrentContext($0) }
             operationBox.value(moved)
         }
     }
@@ -232,7 +290,7 @@ extension Cd {
     public static func onMainWith<T: CdManagedObject>(_ objects: [T], operation: @escaping ([T]) -> Void) {
         let objectsBox = Unchecked(objects), operationBox = Unchecked(operation)
         DispatchQueue.main.async {
-            let moved = objectsBox.value.compactMap { try? useInCurrentContext($0) }
+            let moved = useInCurrentContext(objectsBox.value)
             operationBox.value(moved)
         }
     }

@@ -1,15 +1,25 @@
 // Transactions (docs/CADMIUM-API.md §3, "Serial transactions", "Body execution"): every body runs
 // in a fresh context attached to the thread that runs it, and commits implicitly at its end unless
-// `cancelImplicitCommit()` was called.
+// `cancelImplicitCommit()` was called. This file holds the body runner, the asynchronous forms
+// and the calls made inside a body; the waiting forms are in Cd+TransactAndWait.swift.
 //
 // Serial rule: useSerial = (serial ?? defaultSerialTransactions) || (serial != false && queue != nil),
 // and for the waiting forms also `&& !insideTransaction`, so a nested `transactAndWait` never
 // waits on the serial queue (it would deadlock behind its own outer transaction).
 //
-//   transact         serial: queue.async { run }        otherwise: a global queue, async
-//   transactAndWait  serial: queue.sync { run }         otherwise: run on the calling thread
+//   transact         serial: Q.async { S.sync { run } }   otherwise: a global queue, async
+//   transactAndWait  serial: Q.sync { S.sync { run } }    otherwise: run on the calling thread
 //
-// A custom queue is used as given: a concurrent one serialises nothing (as in Cadmium ≥ 1.0.3).
+// S is the stack's default serial queue, Q the caller's queue (no queue given: S alone, without
+// the hop). Invariants:
+//   TX1. Every serial transaction runs whole (body and commit) inside S, so serial transactions
+//        never overlap, whichever queue the caller gave: a caller's queue is ordered by itself
+//        and then by S, as Cadmium's README promises ("the dispatch queue you provide will target
+//        the internal default serial queue"). A concurrent caller's queue serialises too.
+//   TX2. A thread that is inside a transaction body never waits on S (nested waiting forms run
+//        at once), and the main queue never waits on S (a transaction there is misuse F5).
+//   TX3. An error is never dropped: it is thrown, passed to `completion`, or passed to
+//        `Cd.commitFailureHandler` (a misuse has gone to `Cd.misuseHandler`).
 
 import Foundation
 import CdObjects
@@ -69,12 +79,40 @@ extension Cd {
         context.didCommit(applied)
     }
 
+    // MARK: - Serial execution
+
+    /// Runs `work` later as a serial transaction: on the default serial queue, or on `queue`
+    /// and then inside the default serial queue (keeps TX1).
+    static func enqueueSerial(_ stack: CdStack, _ queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void) {
+        guard let queue else {
+            stack.serialQueue.async(execute: work)
+            return
+        }
+        queue.async { insideSerialQueue(stack, work) }
+    }
+
+    /// Runs `work` now as a serial transaction on the calling thread's behalf: inside `queue`
+    /// if one is given, and inside the default serial queue (keeps TX1).
+    static func runSerial<R>(_ stack: CdStack, _ queue: DispatchQueue?, _ work: () throws -> R) throws -> R {
+        guard let queue else { return try stack.serialQueue.sync(execute: work) }
+        return try queue.sync { try insideSerialQueue(stack, work) }
+    }
+
+    /// `work` inside the default serial queue; on the main queue at once (keeps TX2: the
+    /// transaction there fails with F5, and main must not wait).
+    private static func insideSerialQueue<R>(_ stack: CdStack, _ work: () throws -> R) rethrows -> R {
+        if ThreadState.isMain { return try work() }
+        return try stack.serialQueue.sync(execute: work)
+    }
+
     // MARK: - Asynchronous
 
     /// Runs `operation` in a new transaction, asynchronously; commits at its end.
     ///
     /// Allowed on any thread, including main. `completion` (on a global queue, after the commit)
-    /// gets the error the body or the commit threw, or nil.
+    /// gets the error the body or the commit threw, or nil. With no `completion`, such an error
+    /// goes to ``commitFailureHandler`` (by default it stops the program, as Cadmium's
+    /// `try! commit()` did); a misuse has gone to ``misuseHandler``.
     /// ```swift
     /// Cd.transact {
     ///     let item = try Cd.create(Item.self)
@@ -90,7 +128,7 @@ extension Cd {
         do {
             stack = try requireStack("Cd.transact")
         } catch {
-            completion?(error)
+            completion?(error)  // a misuse (A1): reported already
             return
         }
         // The body and completion run on another thread: Cadmium's model, checked at run time.
@@ -103,15 +141,17 @@ extension Cd {
             } catch let thrown {
                 error = thrown
             }
+            guard completionBox.value != nil else {
+                if let error { reportUnthrown(error) }  // keeps TX3
+                return
+            }
             // Not on the transaction's queue: a serial queue would deadlock a completion that
             // starts a serial transactAndWait.
-            if completionBox.value != nil {
-                let result = Unchecked(error)
-                DispatchQueue.global().async { completionBox.value?(result.value) }
-            }
+            let result = Unchecked(error)
+            DispatchQueue.global().async { completionBox.value?(result.value) }
         }
         if useSerial(serial, queue) {
-            (queue ?? stack.serialQueue).async(execute: work)
+            enqueueSerial(stack, queue, work)
         } else {
             DispatchQueue.global().async(execute: work)
         }
@@ -124,7 +164,7 @@ extension Cd {
         completion: (((any Error)?) -> Void)? = nil
     ) {
         transact(
-            serial: serial, on: queue, operation: { try operation(try useInCurrentContext(object)) },
+            serial: serial, on: queue, operation: { try operation(try throwingUseInCurrentContext(object)) },
             completion: completion)
     }
 
@@ -135,86 +175,8 @@ extension Cd {
         completion: (((any Error)?) -> Void)? = nil
     ) {
         transact(
-            serial: serial, on: queue, operation: { try operation(try useInCurrentContext(objects)) },
+            serial: serial, on: queue, operation: { try operation(try throwingUseInCurrentContext(objects)) },
             completion: completion)
-    }
-
-    // MARK: - Synchronous
-
-    /// Runs `operation` in a new transaction and waits for it and its commit; returns the
-    /// body's value and throws what the body or the commit threw (a validation failure at the
-    /// implicit commit is a `CdError`). Not on the main thread (check F1).
-    ///
-    /// ```swift
-    /// let count = try Cd.transactAndWait { try Cd.objects(Item.self).count() }
-    /// ```
-    @discardableResult
-    public static func transactAndWait<R>(
-        serial: Bool? = nil, on queue: DispatchQueue? = nil,
-        operation: () throws -> R
-    ) throws -> R {
-        if ThreadState.isMain {
-            throw Misuse.report(
-                .f1,
-                "Cd.transactAndWait was called on the main thread, which must never wait for a "
-                    + "transaction. Use Cd.transact { } (asynchronous), "
-                    + "or call transactAndWait from a background queue."
-            )
-        }
-        let stack = try requireStack("Cd.transactAndWait")
-        if useSerial(serial, queue) && !ThreadState.current.insideTransaction {
-            return try (queue ?? stack.serialQueue).sync { try runTransaction(stack, operation) }
-        }
-        return try runTransaction(stack, operation)
-    }
-
-    /// `transactAndWait` with `object` moved into the transaction (nil if not available).
-    @discardableResult
-    public static func transactAndWaitWith<T: CdManagedObject, R>(
-        _ object: T, serial: Bool? = nil, on queue: DispatchQueue? = nil,
-        operation: (T?) throws -> R
-    ) throws -> R {
-        if ThreadState.isMain {
-            throw Misuse.report(
-                .f1,
-                "Cd.transactAndWaitWith was called on the main thread, which must never wait for a "
-                    + "transaction. Use Cd.transactWith(_:) { } instead, or call it from a background queue.")
-        }
-        return try transactAndWait(serial: serial, on: queue) { try operation(try useInCurrentContext(object)) }
-    }
-
-    /// `transactAndWait` with `objects` moved into the transaction; unavailable ones are dropped.
-    @discardableResult
-    public static func transactAndWaitWith<T: CdManagedObject, R>(
-        _ objects: [T], serial: Bool? = nil, on queue: DispatchQueue? = nil,
-        operation: ([T]) throws -> R
-    ) throws -> R {
-        if ThreadState.isMain {
-            throw Misuse.report(
-                .f1,
-                "Cd.transactAndWaitWith was called on the main thread, which must never wait for a "
-                    + "transaction. Use Cd.transactWith(_:) { } instead, or call it from a background queue.")
-        }
-        return try transactAndWait(serial: serial, on: queue) { try operation(try useInCurrentContext(objects)) }
-    }
-
-    /// A transaction for async code: runs `body` like `transactAndWait` on a background
-    /// thread and returns its value once committed.
-    ///
-    /// ```swift
-    /// let id = try await Cd.transaction { try Cd.create(Item.self).objectID }
-    /// ```
-    public static func transaction<R: Sendable>(
-        serial: Bool? = nil, on queue: DispatchQueue? = nil,
-        _ body: sending @escaping () throws -> R
-    ) async throws -> R {
-        let box = Unchecked(body)
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result { try transactAndWait(serial: serial, on: queue, operation: box.value) })
-            }
-        }
     }
 
     // MARK: - Inside a transaction
@@ -224,8 +186,24 @@ extension Cd {
         try currentTransaction("Cd.transactionContext()", .f3)
     }
 
-    /// Skips the implicit commit at the end of the running transaction body (check F2).
-    public static func cancelImplicitCommit() throws {
+    /// Skips the implicit commit at the end of the running transaction body (check F2; if the
+    /// misuse handler returns, nothing happens).
+    ///
+    /// ```swift
+    /// Cd.transact {
+    ///     modifyThings()
+    ///     if someErrorOccurred {
+    ///         Cd.cancelImplicitCommit()
+    ///         return
+    ///     }
+    /// }
+    /// ```
+    public static func cancelImplicitCommit() {
+        try? throwingCancelImplicitCommit()
+    }
+
+    /// ``cancelImplicitCommit()`` that throws the misuse when the handler returns.
+    static func throwingCancelImplicitCommit() throws {
         _ = try currentTransaction("Cd.cancelImplicitCommit()", .f2)
         ThreadState.current.noImplicitCommit = true
     }

@@ -13,8 +13,8 @@ import CdStore
 ///
 /// ```swift
 /// try Cd.initWithStore(model: model, storeURL: storeURL, serialTX: false)
-/// try Cd.transactAndWait {
-///     let bob = try Cd.create(Employee.self)
+/// Cd.transactAndWait {                                    // on a background queue
+///     let bob = try! Cd.create(Employee.self)
 ///     bob.name = "Bob"
 /// }
 /// let everyone = try Cd.objects(Employee.self).sorted("name").fetch()   // on main
@@ -24,6 +24,7 @@ public enum Cd {
         var stack: CdStack?
         var defaultSerialTransactions = false
         var misuseHandler: @Sendable (CdMisuse) -> Void = Cd.defaultMisuseHandler
+        var commitFailureHandler: @Sendable (any Error) -> Void = Cd.defaultCommitFailureHandler
         var documentsDirectoryOverride: URL?
     }
     static let globals = LockedState(Globals())
@@ -40,8 +41,9 @@ public enum Cd {
     // MARK: - Misuse
 
     /// Receives every misuse (checks A1 to K2) at the offending call. The default stops the
-    /// program with the message, as Cadmium's exception did. If the handler returns, a throwing
-    /// call throws the ``CdMisuse`` and a non-throwing one (a property write) does nothing.
+    /// program with the message, as Cadmium's exception did. If the handler returns, a call in
+    /// Cadmium's non-throwing form does nothing (`useInCurrentContext` gives nil or `[]`, a
+    /// property write is dropped), and a throwing call throws the ``CdMisuse``.
     ///
     /// ```swift
     /// Cd.misuseHandler = { misuse in logger.error("\(misuse)") }   // log and carry on
@@ -58,6 +60,39 @@ public enum Cd {
     }
 
     static func currentMisuseHandler() -> @Sendable (CdMisuse) -> Void { misuseHandler }
+
+    // MARK: - Failures with no caller to throw to
+
+    /// Receives the errors that a call in Cadmium's non-throwing form cannot throw, so that none
+    /// is dropped: the failure of the implicit commit of `Cd.transactAndWait { }` and
+    /// `Cd.transactAndWaitWith(_:) { }` with a non-throwing body (a validation failure, a
+    /// store error), the error of a `Cd.transact { }` given no `completion`, and a store
+    /// failure inside `Cd.insert`, `Cd.delete` or `Cd.useInCurrentContext` (a deny delete rule,
+    /// a failed read), which Cadmium met at the commit. A misuse is not passed here: it went to
+    /// ``misuseHandler``.
+    ///
+    /// The default stops the program with the error, as Cadmium's `try! commit()` did. If the
+    /// handler returns, the failed transaction has committed nothing and the call returns
+    /// (nil for a value). The throwing forms (``throwing``, a throwing body) throw instead.
+    ///
+    /// ```swift
+    /// Cd.commitFailureHandler = { error in logger.error("transaction lost: \(error)") }
+    /// ```
+    public static var commitFailureHandler: @Sendable (any Error) -> Void {
+        get { globals.withLock { $0.commitFailureHandler } }
+        set { globals.withLock { $0.commitFailureHandler = newValue } }
+    }
+
+    /// The handler installed by default: stops the program with the error.
+    public static let defaultCommitFailureHandler: @Sendable (any Error) -> Void = { error in
+        fatalError("Cadmium: a transaction failed and no caller could be given the error: \(error)")
+    }
+
+    /// Passes `error` to ``commitFailureHandler`` unless it is a misuse, which was reported.
+    static func reportUnthrown(_ error: any Error) {
+        if error is CdMisuse { return }
+        commitFailureHandler(error)
+    }
 
     // MARK: - Initialisation
 

@@ -52,7 +52,7 @@ public enum CdCrashWorkload {
             let marker = try Cd.objects(CrashMarker.self).fetchOne() ?? Cd.create(CrashMarker.self)
             marker.last = Int64(n)
             let old = n - CrashWorkload.window
-            if old >= 1 { try Cd.delete(try Cd.objects(CrashEntry.self).filter("number == %@", Int64(old)).fetch()) }
+            if old >= 1 { Cd.delete(try Cd.objects(CrashEntry.self).filter("number == %@", Int64(old)).fetch()) }
         }
     }
 

@@ -72,8 +72,8 @@ extension CadmiumSuites {
             #expect(try Cd.objects(TestItem.self).filter("name = %@", "G").fetch().count == 0)
             let mainObject = f[0]
             try background {
-                try Cd.transactAndWait {
-                    let moved = try Cd.useInCurrentContext(mainObject)
+                Cd.transactAndWait {
+                    let moved = Cd.useInCurrentContext(mainObject)
                     #expect(moved != nil && moved !== mainObject)
                     moved?.name = "G"
                 }
@@ -143,7 +143,7 @@ extension CadmiumSuites {
             guard try initCd(source) else { return }
             try background {
                 try Cd.transactAndWait {
-                    if let first = try Cd.objects(TestItem.self).fetchOne() { try Cd.delete(first) }
+                    if let first = try Cd.objects(TestItem.self).fetchOne() { Cd.delete(first) }
                 }
             }
             #expect(try Cd.objects(TestItem.self).count() == 4)
@@ -153,7 +153,7 @@ extension CadmiumSuites {
         func multiDelete(_ source: ModelSource) throws {
             guard try initCd(source) else { return }
             try background {
-                try Cd.transactAndWait { try Cd.delete(try Cd.objects(TestItem.self).fetch()) }
+                try Cd.transactAndWait { Cd.delete(try Cd.objects(TestItem.self).fetch()) }
             }
             #expect(try Cd.objects(TestItem.self).count() == 0)
         }
@@ -166,7 +166,7 @@ extension CadmiumSuites {
             item.id = 1000
             #expect(item.objectID == nil)
             try background {
-                try Cd.transactAndWait { try Cd.insert(item) }
+                Cd.transactAndWait { Cd.insert(item) }
             }
             #expect(try Cd.objects(TestItem.self).count() == 6)
             #expect(try Cd.objects(TestItem.self).filter("name = %@", "F").fetchOne()?.id == 1000)

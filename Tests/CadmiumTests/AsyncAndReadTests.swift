@@ -34,7 +34,7 @@ extension CadmiumSuites {
                     DispatchQueue.global().async {
                         do {
                             try Cd.transactAndWait { () throws in
-                                if let first = try Cd.objects(TestItem.self).fetchOne() { try Cd.delete(first) }
+                                if let first = try Cd.objects(TestItem.self).fetchOne() { Cd.delete(first) }
                             }
                         } catch {
                             Issue.record("\(error)")
@@ -93,7 +93,7 @@ extension CadmiumSuites {
                 try Cd.transactAndWait {
                     let item = try Cd.create(TestItem.self)
                     item.name = "cancelled"
-                    try Cd.cancelImplicitCommit()
+                    Cd.cancelImplicitCommit()
                 }
                 #expect(try Cd.transactAndWait { try Cd.objects(TestItem.self).count() } == 5)
                 try Cd.transactAndWait { () throws in
@@ -105,7 +105,7 @@ extension CadmiumSuites {
                     #expect(seen == 6)
                     #expect(!(try Cd.transactionContext().hasChanges))
                     item.id = 99
-                    try Cd.cancelImplicitCommit()
+                    Cd.cancelImplicitCommit()
                 }
                 #expect(try Cd.transactAndWait { try Cd.objects(TestItem.self).filter("id = 99").count() } == 0)
             }

@@ -23,8 +23,8 @@ extension CadmiumSuites {
                     bob.name = "Bob"
                     return bob
                 }
-                try Cd.transactAndWait {
-                    try Cd.cancelImplicitCommit()
+                Cd.transactAndWait {
+                    Cd.cancelImplicitCommit()
                     expectMisuse(.j4) { bob.name = "Robert" }
                 }
             }
@@ -34,8 +34,8 @@ extension CadmiumSuites {
             try initCd()
             try background {
                 let transient = try Cd.transactAndWait { try Cd.create(TestItem.self, transient: true) }
-                try Cd.transactAndWait {
-                    expectMisuse(.g3) { _ = try Cd.useInCurrentContext(transient) }
+                Cd.transactAndWait {
+                    expectMisuse(.g3) { _ = Cd.useInCurrentContext(transient) }
                 }
             }
         }
@@ -49,8 +49,8 @@ extension CadmiumSuites {
         @MainActor @Test func forbidDeleteMain() throws {
             try initCd()
             let a = try #require(try Cd.objects(TestItem.self).filter("name = %@", "A").fetchOne())
-            expectMisuse(.e1) { try Cd.delete(a) }
-            expectMisuse(.e1) { try Cd.delete([a]) }
+            expectMisuse(.e1) { Cd.delete(a) }
+            expectMisuse(.e1) { Cd.delete([a]) }
             #expect(try Cd.objects(TestItem.self).count() == 5)
         }
     }

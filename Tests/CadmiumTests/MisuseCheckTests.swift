@@ -1,5 +1,6 @@
 // Every misuse check (A1 to K2, `CdMisuse.Kind`), each triggered at its offending call and
-// observed through `Cd.misuseHandler`; throwing calls also throw the `CdMisuse`.
+// observed through `Cd.misuseHandler`. Cadmium's non-throwing forms then do nothing (nil, `[]`);
+// throwing calls, and the `Cd.throwing` twins, also throw the `CdMisuse`.
 
 import Foundation
 import Testing
@@ -12,7 +13,10 @@ extension CadmiumSuites {
         @Test func a1UseBeforeInit() throws {
             Cd.reset()
             expectMisuse(.a1) { _ = try Cd.create(TestItem.self, transient: true) }
-            try background { expectMisuse(.a1) { try Cd.transactAndWait {} } }
+            try background {
+                expectMisuse(.a1) { Cd.transactAndWait {} }
+                expectThrownMisuse(.a1) { try Cd.throwing.transactAndWait {} }
+            }
         }
 
         @MainActor @Test func c1FetchOnMainBeforeInit() {
@@ -72,21 +76,27 @@ extension CadmiumSuites {
         @MainActor @Test func d1InsertOnMain() throws {
             try initCd()
             let item = try Cd.create(TestItem.self, transient: true)
-            expectMisuse(.d1) { try Cd.insert(item) }
-            expectMisuse(.d1) { try Cd.insert([item]) }
+            expectMisuse(.d1) { Cd.insert(item) }
+            expectMisuse(.d1) { Cd.insert([item]) }
+            expectThrownMisuse(.d1) { try Cd.throwing.insert(item) }
+            expectThrownMisuse(.d1) { try Cd.throwing.insert([item]) }
+            #expect(item.managedObjectContext == nil, "the refused insert did nothing")
         }
 
         @Test func d2andD3Insert() throws {
             try initCd()
             try background {
                 let item = try Cd.create(TestItem.self, transient: true)
-                expectMisuse(.d2) { try Cd.insert(item) }
+                expectMisuse(.d2) { Cd.insert(item) }
+                expectThrownMisuse(.d2) { try Cd.throwing.insert(item) }
+                #expect(item.managedObjectContext == nil, "the refused insert did nothing")
                 let saved = try Cd.transactAndWait { try Cd.objects(TestItem.self).fetchOne()! }
                 try Cd.transactAndWait { () throws in
-                    expectMisuse(.d3) { try Cd.insert(saved) }
+                    expectMisuse(.d3) { Cd.insert(saved) }
+                    expectThrownMisuse(.d3) { try Cd.throwing.insert(saved) }
                     let own = try Cd.create(TestItem.self)
                     own.name = "own"
-                    try Cd.insert(own)  // already in this context: nothing happens
+                    Cd.insert(own)  // already in this context: nothing happens
                 }
             }
         }
@@ -97,13 +107,18 @@ extension CadmiumSuites {
             try initCd()
             try background {
                 let saved = try Cd.transactAndWait { try Cd.objects(TestItem.self).fetchOne()! }
-                expectMisuse(.e2) { try Cd.delete(saved) }
+                expectMisuse(.e2) { Cd.delete(saved) }
+                expectThrownMisuse(.e2) { try Cd.throwing.delete(saved) }
                 try Cd.transactAndWait { () throws in
-                    try Cd.cancelImplicitCommit()
-                    expectMisuse(.e3) { try Cd.delete(saved) }
+                    Cd.cancelImplicitCommit()
+                    expectMisuse(.e3) { Cd.delete(saved) }
+                    expectThrownMisuse(.e3) { try Cd.throwing.delete([saved]) }
                     let transient = try Cd.create(TestItem.self, transient: true)
-                    expectMisuse(.e4) { try Cd.delete([transient]) }
+                    expectMisuse(.e4) { Cd.delete([transient]) }
+                    expectThrownMisuse(.e4) { try Cd.throwing.delete(transient) }
                 }
+                let count = try Cd.transactAndWait { try Cd.objects(TestItem.self).count() }
+                #expect(count == 5, "the refused deletes did nothing")
             }
         }
 
@@ -112,10 +127,16 @@ extension CadmiumSuites {
         @MainActor @Test func f1toF4OnMain() throws {
             try initCd()
             let a = try #require(try Cd.objects(TestItem.self).fetchOne())
-            expectMisuse(.f1) { try Cd.transactAndWait {} }
-            expectMisuse(.f1) { try Cd.transactAndWaitWith(a) { _ in } }
-            expectMisuse(.f1) { try Cd.transactAndWaitWith([a]) { _ in } }
-            expectMisuse(.f2) { try Cd.cancelImplicitCommit() }
+            expectMisuse(.f1) { Cd.transactAndWait { Issue.record("the body must not run") } }
+            expectMisuse(.f1) { #expect(Cd.transactAndWait { 1 } == nil) }
+            expectMisuse(.f1) { Cd.transactAndWaitWith(a) { _ in Issue.record("the body must not run") } }
+            expectMisuse(.f1) { Cd.transactAndWaitWith([a]) { _ in Issue.record("the body must not run") } }
+            expectThrownMisuse(.f1) { try Cd.transactAndWait { () throws in } }
+            expectThrownMisuse(.f1) { try Cd.throwing.transactAndWait {} }
+            expectThrownMisuse(.f1) { try Cd.throwing.transactAndWaitWith(a) { _ in } }
+            expectThrownMisuse(.f1) { try Cd.throwing.transactAndWaitWith([a]) { _ in } }
+            expectMisuse(.f2) { Cd.cancelImplicitCommit() }
+            expectThrownMisuse(.f2) { try Cd.throwing.cancelImplicitCommit() }
             expectMisuse(.f3) { _ = try Cd.transactionContext() }
             expectMisuse(.f4) { try Cd.commit() }
         }
@@ -123,7 +144,8 @@ extension CadmiumSuites {
         @Test func f2toF4OutsideTransaction() throws {
             try initCd()
             try background {
-                expectMisuse(.f2) { try Cd.cancelImplicitCommit() }
+                expectMisuse(.f2) { Cd.cancelImplicitCommit() }
+                expectThrownMisuse(.f2) { try Cd.throwing.cancelImplicitCommit() }
                 expectMisuse(.f3) { _ = try Cd.transactionContext() }
                 expectMisuse(.f4) { try Cd.commit() }
             }
@@ -153,14 +175,17 @@ extension CadmiumSuites {
             try initCd()
             try background {
                 let saved = try Cd.transactAndWait { try Cd.objects(TestItem.self).fetchOne()! }
-                expectMisuse(.g1) { _ = try Cd.useInCurrentContext(saved) }
-                expectMisuse(.g1) { _ = try Cd.useInCurrentContext([saved]) }
+                expectMisuse(.g1) { #expect(Cd.useInCurrentContext(saved) == nil) }
+                expectMisuse(.g1) { #expect(Cd.useInCurrentContext([saved]).isEmpty) }
+                expectThrownMisuse(.g1) { _ = try Cd.throwing.useInCurrentContext(saved) }
+                expectThrownMisuse(.g1) { _ = try Cd.throwing.useInCurrentContext([saved]) }
                 try Cd.transactAndWait { () throws in
                     let fresh = try Cd.create(TestItem.self)
                     fresh.name = "uncommitted"
                     #expect(fresh.objectID != nil, "a permanent ID at create")
                     try Cd.transactAndWait { () throws in
-                        expectMisuse(.g2) { _ = try Cd.useInCurrentContext(fresh) }
+                        expectMisuse(.g2) { #expect(Cd.useInCurrentContext(fresh) == nil) }
+                        expectThrownMisuse(.g2) { _ = try Cd.throwing.useInCurrentContext(fresh) }
                     }
                 }
             }
@@ -170,10 +195,12 @@ extension CadmiumSuites {
             try initCd()
             try background {
                 let a = try Cd.transactAndWait { try Cd.objects(TestItem.self).filter("name = %@", "A").fetchOne()! }
-                try Cd.transactAndWait { try Cd.delete(try Cd.useInCurrentContext(a)!) }
+                Cd.transactAndWait { Cd.delete(Cd.useInCurrentContext(a)!) }
                 try Cd.transactAndWait { () throws in
-                    #expect(try Cd.useInCurrentContext(a) == nil)
-                    #expect(try Cd.useInCurrentContext([a]).isEmpty)
+                    #expect(Cd.useInCurrentContext(a) == nil)
+                    #expect(Cd.useInCurrentContext([a]).isEmpty)
+                    #expect(try Cd.throwing.useInCurrentContext(a) == nil)
+                    #expect(try Cd.throwing.useInCurrentContext([a]).isEmpty)
                 }
             }
         }
@@ -256,7 +283,7 @@ extension CadmiumSuites {
                     expectMisuse(.k1) { department.employees = [] }  // another transaction (J4's case)
                 }
             }
-            let onMain = try DispatchQueue.main.sync { try Cd.useInCurrentContext(department)! }
+            let onMain = DispatchQueue.main.sync { Cd.useInCurrentContext(department)! }
             DispatchQueue.main.sync {
                 expectMisuse(.k1) { onMain.employees = [] }  // main (J1's case)
             }
@@ -278,7 +305,7 @@ extension CadmiumSuites {
                     expectMisuse(.k2) { d.employees = [outsider] }
                     #expect(d.employees.isEmpty, "the write did nothing")
                     // The to-one side does not check targets (as in Cadmium) and works by ID.
-                    let local = try Cd.useInCurrentContext(outsider)!
+                    let local = Cd.useInCurrentContext(outsider)!
                     d.employees = [local]
                 }
             }

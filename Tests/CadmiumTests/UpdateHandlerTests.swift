@@ -102,7 +102,7 @@ extension CadmiumSuites {
             }
             #expect(error == nil)
             let renamed = try background {
-                try Cd.transactAndWaitWith([box.value]) { items in items.map(\.name) }
+                Cd.transactAndWaitWith([box.value]) { items in items.map(\.name) }
             }
             #expect(renamed == ["G"])
         }
@@ -118,7 +118,7 @@ extension CadmiumSuites.UpdateHandlers {
         let fromTransaction = try await Cd.transaction {
             Unchecked(try Cd.objects(TestItem.self).filter("name = %@", "A").fetchOne()!)
         }
-        let moved = try Cd.useInCurrentContext(fromTransaction.value)
+        let moved = Cd.useInCurrentContext(fromTransaction.value)
         #expect(moved === a, "the main context's own copy")
         #expect(await waitUntil { events.get() == [.refreshed] })
     }

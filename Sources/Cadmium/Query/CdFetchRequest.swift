@@ -285,7 +285,7 @@ extension CdFetchRequest where T: CdManagedObject {
     /// no transaction) in a new asynchronous transaction, whose errors go to `completion`.
     public func delete(completion: (((any Error)?) -> Void)? = nil) throws {
         if !ThreadState.isMain, let context = ThreadState.current.context, context.kind == .transaction {
-            try Cd.delete(try fetch())
+            try Cd.throwing.delete(try fetch())
             completion?(nil)
             return
         }

@@ -140,6 +140,23 @@ func expectMisuse(
     }
 }
 
+/// Expects `body` to report `kind` and to throw the `CdMisuse` of that kind.
+func expectThrownMisuse(
+    _ kind: CdMisuse.Kind, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void
+) {
+    var threw = false
+    expectMisuse(kind, sourceLocation: sourceLocation) {
+        do {
+            try body()
+        } catch {
+            threw = true
+            throw error
+        }
+    }
+    #expect(threw, "the throwing form throws the misuse", sourceLocation: sourceLocation)
+}
+
 /// Expects `body` to throw a `CdError` with Core Data code `code`.
 func expectCdError(code: Int, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
     do {

@@ -131,7 +131,7 @@ final class CdAPIObjects: ObjectSystem {
 
     func delete(keys: [Int64]) throws {
         try onBackgroundThread {
-            try Cd.transactAndWait { try Cd.delete(try Self.employees(keys)) }
+            try Cd.transactAndWait { Cd.delete(try Self.employees(keys)) }
         }
     }
 
