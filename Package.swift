@@ -65,6 +65,13 @@ let package = Package(
             name: "cadmium-company-demo",
             dependencies: ["Cadmium"]
         ),
+        // Code in Cadmium's call forms (its README, example app and tests), run by
+        // CadmiumCompatibilityTests in a process of its own: a signature that drifts from
+        // Cadmium's stops it compiling.
+        .executableTarget(
+            name: "cadmium-compatibility-app",
+            dependencies: ["Cadmium"]
+        ),
         .executableTarget(
             name: "cdstore-verify",
             dependencies: [
@@ -83,6 +90,10 @@ let package = Package(
             dependencies: [
                 "Cadmium", "CdObjects", "CdStore", "CdStoreTesting", "CdFaultSupport", "cadmium-crash-child",
             ]
+        ),
+        .testTarget(
+            name: "CadmiumCompatibilityTests",
+            dependencies: ["CdFaultSupport", "cadmium-compatibility-app"]
         ),
     ],
     swiftLanguageModes: [.v6]

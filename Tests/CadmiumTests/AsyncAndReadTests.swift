@@ -72,6 +72,36 @@ extension CadmiumSuites {
             #expect((failed.get() as? CdError)?.code == 1570)
         }
 
+        /// Cadmium's forms cannot throw: the implicit commit's failure goes to
+        /// `Cd.commitFailureHandler`, never dropped; the throwing forms throw it.
+        @Test func commitFailureOfTheNonThrowingFormsGoesToTheHandler() throws {
+            try initCd()
+            let handled = LockedBox<[Int]>([])
+            let previous = Cd.commitFailureHandler
+            Cd.commitFailureHandler = { error in handled.update { $0.append((error as? CdError)?.code ?? -1) } }
+            defer { Cd.commitFailureHandler = previous }
+            try background { () throws in
+                Cd.transactAndWait { _ = try! Cd.create(TestItem.self) }  // name is required
+                #expect(handled.get() == [1570])
+                #expect(Cd.transactAndWait { (try! Cd.create(TestItem.self)).id = 9 } == nil, "failed: nil")
+                let item = try Cd.transactAndWait { try Cd.objects(TestItem.self).fetchOne()! }
+                Cd.transactAndWaitWith(item) { moved in moved?.name = "" }  // valid: committed
+                Cd.transactAndWaitWith([item]) { _ in _ = try! Cd.create(TestItem.self) }
+                #expect(handled.get() == [1570, 1570, 1570])
+                expectCdError(code: 1570) {
+                    try Cd.throwing.transactAndWait { _ = try! Cd.create(TestItem.self) }
+                }
+                #expect(try Cd.transactAndWait { try Cd.objects(TestItem.self).count() } == 5, "nothing saved")
+            }
+            // A `transact` with no completion hands its error over too.
+            Cd.transact { _ = try Cd.create(TestItem.self) }
+            let seen = try background { () -> Bool in
+                for _ in 0..<1000 where handled.get().count < 4 { usleep(2000) }
+                return handled.get() == [1570, 1570, 1570, 1570]
+            }
+            #expect(seen, "handled: \(handled.get())")
+        }
+
         @Test func bodyErrorsAreRethrownAndNothingCommits() throws {
             struct Oops: Error {}
             try initCd()
