@@ -660,11 +660,11 @@ struct ReadmeExamples {
             e.salary = 1
         }
         onMain {
-            /* Acquire a read-only employee object somewhere on the main thread */
+            // Acquire a read-only employee object somewhere on the main thread
             guard let employee = try! Cd.objects(Employee.self).fetchOne() else {
                 return
             }
-            /* Modify it in a transaction */
+            // Modify it in a transaction
             Cd.transact {
                 guard let txEmployee = Cd.useInCurrentContext(employee) else {
                     return
@@ -685,7 +685,7 @@ struct ReadmeExamples {
         Cd.transact {
             let newItem = try! Cd.create(ExampleItem.self)
             newItem.name = "Test"
-            /* Synchronously saves newItem to the persistent store */
+            // Synchronously saves newItem to the persistent store
             try! Cd.commit()
             Cd.onMainWith(newItem) { mainItem in
                 if let mainItem = mainItem {
