@@ -15,7 +15,7 @@ import Foundation
 /// }
 /// ```
 public struct CdThrowing: Sendable {
-    /// ``Cd/transactAndWait(serial:on:operation:)-(_,_,()->Void)`` that throws the body's, the
+    /// `Cd.transactAndWait(serial:on:operation:)` that throws the body's, the
     /// commit's or a misuse's error (for any body, throwing or not).
     @discardableResult
     public func transactAndWait<R>(
@@ -44,26 +44,26 @@ public struct CdThrowing: Sendable {
     /// ``Cd/cancelImplicitCommit()`` that throws the misuse (F2).
     public func cancelImplicitCommit() throws { try Cd.throwingCancelImplicitCommit() }
 
-    /// ``Cd/insert(_:)-(CdManagedObject)`` that throws the misuse (D1–D3) or the store's error.
+    /// `Cd.insert(_:)` that throws the misuse (D1–D3) or the store's error.
     public func insert(_ object: CdManagedObject) throws { try Cd.throwingInsert(object) }
 
-    /// ``Cd/insert(_:)-([CdManagedObject])`` that throws; those before a failing one stay inserted.
+    /// `Cd.insert(_:)` of an array that throws; those before a failing one stay inserted.
     public func insert(_ objects: [CdManagedObject]) throws { try Cd.throwingInsert(objects) }
 
-    /// ``Cd/delete(_:)-(CdManagedObject)`` that throws the misuse (E1–E4) or the store's error
+    /// `Cd.delete(_:)` that throws the misuse (E1–E4) or the store's error
     /// (a deny rule: `CdError` 1600).
     public func delete(_ object: CdManagedObject) throws { try Cd.throwingDelete(object) }
 
-    /// ``Cd/delete(_:)-([CdManagedObject])`` that throws; those before a failing one stay deleted.
+    /// `Cd.delete(_:)` of an array that throws; those before a failing one stay deleted.
     public func delete(_ objects: [CdManagedObject]) throws { try Cd.throwingDelete(objects) }
 
-    /// ``Cd/useInCurrentContext(_:)-(T)`` that throws the misuse (G1–G3) or the store's error;
+    /// `Cd.useInCurrentContext(_:)` that throws the misuse (G1–G3) or the store's error;
     /// nil when the object no longer exists.
     public func useInCurrentContext<T: CdManagedObject>(_ object: T) throws -> T? {
         try Cd.throwingUseInCurrentContext(object)
     }
 
-    /// ``Cd/useInCurrentContext(_:)-([T])`` that throws; objects that no longer exist are dropped.
+    /// `Cd.useInCurrentContext(_:)` of an array that throws; objects that no longer exist are dropped.
     public func useInCurrentContext<T: CdManagedObject>(_ objects: [T]) throws -> [T] {
         try Cd.throwingUseInCurrentContext(objects)
     }

@@ -72,7 +72,7 @@ extension Cd {
         _ = reportingTransaction("Cd.transactAndWait", serial: serial, on: serialQueue, operation: operation)
     }
 
-    /// ``transactAndWait(serial:on:operation:)-(_,_,()->Void)`` for a non-throwing body with a
+    /// `transactAndWait(serial:on:operation:)` for a non-throwing body with a
     /// value: the body's value, or nil when the transaction failed (misuse, commit failure).
     ///
     /// ```swift

@@ -5,8 +5,8 @@
 // Misuse: a call that breaks Cadmium's confinement rules (checks A1 to K2, listed with their
 // meaning in `Kind` below and in docs/CADMIUM-API.md §5). Every check reports at the offending
 // call through `Cd.misuseHandler`; the default handler stops the program, as Cadmium's "Cadmium
-// Exception" did. If a handler returns, a throwing call throws the `CdMisuse` itself and a
-// non-throwing one (a property write) does nothing.
+// Exception" did. If a handler returns, a throwing call (and every `Cd.throwing` form) throws the
+// `CdMisuse` itself, and a non-throwing one (Cadmium's forms, a property write) does nothing.
 
 /// One misuse of the API, as reported to `Cd.misuseHandler`, and the error a throwing call
 /// throws when the handler returns.
