@@ -80,6 +80,15 @@ public final class Store: @unchecked Sendable {
 
     // Writer-only (writerGate).
     let compressor: PageCompressor
+    /// The last private cache key handed to a spilled page (SpillLog SP4).
+    private var spillCacheKey: UInt64 = 0
+
+    /// A cache key commit no snapshot ever uses (≥ 2^63, above every commit sequence) for a
+    /// spilled page (SpillLog SP4). Writer-only.
+    func nextSpillCacheKey() -> UInt64 {
+        spillCacheKey &+= 1
+        return (1 << 63) | spillCacheKey
+    }
 
     init(
         path: String, options: StoreOptions, file: any StoreFile, wal: (any StoreFile)?, header: FileHeader,
