@@ -49,7 +49,7 @@ public final class WriteTransaction: Transaction, PageSink {
             if !gateHeld { store.writerGate.release() }
             throw error
         }
-        let snapshot = store.lastCommit
+        let snapshot = store.lastWritten  // Store P1: the writer builds on every written commit
         meta = MetaPage(
             commit: snapshot, pageCount: 1, catalogRoot: MetaPage.catalogRoot,
             freeListHead: .none, freeCount: 0)
@@ -240,17 +240,32 @@ public final class WriteTransaction: Transaction, PageSink {
 
     /// Makes the changes durable (per the store's durability) and visible to new transactions.
     /// A transaction that changed nothing commits nothing.
+    ///
+    /// With durability `full` the frames are written under the writer gate and the call then waits,
+    /// without the gate, for an fsync that covers them: commits that wait at the same time share
+    /// one (group commit, `GroupCommit`). The call returns only once the commit is durable; a
+    /// failed fsync poisons the store and fails every commit waiting for it.
     public func commit() throws {
         if finished { throw StoreError.transactionFinished }
-        defer {
-            finished = true
-            if ownsGate { store.writerGate.release() }
+        let sequence: CommitSequence?
+        do {
+            defer {
+                finished = true
+                if ownsGate { store.writerGate.release() }
+            }
+            sequence = try commitHoldingGate()
         }
-        try commitHoldingGate()
-        if store.walEnd > store.options.checkpointThresholdBytes {
+        guard let sequence else { return }
+        if store.options.durability == .full { try store.waitDurable(sequence) }
+        let threshold = store.options.checkpointThresholdBytes
+        if store.stateLock.withLock({ store.walEnd }) > threshold {
             // The commit is done; a failing automatic checkpoint must not undo it. A durability
             // failure inside it poisons the store (P4), which the next call reports.
-            _ = try? store.checkpointLocked(resetLog: true, forceReset: false, keepLogFile: true)
+            if ownsGate { store.writerGate.acquire() }
+            defer { if ownsGate { store.writerGate.release() } }
+            if store.walEnd > threshold {
+                _ = try? store.checkpointLocked(resetLog: true, forceReset: false, keepLogFile: true)
+            }
         }
     }
 
@@ -292,10 +307,13 @@ public final class WriteTransaction: Transaction, PageSink {
         if ownsGate { store.writerGate.release() }
     }
 
-    /// Writes the frames and publishes the commit (R3). The caller holds the writer gate.
-    func commitHoldingGate() throws {
+    /// Writes the frames and indexes the commit (R3); returns its sequence, or nil when there was
+    /// nothing to commit. The caller holds the writer gate. With durability `full` readers see the
+    /// commit once a sync covers it (`Store.waitDurable`); otherwise at once.
+    @discardableResult
+    func commitHoldingGate() throws -> CommitSequence? {
         try store.checkUsable()
-        guard !dirty.isEmpty || !freed.isEmpty else { finished = true; return }
+        guard !dirty.isEmpty || !freed.isEmpty || spill != nil else { finished = true; return nil }
         guard let wal = store.wal else { throw StoreError.readOnly(path: store.path) }
         guard snapshot < CommitSequence.limit else {
             throw StoreError.invalidArgument("the store has reached its limit of \(CommitSequence.limit) commits")
@@ -354,21 +372,18 @@ public final class WriteTransaction: Transaction, PageSink {
             previousCRC: crc, to: &out)
 
         // A failed write leaves `walEnd` where it was: the next commit overwrites the partial
-        // frames, and recovery stops at them (their chain CRC cannot match). A failed fsync poisons (P4).
+        // frames, and recovery stops at them (their chain CRC cannot match). The fsync comes after
+        // the gate is released (`commit()`, GroupCommit).
         try wal.write(out, at: start)
-        if store.options.durability == .full {
-            do { try wal.sync() } catch {
-                // Best effort: cut the unsynced frames off so that a reopen does not find the
-                // commit this call reports as failed. The store stays poisoned either way (P4).
-                try? wal.truncate(to: store.walEnd)
-                store.setPoison("fsync of the WAL failed: \(error)")
-                throw error
-            }
-        }
+        let durable = store.options.durability != .full
         store.stateLock.withLock {
             store.walIndex.add(commit: sequence, frames: frames, pageCount: meta.pageCount)
-            store.committed = sequence
+            store.written = sequence
             store.walEnd = start + UInt64(out.count)
+            if durable {
+                store.committed = sequence
+                store.committedWALEnd = store.walEnd
+            }
         }
         store.walChainCRC = crc
         for number in pages {
@@ -385,5 +400,6 @@ public final class WriteTransaction: Transaction, PageSink {
         freed = []
         spill = nil
         finished = true
+        return sequence
     }
 }
