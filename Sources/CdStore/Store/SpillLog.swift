@@ -56,55 +56,72 @@ struct SpillLog {
     func slot(_ page: PageNumber) -> Slot? { slots[page] }
 
     /// Writes `pages` (page number and current version) as spilled frames of `commit`: pages
-    /// spilled before overwrite their frames in place (SP3), the others are appended in one
-    /// write. Returns nothing until every write succeeded; on a failed write the caller abandons
-    /// the transaction, since an overwritten frame may be torn.
+    /// spilled before overwrite their frames in place (SP3), the others are appended in batches.
+    /// On a failed write the caller abandons the transaction: an overwritten frame may be torn,
+    /// and `slots` may name frames that were never written.
     mutating func spill(
         _ pages: [(PageNumber, PageBuffer)], commit: CommitSequence, salt: UInt32, wal: any StoreFile,
         cache: PageCache, nextCacheKey: () -> UInt64
     ) throws {
+        // New frames go out in batches of about 1 MiB, so the spill's own buffer stays small.
+        let batchFrames = max(1, (1 << 20) / frameSize)
         var appended: [UInt8] = []
-        var newSlots: [(PageNumber, Slot)] = []
-        var nextIndex = order.count
+        appended.reserveCapacity(min(pages.count, batchFrames) * frameSize)
+        var batch: [PageNumber] = []
+        var frame: [UInt8] = []
+        frame.reserveCapacity(frameSize)
         for (number, page) in pages {
-            let image = PageImage.encode(page: page, number: number, commit: commit, compressor: nil)
-            let imageCRC = image.withUnsafeBytes { PageImage.header(of: $0).crc }
-            var frame: [UInt8] = []
-            frame.reserveCapacity(frameSize)
-            Self.appendUnchainedFrame(page: number, commit: commit, salt: salt, image: image, to: &frame)
             let key = PageCache.Key(page: number.rawValue, commit: nextCacheKey())
             if let old = slots[number] {
+                frame.removeAll(keepingCapacity: true)
+                let imageCRC = Self.appendUnchainedFrame(
+                    page: page, number: number, commit: commit, salt: salt, to: &frame)
                 try wal.write(frame, at: frameOffset(old.index))
                 slots[number] = Slot(index: old.index, cacheKey: key, imageCRC: imageCRC)
             } else {
-                if appended.isEmpty { appended.reserveCapacity(pages.count * frameSize) }
-                appended.append(contentsOf: frame)
-                newSlots.append((number, Slot(index: nextIndex, cacheKey: key, imageCRC: imageCRC)))
-                nextIndex += 1
+                let imageCRC = Self.appendUnchainedFrame(
+                    page: page, number: number, commit: commit, salt: salt, to: &appended)
+                slots[number] = Slot(index: order.count + batch.count, cacheKey: key, imageCRC: imageCRC)
+                batch.append(number)
+                if batch.count == batchFrames { try flush() }
             }
             cache.put(key, page)
         }
-        if !appended.isEmpty { try wal.write(appended, at: end) }
-        for (number, slot) in newSlots {
-            slots[number] = slot
-            order.append(number)
+        try flush()
+
+        /// Writes the batch and only then counts its frames in `order` (SP3).
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            try wal.write(appended, at: frameOffset(order.count))
+            order.append(contentsOf: batch)
+            appended.removeAll(keepingCapacity: true)
+            batch.removeAll(keepingCapacity: true)
         }
     }
 
-    /// A page frame whose chain CRC is zero (SP2): its header and the raw image.
+    /// Appends a page frame whose chain CRC is zero (SP2): its header and the raw image of `page`
+    /// (PageImage layout, codec raw). Returns the image's CRC.
     private static func appendUnchainedFrame(
-        page: PageNumber, commit: CommitSequence, salt: UInt32, image: [UInt8], to out: inout [UInt8]
-    ) {
-        var w = ByteWriter(capacity: WALLayout.frameHeaderSize)
+        page: PageBuffer, number: PageNumber, commit: CommitSequence, salt: UInt32, to out: inout [UInt8]
+    ) -> UInt32 {
+        var w = ByteWriter(capacity: WALLayout.frameHeaderSize + PageImage.headerSize)
         w.u8(WALLayout.FrameKind.page.rawValue); w.u8(0); w.u16(0)
-        w.u32(page.rawValue)
+        w.u32(number.rawValue)
         w.u64(commit.rawValue)
-        w.u32(UInt32(image.count))
+        w.u32(UInt32(PageImage.headerSize + page.count))
         w.u32(salt)
         w.u32(0)  // the chain CRC, written by `chain` (SP2)
         w.u32(0)
+        // The image header (PageImage): type, codec raw, page, commit, length, CRC.
+        w.u8(page.base.load(as: UInt8.self)); w.u8(PageCodecID.raw.rawValue); w.u16(0)
+        w.u32(number.rawValue)
+        w.u64(commit.rawValue)
+        w.u32(UInt32(page.count))
+        let imageCRC = Checksum.crc32(page.bytes, seed: Checksum.crc32(w.bytes[WALLayout.frameHeaderSize...]))
+        w.u32(imageCRC)
         out.append(contentsOf: w.bytes)
-        out.append(contentsOf: image)
+        out.append(contentsOf: page.bytes)
+        return imageCRC
     }
 
     /// The version of spilled page `number`, from the cache or read back from its frame and

@@ -145,6 +145,27 @@ public final class Store: @unchecked Sendable {
     /// The last commit written to the WAL, durable or not (P1): what the next writer builds on.
     var lastWritten: CommitSequence { stateLock.withLock { written } }
 
+    /// The second half of a commit (`WriteTransaction.commitWithoutWaiting()`): waits until
+    /// `commit` is durable (with durability `full`; group commit) and then runs the automatic
+    /// checkpoint when the WAL has grown past its threshold. Returns once the commit is durable
+    /// and visible to new readers.
+    package func finishCommit(_ commit: CommitSequence) throws {
+        try finishCommit(commit, gateOwned: true)
+    }
+
+    func finishCommit(_ commit: CommitSequence, gateOwned: Bool) throws {
+        if options.durability == .full { try waitDurable(commit) }
+        let threshold = options.checkpointThresholdBytes
+        guard stateLock.withLock({ walEnd }) > threshold else { return }
+        // The commit is done; a failing automatic checkpoint must not undo it. A durability
+        // failure inside it poisons the store (P4), which the next call reports.
+        if gateOwned { writerGate.acquire() }
+        defer { if gateOwned { writerGate.release() } }
+        if walEnd > threshold {
+            _ = try? checkpointLocked(resetLog: true, forceReset: false, keepLogFile: true)
+        }
+    }
+
     /// Returns once `commit` is durable, sharing the fsync with every commit waiting at the same
     /// time (GroupCommit GC1–GC4). Called without the writer gate.
     func waitDurable(_ commit: CommitSequence) throws {

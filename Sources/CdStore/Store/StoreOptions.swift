@@ -37,7 +37,7 @@ public struct StoreOptions: Sendable {
     /// keeps a just-closed store's lock alive).
     public var lockWaitSeconds: Double = 0.25
     /// The bytes of changed pages a write transaction keeps in memory before it spills them to the
-    /// WAL (`SpillLog`); nil: half the cache budget. Tests set it small to spill early.
+    /// WAL (`SpillLog`); nil: the cache budget. Tests set it small to spill early.
     package var spillThresholdBytes: Int?
     /// The file layer; tests pass an in-memory or fault-injecting one.
     public var fileSystem: any StoreFileSystem

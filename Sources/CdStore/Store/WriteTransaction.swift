@@ -40,7 +40,7 @@ public final class WriteTransaction: Transaction, PageSink {
     init(store: Store, gateHeld: Bool) throws {
         if !gateHeld { store.writerGate.acquire() }
         ownsGate = !gateHeld
-        let spillBytes = store.options.spillThresholdBytes ?? store.options.cacheBytes / 2
+        let spillBytes = store.options.spillThresholdBytes ?? store.options.cacheBytes
         dirtyPageLimit = max(16, spillBytes / store.pageSize)
         do {
             if store.isReadOnly { throw StoreError.readOnly(path: store.path) }
@@ -246,27 +246,22 @@ public final class WriteTransaction: Transaction, PageSink {
     /// one (group commit, `GroupCommit`). The call returns only once the commit is durable; a
     /// failed fsync poisons the store and fails every commit waiting for it.
     public func commit() throws {
+        guard let sequence = try commitWithoutWaiting() else { return }
+        try store.finishCommit(sequence, gateOwned: ownsGate)
+    }
+
+    /// The first half of `commit()`: writes the frames and releases the writer gate, without
+    /// waiting for durability. Returns the commit's sequence (nil when nothing changed); the caller
+    /// must pass it to ``Store/finishCommit(_:)`` before it treats the commit as done. A layer
+    /// that orders its own work by commit (under a lock of its own) takes that lock around this
+    /// call only, so that its commits still share fsyncs.
+    package func commitWithoutWaiting() throws -> CommitSequence? {
         if finished { throw StoreError.transactionFinished }
-        let sequence: CommitSequence?
-        do {
-            defer {
-                finished = true
-                if ownsGate { store.writerGate.release() }
-            }
-            sequence = try commitHoldingGate()
+        defer {
+            finished = true
+            if ownsGate { store.writerGate.release() }
         }
-        guard let sequence else { return }
-        if store.options.durability == .full { try store.waitDurable(sequence) }
-        let threshold = store.options.checkpointThresholdBytes
-        if store.stateLock.withLock({ store.walEnd }) > threshold {
-            // The commit is done; a failing automatic checkpoint must not undo it. A durability
-            // failure inside it poisons the store (P4), which the next call reports.
-            if ownsGate { store.writerGate.acquire() }
-            defer { if ownsGate { store.writerGate.release() } }
-            if store.walEnd > threshold {
-                _ = try? store.checkpointLocked(resetLog: true, forceReset: false, keepLogFile: true)
-            }
-        }
+        return try commitHoldingGate()
     }
 
     // MARK: - Spilling (R6)

@@ -76,6 +76,29 @@ import CdStoreTesting
         try store.close()
     }
 
+    /// The two halves of a commit: written (and the gate free) after the first, durable and visible
+    /// only after the second.
+    @Test func aCommitInTwoHalvesIsVisibleOnlyOnceFinished() throws {
+        let held = HeldSyncFileSystem(FaultInjectingFileSystem(logsOperations: false))
+        let store = try Store.open(path: Self.path, options: Self.options(held))
+        try store.write { tx in try tx.createTree("t").put([0], [0]) }
+        let tx = try store.beginWrite()
+        try tx.tree("t")!.put([1], [1])
+        let syncs = held.walSyncs
+        let sequence = try #require(try tx.commitWithoutWaiting())
+        #expect(held.walSyncs == syncs, "the first half must not sync")
+        #expect(store.lastWritten == sequence)
+        #expect(store.lastCommit < sequence)
+        let early = try store.read { try $0.tree("t")!.get([1]) }
+        #expect(early == nil)
+        try store.finishCommit(sequence)
+        #expect(held.walSyncs == syncs + 1)
+        #expect(store.lastCommit == sequence)
+        let late = try store.read { try $0.tree("t")!.get([1]) }
+        #expect(late == [1])
+        try store.close()
+    }
+
     @Test func aFailedSyncFailsEveryWaitingCommitAndPoisonsTheStore() throws {
         let memory = FaultInjectingFileSystem(logsOperations: false)
         let held = HeldSyncFileSystem(memory)
