@@ -8,6 +8,8 @@ import Darwin
 // generation when nothing in the old one is needed any more.
 //
 // Order of a checkpoint (each step a write barrier, as SQLite orders its own: sync the WAL, copy, sync the page file):
+//  0. (durability full) wait for the commits still waiting for their sync (GroupCommit), so that
+//     the checkpoint sees every written commit and never copies one a failed sync may take back.
 //  1. (durability normal) fsync the WAL, so the page file never gets ahead of a log that a crash
 //     could still lose.
 //  2. Copy each page's newest image ≤ the bound (P2) into *free* extents (copy-on-write: no extent
