@@ -64,6 +64,13 @@ final class PageCache: @unchecked Sendable {
             index[key] = hand
             hand = (hand + 1) % slots.count
         }
+
+        mutating func rename(_ old: Key, to new: Key) {
+            guard let i = index[old], index[new] == nil else { return }
+            index[old] = nil
+            slots[i].key = new
+            index[new] = i
+        }
     }
 
     private let lock = Lock()
@@ -81,6 +88,12 @@ final class PageCache: @unchecked Sendable {
 
     func put(_ key: Key, _ buffer: PageBuffer) {
         lock.withLock { state.put(key, buffer, capacity: capacity) }
+    }
+
+    /// Files the entry under `old` (if it is still cached) under `new` instead: a write
+    /// transaction's spilled page becomes the committed version without a second copy.
+    func rename(_ old: Key, to new: Key) {
+        lock.withLock { state.rename(old, to: new) }
     }
 
     var count: Int { lock.withLock { state.slots.count } }

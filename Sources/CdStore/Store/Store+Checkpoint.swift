@@ -8,6 +8,8 @@ import Darwin
 // generation when nothing in the old one is needed any more.
 //
 // Order of a checkpoint (each step a write barrier, as SQLite orders its own: sync the WAL, copy, sync the page file):
+//  0. (durability full) wait for the commits still waiting for their sync (GroupCommit), so that
+//     the checkpoint sees every written commit and never copies one a failed sync may take back.
 //  1. (durability normal) fsync the WAL, so the page file never gets ahead of a log that a crash
 //     could still lose.
 //  2. Copy each page's newest image ≤ the bound (P2) into *free* extents (copy-on-write: no extent
@@ -52,6 +54,12 @@ extension Store {
     /// Runs a checkpoint; the caller holds the writer gate. `keepLogFile` keeps the WAL file's
     /// length at a reset (step 6) unless it is over twice the checkpoint threshold.
     func checkpointLocked(resetLog: Bool, forceReset: Bool, keepLogFile: Bool) throws -> CheckpointResult {
+        // Commits written but still waiting for their sync are made durable first (one sync shared
+        // with their writers), so the checkpoint sees every commit and may reset the log.
+        if options.durability == .full {
+            let last = lastWritten
+            if last > lastCommit { try waitDurable(last) }
+        }
         let bound = stateLock.withLock { min(committed, readers.keys.min() ?? committed) }
         var copied = 0
         if bound > header.commitSequence, let wal {
@@ -148,7 +156,8 @@ extension Store {
         var reset = false
         if resetLog, let wal, !isReadOnly {
             let canReset = stateLock.withLock {
-                committed == header.commitSequence && (readers.keys.min().map { $0 >= committed } ?? true)
+                written == committed && committed == header.commitSequence
+                    && (readers.keys.min().map { $0 >= committed } ?? true)
             }
             let headerEnd = UInt64(WALLayout.headerSize)
             let fileSize = canReset ? try wal.size() : 0
@@ -166,6 +175,7 @@ extension Store {
                         stateLock.withLock {
                             walIndex = WALIndex()
                             walEnd = UInt64(WALLayout.headerSize)
+                            committedWALEnd = walEnd
                         }
                         walChainCRC = h.chainSeed
                         walSalt = salt

@@ -176,6 +176,8 @@ extension Store {
         for c in WALRecoveryPlan(scan: scan, after: header.commitSequence, pageCount: header.pageCount).commits {
             walIndex.add(commit: c.commit, frames: c.frames, pageCount: c.pageCount)
             committed = c.commit
+            written = c.commit
+            committedWALEnd = c.endOffset
         }
     }
 

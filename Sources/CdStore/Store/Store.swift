@@ -17,7 +17,10 @@ import Darwin
 //    extent or WAL frame that is being reused under it.
 //
 // Invariants:
-//  P1. `committed` is the last commit whose frames (all of them) are in the WAL and the index.
+//  P1. `written` is the last commit whose frames (all of them) are in the WAL and the index; the
+//      writer builds on it. `committed` ≤ `written` is the last commit readers see: with
+//      durability `full` the last one whose frames are durable (GroupCommit GC4), otherwise
+//      `written`. A snapshot ≤ `committed` never reads a frame of a later commit.
 //  P2. Every registered reader's snapshot is ≤ `committed`; a checkpoint copies only commits
 //      ≤ the oldest registered snapshot, so no reader's version of a page is overwritten in the
 //      page file while it may still read it (SQLite's read marks).
@@ -55,10 +58,14 @@ public final class Store: @unchecked Sendable {
     let cache: PageCache
     let writerGate = WriterGate()
     let stateLock = Lock()
+    let groupCommit: GroupCommit
     let fileLock = ReadWriteLock()
 
     // Snapshot state (stateLock).
     var committed: CommitSequence
+    var written: CommitSequence
+    /// The WAL end after `committed` (for cutting off the commits a failed sync leaves behind).
+    var committedWALEnd: UInt64
     var walIndex = WALIndex()
     var readers: [CommitSequence: Int] = [:]
     var closed = false
@@ -80,6 +87,15 @@ public final class Store: @unchecked Sendable {
 
     // Writer-only (writerGate).
     let compressor: PageCompressor
+    /// The last private cache key handed to a spilled page (SpillLog SP4).
+    private var spillCacheKey: UInt64 = 0
+
+    /// A cache key commit no snapshot ever uses (≥ 2^63, above every commit sequence) for a
+    /// spilled page (SpillLog SP4). Writer-only.
+    func nextSpillCacheKey() -> UInt64 {
+        spillCacheKey &+= 1
+        return (1 << 63) | spillCacheKey
+    }
 
     init(
         path: String, options: StoreOptions, file: any StoreFile, wal: (any StoreFile)?, header: FileHeader,
@@ -99,7 +115,10 @@ public final class Store: @unchecked Sendable {
         self.chunks = chunks
         self.freeSpace = freeSpace
         self.committed = header.commitSequence
+        self.written = header.commitSequence
+        self.groupCommit = GroupCommit(path: path + "-wal", durable: header.commitSequence)
         self.walEnd = scan?.validEnd ?? 0
+        self.committedWALEnd = scan?.validEnd ?? 0
         self.walChainCRC = scan?.validEndCRC ?? 0
         self.walSalt = scan?.header?.salt ?? 0
         self.recoveredWAL = scan
@@ -120,8 +139,57 @@ public final class Store: @unchecked Sendable {
         stateLock.withLock { if poison == nil { poison = cause } }
     }
 
-    /// The last committed sequence number.
+    /// The last committed sequence number: the newest commit a read transaction sees.
     public var lastCommit: CommitSequence { stateLock.withLock { committed } }
+
+    /// The last commit written to the WAL, durable or not (P1): what the next writer builds on.
+    var lastWritten: CommitSequence { stateLock.withLock { written } }
+
+    /// The second half of a commit (`WriteTransaction.commitWithoutWaiting()`): waits until
+    /// `commit` is durable (with durability `full`; group commit) and then runs the automatic
+    /// checkpoint when the WAL has grown past its threshold. Returns once the commit is durable
+    /// and visible to new readers.
+    package func finishCommit(_ commit: CommitSequence) throws {
+        try finishCommit(commit, gateOwned: true)
+    }
+
+    func finishCommit(_ commit: CommitSequence, gateOwned: Bool) throws {
+        if options.durability == .full { try waitDurable(commit) }
+        let threshold = options.checkpointThresholdBytes
+        guard stateLock.withLock({ walEnd }) > threshold else { return }
+        // The commit is done; a failing automatic checkpoint must not undo it. A durability
+        // failure inside it poisons the store (P4), which the next call reports.
+        if gateOwned { writerGate.acquire() }
+        defer { if gateOwned { writerGate.release() } }
+        if walEnd > threshold {
+            _ = try? checkpointLocked(resetLog: true, forceReset: false, keepLogFile: true)
+        }
+    }
+
+    /// Returns once `commit` is durable, sharing the fsync with every commit waiting at the same
+    /// time (GroupCommit GC1–GC4). Called without the writer gate.
+    func waitDurable(_ commit: CommitSequence) throws {
+        guard let wal else { throw StoreError.readOnly(path: path) }
+        try groupCommit.waitDurable(
+            commit,
+            target: { stateLock.withLock { (written, walEnd) } },
+            sync: { try wal.sync() },
+            publish: { covered in
+                stateLock.withLock {
+                    if covered.0 > committed {
+                        committed = covered.0
+                        committedWALEnd = covered.1
+                    }
+                }
+            },
+            poison: { cause in
+                setPoison(cause)
+                // Best effort: cut the unsynced commits off so that a reopen does not find the
+                // commits this reports as failed. The store stays poisoned either way (P4).
+                let end = stateLock.withLock { committedWALEnd }
+                try? wal.truncate(to: end)
+            })
+    }
 
     // MARK: - Reader registry (P2)
 

@@ -36,6 +36,9 @@ public struct StoreOptions: Sendable {
     /// `StoreError.locked` (a busy timeout; it also covers the instant a spawned child process
     /// keeps a just-closed store's lock alive).
     public var lockWaitSeconds: Double = 0.25
+    /// The bytes of changed pages a write transaction keeps in memory before it spills them to the
+    /// WAL (`SpillLog`); nil: the cache budget. Tests set it small to spill early.
+    package var spillThresholdBytes: Int?
     /// The file layer; tests pass an in-memory or fault-injecting one.
     public var fileSystem: any StoreFileSystem
 

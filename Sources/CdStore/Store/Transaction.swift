@@ -129,13 +129,17 @@ public struct Tree {
 
     /// Inserts or replaces `key`. Only in a write transaction.
     public func put(_ key: [UInt8], _ value: [UInt8]) throws {
-        try btree.put(key, value, in: try writer())
+        let w = try writer()
+        try w.spillIfNeeded()
+        try btree.put(key, value, in: w)
     }
 
     /// Removes `key`; returns whether it was there. Only in a write transaction.
     @discardableResult
     public func delete(_ key: [UInt8]) throws -> Bool {
-        try btree.delete(key, in: try writer())
+        let w = try writer()
+        try w.spillIfNeeded()
+        return try btree.delete(key, in: w)
     }
 
     /// Visits the entries with `lower ≤ key < upper` (either bound may be nil) in order until

@@ -2,12 +2,16 @@
 // free list, and the commit that appends them to the WAL.
 //
 // Invariants:
-//  R1. `dirty` holds this transaction's version of every page it changed; nothing else sees them
-//      before commit, and after commit they are handed to the cache and never written again (PB2).
+//  R1. `dirty` holds this transaction's version of every page it changed, except those it spilled
+//      (`spill`, SpillLog SP1–SP4) and did not change since; nothing else sees them before commit,
+//      and after commit they are handed to the cache and never written again (PB2).
 //  R2. `freed` holds pages that had an image before this transaction and are now listed free;
 //      commit writes a tombstone for each (M2). A freed page allocated again leaves `freed`.
-//  R3. The commit writes frames for exactly the pages in `dirty` and `freed`, then the commit
-//      record; its bytes grow with the pages changed, never with the store.
+//  R3. The commit writes frames for exactly the pages in `dirty`, the spilled pages and `freed`,
+//      then the commit record; its bytes grow with the pages changed, never with the store.
+//  R6. At most `dirtyPageLimit` pages stay in `dirty` between tree operations: when a put or
+//      delete begins with more, every dirty page is spilled to the WAL first. Spills happen only
+//      there, when no tree operation holds a page buffer, never inside one.
 //  R4. The meta page's counters are checked before the writer trusts them: its page count
 //      against the store's (the header's or the last WAL commit record's, both bounded by the
 //      file), its commit against the snapshot, its free count against its page count at the
@@ -28,10 +32,16 @@ public final class WriteTransaction: Transaction, PageSink {
     private var freed: Set<PageNumber> = []
     private var meta: MetaPage
     private let ownsGate: Bool
+    /// The pages written to the WAL ahead of the commit record (R6); nil until the first spill.
+    private var spill: SpillLog?
+    /// How many changed pages stay in memory before a spill (R6).
+    let dirtyPageLimit: Int
 
     init(store: Store, gateHeld: Bool) throws {
         if !gateHeld { store.writerGate.acquire() }
         ownsGate = !gateHeld
+        let spillBytes = store.options.spillThresholdBytes ?? store.options.cacheBytes
+        dirtyPageLimit = max(16, spillBytes / store.pageSize)
         do {
             if store.isReadOnly { throw StoreError.readOnly(path: store.path) }
             try store.checkUsable()
@@ -39,7 +49,7 @@ public final class WriteTransaction: Transaction, PageSink {
             if !gateHeld { store.writerGate.release() }
             throw error
         }
-        let snapshot = store.lastCommit
+        let snapshot = store.lastWritten  // Store P1: the writer builds on every written commit
         meta = MetaPage(
             commit: snapshot, pageCount: 1, catalogRoot: MetaPage.catalogRoot,
             freeListHead: .none, freeCount: 0)
@@ -89,6 +99,11 @@ public final class WriteTransaction: Transaction, PageSink {
     public override func page(_ number: PageNumber) throws -> PageBuffer {
         if finished { throw StoreError.transactionFinished }
         if let d = dirty[number] { return d }
+        if let spill, let wal = store.wal,
+            let spilled = try spill.read(number, commit: snapshot.next, store: store, wal: wal)
+        {
+            return spilled
+        }
         return try store.loadPage(number, snapshot: snapshot)
     }
 
@@ -100,7 +115,12 @@ public final class WriteTransaction: Transaction, PageSink {
                 path: store.path, location: .page(number),
                 detail: "write to page \(number) outside 1..<\(meta.pageCount)")
         }
-        let copy = PageBuffer(copying: try store.loadPage(number, snapshot: snapshot))
+        let current =
+            try spill.flatMap { s in
+                try store.wal.flatMap { try s.read(number, commit: snapshot.next, store: store, wal: $0) }
+            }
+            ?? store.loadPage(number, snapshot: snapshot)
+        let copy = PageBuffer(copying: current)
         dirty[number] = copy
         return copy
     }
@@ -220,18 +240,56 @@ public final class WriteTransaction: Transaction, PageSink {
 
     /// Makes the changes durable (per the store's durability) and visible to new transactions.
     /// A transaction that changed nothing commits nothing.
+    ///
+    /// With durability `full` the frames are written under the writer gate and the call then waits,
+    /// without the gate, for an fsync that covers them: commits that wait at the same time share
+    /// one (group commit, `GroupCommit`). The call returns only once the commit is durable; a
+    /// failed fsync poisons the store and fails every commit waiting for it.
     public func commit() throws {
+        guard let sequence = try commitWithoutWaiting() else { return }
+        try store.finishCommit(sequence, gateOwned: ownsGate)
+    }
+
+    /// The first half of `commit()`: writes the frames and releases the writer gate, without
+    /// waiting for durability. Returns the commit's sequence (nil when nothing changed); the caller
+    /// must pass it to ``Store/finishCommit(_:)`` before it treats the commit as done. A layer
+    /// that orders its own work by commit (under a lock of its own) takes that lock around this
+    /// call only, so that its commits still share fsyncs.
+    package func commitWithoutWaiting() throws -> CommitSequence? {
         if finished { throw StoreError.transactionFinished }
         defer {
             finished = true
             if ownsGate { store.writerGate.release() }
         }
-        try commitHoldingGate()
-        if store.walEnd > store.options.checkpointThresholdBytes {
-            // The commit is done; a failing automatic checkpoint must not undo it. A durability
-            // failure inside it poisons the store (P4), which the next call reports.
-            _ = try? store.checkpointLocked(resetLog: true, forceReset: false, keepLogFile: true)
+        return try commitHoldingGate()
+    }
+
+    // MARK: - Spilling (R6)
+
+    /// Changed pages held in memory now.
+    var dirtyPageCount: Int { dirty.count }
+    /// Pages spilled to the WAL so far (one frame each, SpillLog SP3).
+    var spilledPageCount: Int { spill?.order.count ?? 0 }
+
+    /// Spills every dirty page when more than `dirtyPageLimit` are held. Called by tree operations
+    /// before they begin (R6). A failed write ends the transaction: a frame overwritten in place may
+    /// be torn, so nothing it spilled can be trusted any more.
+    func spillIfNeeded() throws {
+        if finished { throw StoreError.transactionFinished }
+        guard dirty.count > dirtyPageLimit, let wal = store.wal else { return }
+        try store.checkUsable()
+        var log = spill ?? SpillLog(start: store.walEnd, pageSize: pageSize)
+        let pages = dirty.keys.sorted().map { ($0, dirty[$0]!) }
+        do {
+            try log.spill(
+                pages, commit: snapshot.next, salt: store.walSalt, wal: wal, cache: store.cache,
+                nextCacheKey: store.nextSpillCacheKey)
+        } catch {
+            abort()
+            throw error
         }
+        spill = log
+        dirty = [:]
     }
 
     /// Discards every change.
@@ -240,13 +298,17 @@ public final class WriteTransaction: Transaction, PageSink {
         finished = true
         dirty = [:]
         freed = []
+        spill = nil
         if ownsGate { store.writerGate.release() }
     }
 
-    /// Writes the frames and publishes the commit (R3). The caller holds the writer gate.
-    func commitHoldingGate() throws {
+    /// Writes the frames and indexes the commit (R3); returns its sequence, or nil when there was
+    /// nothing to commit. The caller holds the writer gate. With durability `full` readers see the
+    /// commit once a sync covers it (`Store.waitDurable`); otherwise at once.
+    @discardableResult
+    func commitHoldingGate() throws -> CommitSequence? {
         try store.checkUsable()
-        guard !dirty.isEmpty || !freed.isEmpty else { finished = true; return }
+        guard !dirty.isEmpty || !freed.isEmpty || spill != nil else { finished = true; return nil }
         guard let wal = store.wal else { throw StoreError.readOnly(path: store.path) }
         guard snapshot < CommitSequence.limit else {
             throw StoreError.invalidArgument("the store has reached its limit of \(CommitSequence.limit) commits")
@@ -257,12 +319,24 @@ public final class WriteTransaction: Transaction, PageSink {
         meta.write(into: metaPage)
         dirty[MetaPage.number] = metaPage
 
-        let start = store.walEnd
-        var out: [UInt8] = []
-        out.reserveCapacity(dirty.count * (pageSize / 2 + 64) + 64)
+        // Spilled pages changed again are overwritten in their frames; then the spilled frames are
+        // chained and the rest follows them (SpillLog SP2, SP3).
+        var start = store.walEnd
         var crc = store.walChainCRC
         var frames: [WALFrameRecord] = []
-        frames.reserveCapacity(dirty.count + freed.count)
+        if var log = spill {
+            let respilled = dirty.keys.filter { log.slot($0) != nil }.sorted()
+            try log.spill(
+                respilled.map { ($0, dirty[$0]!) }, commit: sequence, salt: store.walSalt, wal: wal,
+                cache: store.cache, nextCacheKey: store.nextSpillCacheKey)
+            for number in respilled { dirty[number] = nil }
+            (frames, crc) = try log.chain(from: crc, wal: wal)
+            start = log.end
+            spill = log
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(dirty.count * (pageSize / 2 + 64) + 64)
+        frames.reserveCapacity(frames.count + dirty.count + freed.count)
         let pages = dirty.keys.sorted()
         // R5: a small commit writes raw images; the checkpoint compresses each page once.
         let compressor = pages.count <= Self.rawImagePageLimit ? nil : store.compressor
@@ -293,28 +367,34 @@ public final class WriteTransaction: Transaction, PageSink {
             previousCRC: crc, to: &out)
 
         // A failed write leaves `walEnd` where it was: the next commit overwrites the partial
-        // frames, and recovery stops at them (their chain CRC cannot match). A failed fsync poisons (P4).
+        // frames, and recovery stops at them (their chain CRC cannot match). The fsync comes after
+        // the gate is released (`commit()`, GroupCommit).
         try wal.write(out, at: start)
-        if store.options.durability == .full {
-            do { try wal.sync() } catch {
-                // Best effort: cut the unsynced frames off so that a reopen does not find the
-                // commit this call reports as failed. The store stays poisoned either way (P4).
-                try? wal.truncate(to: start)
-                store.setPoison("fsync of the WAL failed: \(error)")
-                throw error
-            }
-        }
+        let durable = store.options.durability != .full
         store.stateLock.withLock {
             store.walIndex.add(commit: sequence, frames: frames, pageCount: meta.pageCount)
-            store.committed = sequence
+            store.written = sequence
             store.walEnd = start + UInt64(out.count)
+            if durable {
+                store.committed = sequence
+                store.committedWALEnd = store.walEnd
+            }
         }
         store.walChainCRC = crc
         for number in pages {
             store.cache.put(PageCache.Key(page: number.rawValue, commit: sequence.rawValue), dirty[number]!)
         }
+        if let spill {
+            // A spilled version that is the commit's (not freed since) is now the committed one.
+            for number in spill.order where !(freed.contains(number) && dirty[number] == nil) {
+                store.cache.rename(
+                    spill.slot(number)!.cacheKey, to: PageCache.Key(page: number.rawValue, commit: sequence.rawValue))
+            }
+        }
         dirty = [:]
         freed = []
+        spill = nil
         finished = true
+        return sequence
     }
 }

@@ -108,7 +108,7 @@ struct WALCheck: VerificationPass {
                     length: f.payloadLength, page: f.page, commit: c.commit, referenceCRC: f.imageCRC)
                 let isLogical =
                     context.walIndex.lookup(f.page, atOrBefore: context.lastCommit).map {
-                        $0.commit == c.commit && !$0.isTombstone
+                        $0.commit == c.commit && !$0.isTombstone && $0.offset == f.payloadOffset
                     } ?? false
                 if case .failure(let why) = result {
                     context.problem(

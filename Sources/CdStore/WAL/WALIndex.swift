@@ -2,7 +2,9 @@
 // store is opened by one process at a time, so it lives in memory and is rebuilt by recovery).
 //
 // Invariants:
-//  X1. For each page, entries are in ascending commit order, at most one per commit.
+//  X1. For each page, entries are in ascending commit order, at most one per commit: when a commit
+//      has more than one frame for a page (a spilled image, then its tombstone), the last one is
+//      the page's version and replaces the earlier.
 //  X2. The index holds only commits newer than the page file's header commit; a reader at snapshot
 //      s reads page p from the newest entry with commit ≤ s, else from the page file.
 
@@ -37,10 +39,15 @@ struct WALIndex: Sendable {
 
     mutating func add(commit: CommitSequence, frames: [WALFrameRecord], pageCount: UInt32) {
         for f in frames {
-            pages[f.page, default: []].append(
-                Entry(
-                    commit: commit, offset: f.payloadOffset, length: f.payloadLength,
-                    imageCRC: f.imageCRC, isTombstone: f.kind == .tombstone))
+            let entry = Entry(
+                commit: commit, offset: f.payloadOffset, length: f.payloadLength,
+                imageCRC: f.imageCRC, isTombstone: f.kind == .tombstone)
+            // Keeps X1: the last frame of a commit for a page is its version.
+            if let last = pages[f.page]?.last, last.commit == commit {
+                pages[f.page]![pages[f.page]!.count - 1] = entry
+            } else {
+                pages[f.page, default: []].append(entry)
+            }
         }
         pageCounts.append((commit, pageCount))
         frameCount += frames.count + 1

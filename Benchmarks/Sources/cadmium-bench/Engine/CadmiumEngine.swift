@@ -33,6 +33,19 @@ final class CadmiumEngine: EngineSystem {
         }
     }
 
+    /// Group commit: the threads' commits that wait for an fsync at the same time share one.
+    func commitConcurrently(_ order: [Int], writers: Int, data: DataSet) throws {
+        try store.write { tx in _ = try tx.openOrCreateTree(Self.treeName) }
+        let store = self.store
+        try runThreads(writers) { w in
+            for i in share(of: order, writer: w, writers: writers) {
+                try store.write { tx in
+                    try tx.tree(Self.treeName)!.put(DataSet.key(i), data.value(i))
+                }
+            }
+        }
+    }
+
     func get(_ indices: [Int]) throws -> UInt64 {
         try store.read { tx in
             let tree = try tx.tree(Self.treeName)!

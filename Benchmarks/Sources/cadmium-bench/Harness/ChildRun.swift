@@ -47,10 +47,17 @@ func runOne(system: SystemID, workload: Workload, scale: Scale, dir: String) thr
         let engine = try system.open(path: path, durable: false)
         seconds = try timed { checksum = try engine.scanRanges(starts, length: scale.rangeLength) }
         try engine.close()
-    case .commitDurable:
+    case .commitDurable, .commitDurable4, .commitDurable16:
         removeStore(path)
         let engine = try system.open(path: path, durable: true)
-        seconds = try timed { try engine.commitEach(Array(0..<scale.commits), data: data) }
+        let order = Array(0..<scale.commits)
+        seconds = try timed {
+            if workload.writers == 1 {
+                try engine.commitEach(order, data: data)
+            } else {
+                try engine.commitConcurrently(order, writers: workload.writers, data: data)
+            }
+        }
         try engine.close()
         removeStore(path)
     }

@@ -13,9 +13,12 @@ enum Workload: String, CaseIterable, Codable, ExpressibleByArgument, Sendable {
     case scanFull = "scan-full"
     case scanRange = "scan-range"
     case commitDurable = "commit-durable"
+    case commitDurable4 = "commit-durable-4"
+    case commitDurable16 = "commit-durable-16"
 
     static let reported: [Workload] = [
         .loadSequential, .loadRandom, .getRandom, .getWarm, .scanFull, .scanRange, .commitDurable,
+        .commitDurable4, .commitDurable16,
     ]
 
     var title: String {
@@ -28,13 +31,15 @@ enum Workload: String, CaseIterable, Codable, ExpressibleByArgument, Sendable {
         case .scanFull: "full scan (key + value)"
         case .scanRange: "range scans of ~1% each"
         case .commitDurable: "single-key durable commits"
+        case .commitDurable4: "single-key durable commits, 4 writer threads"
+        case .commitDurable16: "single-key durable commits, 16 writer threads"
         }
     }
 
     /// What one operation is, for the unit column.
     var unit: String {
         switch self {
-        case .commitDurable: "commits/s"
+        case .commitDurable, .commitDurable4, .commitDurable16: "commits/s"
         case .scanFull, .scanRange: "rows/s"
         case .getRandom, .getWarm: "gets/s"
         default: "keys/s"
@@ -49,7 +54,17 @@ enum Workload: String, CaseIterable, Codable, ExpressibleByArgument, Sendable {
     var cacheBytes: Int { self == .getWarm ? 256 << 20 : 64 << 20 }
 
     /// Durable (fsync per commit) or CPU-bound (no fsync) settings for both systems.
-    var isDurable: Bool { self == .commitDurable }
+    var isDurable: Bool { writers > 0 }
+
+    /// Threads committing at once in a durable-commit workload (0: not one).
+    var writers: Int {
+        switch self {
+        case .commitDurable: 1
+        case .commitDurable4: 4
+        case .commitDurable16: 16
+        default: 0
+        }
+    }
 }
 
 /// Sizes of one suite run.
@@ -68,7 +83,7 @@ struct Scale: Codable, Sendable {
         case .prepare, .loadSequential, .loadRandom, .scanFull: keys
         case .getRandom, .getWarm: gets
         case .scanRange: rangeScans * rangeLength
-        case .commitDurable: commits
+        case .commitDurable, .commitDurable4, .commitDurable16: commits
         }
     }
 

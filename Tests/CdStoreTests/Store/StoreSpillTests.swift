@@ -1,0 +1,219 @@
+import Foundation
+import Testing
+@testable import CdStore
+import CdStoreTesting
+
+/// A write transaction larger than its dirty-page limit spills pages to the WAL before its commit
+/// record (SpillLog SP1–SP4, WriteTransaction R6): it keeps reading its own changes, readers never
+/// see them, and a crash, power loss or rollback after a spill leaves the previous commit intact.
+@Suite struct StoreSpillTests {
+    static let path = "/data/spill.cdstore"
+    static let limit = 16
+
+    static func options(_ fs: any StoreFileSystem, durability: Durability = .full) -> StoreOptions {
+        var o = StoreOptions(fileSystem: fs)
+        o.pageSize = 4096
+        o.cacheBytes = 4096 * 24
+        o.spillThresholdBytes = 4096 * limit
+        o.durability = durability
+        o.checkpointThresholdBytes = 1 << 30
+        return o
+    }
+
+    static func key(_ i: Int) -> [UInt8] { Array("key-\(String(format: "%06d", i))".utf8) }
+
+    /// The base commit: 200 keys in tree "t".
+    static func base(_ store: Store) throws -> StoreModel {
+        var model = StoreModel()
+        try store.write { tx in
+            let t = try tx.createTree("t")
+            for i in 0..<200 {
+                let v = Array("base \(i)".utf8)
+                try t.put(key(i), v)
+                model.trees["t", default: [:]][key(i)] = v
+            }
+        }
+        return model
+    }
+
+    /// Puts, overwrites and deletes in random key order, many times the dirty-page limit, checking
+    /// the transaction's own reads as it goes. Returns the model after it.
+    static func bigChanges(
+        _ tx: WriteTransaction, from start: StoreModel, seed: UInt64, operations: Int = 2500
+    ) throws -> StoreModel {
+        var rng = SeededGenerator(seed: seed)
+        var model = start
+        let t = try tx.tree("t")!
+        let other = try tx.openOrCreateTree("other")
+        model.trees["other", default: [:]] = model.trees["other"] ?? [:]
+        for op in 0..<operations {
+            let i = Int.random(in: 0..<3000, using: &rng)
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0:
+                let had = try t.delete(key(i))
+                #expect(had == (model.trees["t"]?[key(i)] != nil), "op \(op): delete of key \(i)")
+                model.trees["t"]?[key(i)] = nil
+            case 1:
+                let v = randomBytes(Int.random(in: 3000...9000, using: &rng), &rng)  // overflow chains
+                try other.put(key(i), v)
+                model.trees["other"]?[key(i)] = v
+            default:
+                let v = Array("op \(op) ".utf8) + randomBytes(Int.random(in: 20...300, using: &rng), &rng)
+                try t.put(key(i), v)
+                model.trees["t"]?[key(i)] = v
+            }
+            // R6: between operations the transaction holds its limit plus what one operation dirtied.
+            #expect(tx.dirtyPageCount <= limit + 24, "op \(op): \(tx.dirtyPageCount) dirty pages")
+            if op % 97 == 0 {
+                let probe = Int.random(in: 0..<3000, using: &rng)
+                #expect(try t.get(key(probe)) == model.trees["t"]?[key(probe)], "op \(op): read back key \(probe)")
+                #expect(try other.get(key(probe)) == model.trees["other"]?[key(probe)], "op \(op): other \(probe)")
+            }
+        }
+        return model
+    }
+
+    static func expectClean(_ fs: any StoreFileSystem, _ label: String) throws {
+        let report = try StoreVerifier.verify(path: path, options: VerifierOptions(fileSystem: fs))
+        #expect(report.isClean, "\(label): \(report.problemsOnly.prefix(3))")
+    }
+
+    @Test(arguments: [Durability.full, .off])
+    func aBigTransactionSpillsReadsItsOwnPagesAndCommits(durability: Durability) throws {
+        let fs = FaultInjectingFileSystem(logsOperations: false)
+        let store = try Store.open(path: Self.path, options: Self.options(fs, durability: durability))
+        let before = try Self.base(store)
+        let oldReader = try store.beginRead()
+        let tx = try store.beginWrite()
+        let after = try Self.bigChanges(tx, from: before, seed: 1)
+        #expect(tx.spilledPageCount > Self.limit, "the transaction spilled \(tx.spilledPageCount) pages")
+        // Readers, old and new, see the base commit only: spilled pages are in no index (SP1).
+        let newReader = try store.beginRead()
+        #expect(try snapshotModel(oldReader) == before)
+        #expect(try snapshotModel(newReader) == before)
+        newReader.end()
+        try tx.commit()
+        #expect(try snapshotModel(oldReader) == before, "a snapshot older than the commit keeps its pages")
+        oldReader.end()
+        #expect(try store.read { try firstDifference($0, after) } == nil)
+        try store.close()
+        try Self.expectClean(fs, "after close")
+        let reopened = try Store.open(path: Self.path, options: Self.options(fs))
+        #expect(try reopened.read { try firstDifference($0, after) } == nil)
+        try reopened.read { tx in
+            for name in try tx.treeNames() { _ = try BTreeChecker.check(tx.tree(name)!.btree, in: tx) }
+        }
+        try reopened.close()
+    }
+
+    /// A spilled commit that stays in the WAL (no checkpoint): recovery indexes its frames, the
+    /// overwritten ones included, and finds the committed state.
+    @Test func aSpilledCommitRecoversFromTheLog() throws {
+        let fs = FaultInjectingFileSystem(logsOperations: false)
+        let store = try Store.open(path: Self.path, options: Self.options(fs))
+        let before = try Self.base(store)
+        let tx = try store.beginWrite()
+        let after = try Self.bigChanges(tx, from: before, seed: 2)
+        try tx.commit()
+        // Power loss right after the acknowledged commit: nothing was checkpointed.
+        let rebooted = fs.powerLoss(seed: 1, mode: .dropUnsynced)
+        try Self.expectClean(rebooted, "the WAL with a spilled commit")
+        let reopened = try Store.open(path: Self.path, options: Self.options(rebooted))
+        #expect(try reopened.read { try firstDifference($0, after) } == nil)
+        try reopened.close()
+        try Self.expectClean(rebooted, "after recovery")
+    }
+
+    @Test func rollbackAfterSpillLeavesNoTrace() throws {
+        let fs = FaultInjectingFileSystem(logsOperations: false)
+        let store = try Store.open(path: Self.path, options: Self.options(fs))
+        let before = try Self.base(store)
+        let tx = try store.beginWrite()
+        _ = try Self.bigChanges(tx, from: before, seed: 3)
+        #expect(tx.spilledPageCount > 0)
+        tx.abort()
+        #expect(try store.read { try firstDifference($0, before) } == nil)
+        // The next commit, much shorter than the abandoned spill, overwrites its start; the rest of
+        // the spill stays in the file after it and must never continue the log (SP2).
+        var next = before
+        try store.write { tx in try tx.tree("t")!.put(Self.key(5), Array("after rollback".utf8)) }
+        next.trees["t"]![Self.key(5)] = Array("after rollback".utf8)
+        #expect(try store.read { try firstDifference($0, next) } == nil)
+        for mode: PowerLossMode in [.dropUnsynced, [.reorderUnsynced, .tearLast]] {
+            let rebooted = fs.powerLoss(seed: 9, mode: mode)
+            try Self.expectClean(rebooted, "\(mode.rawValue): the log after a rolled-back spill")
+            let reopened = try Store.open(path: Self.path, options: Self.options(rebooted))
+            #expect(try reopened.read { try firstDifference($0, next) } == nil, "mode \(mode.rawValue)")
+            try reopened.close()
+            try Self.expectClean(rebooted, "\(mode.rawValue): after recovery")
+        }
+        try store.close()
+    }
+
+    @Test func aFailedSpillWriteEndsTheTransactionAndKeepsTheStore() throws {
+        let fs = FaultInjectingFileSystem(logsOperations: false)
+        let store = try Store.open(path: Self.path, options: Self.options(fs))
+        let before = try Self.base(store)
+        fs.plan = .failEvery(.write, path: Self.path + "-wal", errno: ENOSPC)
+        let tx = try store.beginWrite()
+        var failed = false
+        do { _ = try Self.bigChanges(tx, from: before, seed: 4) } catch { failed = true }
+        #expect(failed, "a spill into a full disk must fail the operation that needed it")
+        #expect(throws: StoreError.transactionFinished) { try tx.tree("t")!.put([1], [1]) }
+        #expect(throws: StoreError.transactionFinished) { try tx.commit() }
+        fs.plan = .none
+        #expect(try store.read { try firstDifference($0, before) } == nil)
+        try store.write { tx in try tx.tree("t")!.put(Self.key(1), [7]) }
+        try store.close()
+        try Self.expectClean(fs, "after a failed spill")
+    }
+
+    /// Crash at every few operations of a workload whose big commit spills, lose power, recover:
+    /// the store holds the last acknowledged commit (or the one in flight) and verifies clean.
+    @Test(arguments: testSeeds([21]))
+    func crashDuringOrAfterSpillRecoversTheLastAcknowledgedCommit(seed: UInt64) throws {
+        func run(_ fs: FaultInjectingFileSystem, _ record: inout StoreCrashTests.Workload) throws {
+            var o = StoreCrashTests.options(fs)
+            o.spillThresholdBytes = 4096 * Self.limit
+            o.checkpointThresholdBytes = 1 << 30
+            let store = try Store.open(path: StoreCrashTests.path, options: o)
+            var model = StoreModel()
+            try store.write { tx in
+                try tx.createTree("t").put([0], [0])
+                model.trees["t"] = [[0]: [0]]
+            }
+            record.models.append(model)
+            let tx = try store.beginWrite()
+            model = try Self.bigChanges(tx, from: model, seed: seed, operations: 300)
+            try tx.commit()
+            record.models.append(model)
+            try store.write { tx in try tx.tree("t")!.put([1], [1]) }
+            model.trees["t"]![[1]] = [1]
+            record.models.append(model)
+            try store.close()
+        }
+        var reference = StoreCrashTests.Workload()
+        let clean = FaultInjectingFileSystem(logsOperations: false)
+        try run(clean, &reference)
+        let total = clean.operationCount
+        var rng = SeededGenerator(seed: seed)
+        var checked = 0
+        for point in stride(from: 1, through: total, by: max(1, total / 60)) {
+            let fs = FaultInjectingFileSystem(
+                plan: .crash(atOperation: point, landing: Int.random(in: 0...8192, using: &rng)),
+                logsOperations: false)
+            var record = StoreCrashTests.Workload()
+            do { try run(fs, &record) } catch  where fs.crash != nil {}
+            let acknowledged = record.models.count - 1
+            for mode in StoreCrashTests.powerLossModes {
+                let label = "spill crash at op \(point)/\(total) mode \(mode.rawValue)"
+                let state = try StoreCrashTests.recoveredState(
+                    fs.powerLoss(seed: seed &+ UInt64(point), mode: mode), workload: reference,
+                    acknowledged: acknowledged, label: label)
+                #expect(state >= acknowledged, "\(label): lost acknowledged commit \(acknowledged)")
+                checked += 1
+            }
+        }
+        #expect(checked >= 60 * StoreCrashTests.powerLossModes.count)
+    }
+}
