@@ -58,17 +58,22 @@ enum ASCIIMatch {
     private static func occurs(
         _ needle: UnsafeBufferPointer<UInt8>, in text: UnsafeBufferPointer<UInt8>, _ caseInsensitive: Bool
     ) -> Bool {
-        let first = needle[0]
         // Only A–Z and a–z fold: for a letter, `b | 0x20` is its lower case exactly when b is
-        // either case of it; any other first byte must match exactly.
-        let folds = caseInsensitive && (first | 0x20) &- 0x61 < 26
-        let target = folds ? first | 0x20 : first
-        let fold: UInt64 = folds ? ones &* 0x20 : 0
-        let pattern = ones &* UInt64(target)
+        // either case of it; any other byte must match exactly.
+        func anchor(_ b: UInt8) -> (target: UInt8, fold: UInt64, pattern: UInt64) {
+            let folds = caseInsensitive && (b | 0x20) &- 0x61 < 26
+            let target = folds ? b | 0x20 : b
+            return (target, folds ? ones &* 0x20 : 0, ones &* UInt64(target))
+        }
+        let (target, fold, pattern) = anchor(needle[0])
+        // The second byte too (when there is one): candidates are then rare even for a common
+        // first letter. The word at i + 1 is inside the text while i + 8 <= last + 1.
+        let (_, fold2, pattern2) = needle.count > 1 ? anchor(needle[1]) : (0, 0, 0)
         let last = text.count - needle.count
         var i = 0
         while i + 8 <= last + 1 {
             var hits = zeroBytes((word(text, i) | fold) ^ pattern)
+            if needle.count > 1 { hits &= zeroBytes((word(text, i + 1) | fold2) ^ pattern2) }
             while hits != 0 {
                 if equal(text, at: i + hits.trailingZeroBitCount / 8, needle, caseInsensitive) { return true }
                 hits &= hits &- 1
@@ -76,7 +81,7 @@ enum ASCIIMatch {
             i += 8
         }
         while i <= last {
-            if (folds ? text[i] | 0x20 : text[i]) == target && equal(text, at: i, needle, caseInsensitive) {
+            if (text[i] | UInt8(truncatingIfNeeded: fold)) == target && equal(text, at: i, needle, caseInsensitive) {
                 return true
             }
             i += 1

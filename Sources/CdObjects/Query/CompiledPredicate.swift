@@ -29,7 +29,9 @@ import Foundation
 struct PredicateCandidate {
     let record: EncodedRecord
     let primaryKey: Int64
-    let reader: ObjectReader
+    /// Held without counting: a candidate lives inside one fetch, whose executor holds the
+    /// reader (as ER3 for the record's entity).
+    unowned(unsafe) let reader: ObjectReader
     private var decoded: RecordObject?
 
     init(record: EncodedRecord, primaryKey: Int64, reader: ObjectReader) {
@@ -204,8 +206,8 @@ struct CompiledPredicate {
         let caseInsensitive = options.contains(.caseInsensitive)
         let evaluator = PredicateEvaluator(variables: [:])
         /// The interpreter's answer for a field that is not plain ASCII.
-        func slowPath(_ candidate: inout PredicateCandidate, _ range: Range<Int>) throws -> Bool {
-            let text = String(decoding: candidate.record.bytes[range], as: UTF8.self)
+        func slowPath(_ field: UnsafeBufferPointer<UInt8>) throws -> Bool {
+            let text = String(decoding: field, as: UTF8.self)
             return try evaluator.test(c, left: .scalar(.string(text)), right: .scalar(.string(constant)))
         }
         switch c.op {
@@ -213,27 +215,26 @@ struct CompiledPredicate {
             let position: ASCIIMatch.Position =
                 c.op == .contains ? .anywhere : c.op == .beginsWith ? .prefix : .suffix
             return { candidate in
-                // A nil field contains, begins and ends with nothing (PE3).
-                guard let range = try candidate.record.stringBytes(ofAttribute: slot) else { return false }
-                let answer = candidate.record.bytes.withUnsafeBufferPointer { bytes in
-                    needle.withUnsafeBufferPointer { n in
-                        ASCIIMatch.match(
-                            UnsafeBufferPointer(rebasing: bytes[range]), n, position, caseInsensitive: caseInsensitive)
+                try candidate.record.withStringBytes(ofAttribute: slot) { field, _ in
+                    // A nil field contains, begins and ends with nothing (PE3).
+                    guard let field else { return false }
+                    let answer = needle.withUnsafeBufferPointer { n in
+                        ASCIIMatch.match(field, n, position, caseInsensitive: caseInsensitive)
                     }
+                    return try answer ?? slowPath(field)
                 }
-                if let answer { return answer }
-                return try slowPath(&candidate, range)
             }
         case .equal, .notEqual:
             guard options.subtracting(.normalized).isEmpty else { return nil }
             // Equal bytes are equal strings; plain-ASCII strings with different bytes differ.
             let equal = c.op == .equal
             return { candidate in
-                guard let range = try candidate.record.stringBytes(ofAttribute: slot) else { return !equal }
-                let bytes = candidate.record.bytes
-                if range.count == needle.count && bytes[range].elementsEqual(needle) { return equal }
-                if bytes[range].allSatisfy({ $0 < 0x80 && $0 != 0x0D }) { return !equal }
-                return try slowPath(&candidate, range)
+                try candidate.record.withStringBytes(ofAttribute: slot) { field, _ in
+                    guard let field else { return !equal }
+                    if field.elementsEqual(needle) { return equal }
+                    if ASCIIMatch.isPlainASCII(field) { return !equal }
+                    return try slowPath(field)
+                }
             }
         default:
             return nil

@@ -93,24 +93,29 @@ final class QueryExecutor {
         /// read it for (a key holding another entity is skipped).
         func consider(_ pk: Int64, _ bytes: [UInt8], in tree: Tree, expected: ObjectID? = nil) throws -> Bool {
             do {
-                let record = try EncodedRecord(bytes, layout: layout)
-                let code = record.entity.code
+                var candidate = PredicateCandidate(
+                    record: try EncodedRecord(bytes, layout: layout), primaryKey: pk, reader: reader)
+                let code = candidate.record.entity.code
                 guard wanted[code] else { return true }
-                if let expected, expected.entity != record.entity.name { return true }
-                let id = expected ?? ObjectID(entity: record.entity.name, primaryKey: pk)
-                if overlay != nil, reader.touched.contains(id) { return true }
-                if residual != nil, let program = programs[code] {
-                    var candidate = PredicateCandidate(record: record, primaryKey: pk, reader: reader)
-                    guard try program.evaluate(&candidate) else { return true }
+                if let expected, expected.entity != candidate.record.entity.name { return true }
+                if overlay != nil,
+                    reader.touched.contains(expected ?? ObjectID(entity: candidate.record.entity.name, primaryKey: pk))
+                {
+                    return true
                 }
+                if residual != nil {
+                    guard try programs[code]?.evaluate(&candidate) ?? true else { return true }
+                }
+                // The ID is made for matches only.
+                let id = expected ?? ObjectID(entity: candidate.record.entity.name, primaryKey: pk)
                 out.append(
                     QueryMatch(
-                        id: id, source: keepRecords ? .stored(record) : nil,
-                        sortKey: try sortKeys(record, sortPaths)))
+                        id: id, source: keepRecords ? .stored(candidate.record) : nil,
+                        sortKey: try sortKeys(candidate.record, sortPaths)))
+                if let stopAfter, out.count >= stopAfter { return false }
             } catch let e as RecordDecodingError {
                 throw stored.corruption(tree, "record \(pk): \(e.message)")
             }
-            if let stopAfter, out.count >= stopAfter { return false }
             return true
         }
 

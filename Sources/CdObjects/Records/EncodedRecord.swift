@@ -11,6 +11,10 @@
 //       slot's type (attributes) or the to-one's targets. Damage is a `RecordDecodingError`, never
 //       a read past the bytes; fields after the one asked for are not read.
 //  ER2. `fields` is the offset of the first field header; `fieldCount` fields follow it.
+//  ER3. An encoded record lives inside one fetch, while the snapshot that read it holds the
+//       store's layout, which owns every `EntityLayout`: `entity` is therefore held without
+//       reference counting (a scan makes one of these per record, and the count traffic was a
+//       measurable share of a full scan).
 
 import CdStore
 import Foundation
@@ -18,35 +22,44 @@ import Foundation
 /// One stored record, read lazily. Cheap to make: the bytes are shared, not copied.
 struct EncodedRecord {
     let bytes: [UInt8]
-    let entity: EntityLayout
+    /// Held without counting (ER3).
+    unowned(unsafe) let entity: EntityLayout
     /// Offset of the first field (ER2).
     let fields: Int
     let fieldCount: Int
 
     /// Parses the header: format version, entity code (checked against `layout`), field count.
     init(_ bytes: [UInt8], layout: StoreLayout) throws {
-        var r = RecordReader(bytes)
-        let version = try r.u8()
-        guard version == StoreLayout.formatVersion else {
-            throw RecordDecodingError("unknown record format \(version)")
+        let (code, count, fields) = try bytes.withUnsafeBufferPointer { buffer in
+            var r = BorrowedRecordReader(buffer)
+            let version = try r.u8()
+            guard version == StoreLayout.formatVersion else {
+                throw RecordDecodingError("unknown record format \(version)")
+            }
+            let code = try r.varint()
+            guard code < UInt64(layout.byCode.count) else {
+                throw RecordDecodingError("unknown entity code \(code)")
+            }
+            let count = try r.varint()
+            // Each field takes at least two bytes (slot, tag): a larger count is damage.
+            guard count <= UInt64(buffer.count) else { throw RecordDecodingError("field count \(count) overruns") }
+            return (Int(code), Int(count), r.offset)
         }
-        let code = try r.varint()
-        guard code < UInt64(layout.byCode.count) else { throw RecordDecodingError("unknown entity code \(code)") }
-        let count = try r.varint()
-        // Each field takes at least two bytes (slot, tag): a larger count is damage.
-        guard count <= UInt64(bytes.count) else { throw RecordDecodingError("field count \(count) overruns") }
         self.bytes = bytes
-        self.entity = layout.byCode[Int(code)]
-        self.fields = r.offset
-        self.fieldCount = Int(count)
+        self.entity = layout.byCode[code]
+        self.fields = fields
+        self.fieldCount = count
     }
-
-    /// The slot count of the entity: attributes, then to-ones.
-    private var slotCount: Int { entity.attributes.count + entity.toOnes.count }
 
     /// The offset of `slot`'s tag byte, or nil when the record omits it (a nil value). Keeps ER1.
     func tagOffset(of slot: Int) throws -> Int? {
-        var r = RecordReader(bytes, offset: fields)
+        try bytes.withUnsafeBufferPointer { try tagOffset(of: slot, in: $0) }
+    }
+
+    private func tagOffset(of slot: Int, in buffer: UnsafeBufferPointer<UInt8>) throws -> Int? {
+        let attributeCount = entity.attributes.count
+        let slotCount = attributeCount + entity.toOnes.count
+        var r = BorrowedRecordReader(buffer, offset: fields)
         var previous = -1
         for _ in 0..<fieldCount {
             let slotValue = try r.varint()
@@ -58,13 +71,13 @@ struct EncodedRecord {
             if current > slot { return nil }
             if current == slot { return r.offset }
             previous = current
-            try Self.skipField(&r, isToOne: current >= entity.attributes.count, slot: current)
+            try Self.skipField(&r, isToOne: current >= attributeCount, slot: current)
         }
         return nil
     }
 
     /// Steps over one field's tag and payload.
-    private static func skipField(_ r: inout RecordReader, isToOne: Bool, slot: Int) throws {
+    private static func skipField(_ r: inout BorrowedRecordReader, isToOne: Bool, slot: Int) throws {
         guard let tag = RecordTag(rawValue: try r.u8()) else {
             throw RecordDecodingError("unknown tag at byte \(r.offset - 1)")
         }
@@ -74,10 +87,10 @@ struct EncodedRecord {
         }
         switch tag {
         case .integer: _ = try r.varint()
-        case .double, .date: _ = try r.slice(8)
+        case .double, .date: try r.skip(8)
         case .decimal, .string, .data, .uri: _ = try r.lengthPrefixed()
         case .boolFalse, .boolTrue: break
-        case .uuid: _ = try r.slice(16)
+        case .uuid: try r.skip(16)
         case .object:
             _ = try r.varint()
             _ = try r.varint()
@@ -103,28 +116,32 @@ struct EncodedRecord {
     /// An integer attribute's value without making a `CdValue`: nil for an omitted field.
     /// The slot must be of an integer type; any other tag in it is damage.
     func integer(ofAttribute slot: Int) throws -> Int64? {
-        guard let offset = try tagOffset(of: slot) else { return nil }
-        var r = RecordReader(bytes, offset: offset)
-        guard try r.u8() == RecordTag.integer.rawValue else {
-            let attribute = entity.attributes[slot]
-            throw RecordDecodingError(
-                "\(entity.name).\(attribute.name) holds tag \(bytes[offset]), not a \(attribute.type.xmlName)")
+        try bytes.withUnsafeBufferPointer { buffer in
+            guard let offset = try tagOffset(of: slot, in: buffer) else { return nil }
+            var r = BorrowedRecordReader(buffer, offset: offset)
+            guard try r.u8() == RecordTag.integer.rawValue else { throw wrongTag(slot, buffer[offset]) }
+            return try r.zigZag()
         }
-        return try r.zigZag()
     }
 
-    /// A string attribute's UTF-8 bytes, in place (no `String` is made): nil for an omitted
-    /// field. The slot must be of string type; any other tag in it is damage.
-    func stringBytes(ofAttribute slot: Int) throws -> Range<Int>? {
-        guard let offset = try tagOffset(of: slot) else { return nil }
-        var r = RecordReader(bytes, offset: offset)
-        guard try r.u8() == RecordTag.string.rawValue else {
-            let attribute = entity.attributes[slot]
-            throw RecordDecodingError(
-                "\(entity.name).\(attribute.name) holds tag \(bytes[offset]), not a \(attribute.type.xmlName)")
+    /// A string attribute's UTF-8 bytes, in place (no `String` is made), passed to `body` with
+    /// their range in `bytes`; `body` gets nil for an omitted field. The slot must be of string
+    /// type; any other tag in it is damage.
+    func withStringBytes<R>(
+        ofAttribute slot: Int, _ body: (UnsafeBufferPointer<UInt8>?, Range<Int>) throws -> R
+    ) throws -> R {
+        try bytes.withUnsafeBufferPointer { buffer in
+            guard let offset = try tagOffset(of: slot, in: buffer) else { return try body(nil, 0..<0) }
+            var r = BorrowedRecordReader(buffer, offset: offset)
+            guard try r.u8() == RecordTag.string.rawValue else { throw wrongTag(slot, buffer[offset]) }
+            let range = try r.lengthPrefixed()
+            return try body(UnsafeBufferPointer(rebasing: buffer[range]), range)
         }
-        let payload = try r.lengthPrefixed()
-        return payload.startIndex..<payload.endIndex
+    }
+
+    private func wrongTag(_ slot: Int, _ tag: UInt8) -> RecordDecodingError {
+        let attribute = entity.attributes[slot]
+        return RecordDecodingError("\(entity.name).\(attribute.name) holds tag \(tag), not a \(attribute.type.xmlName)")
     }
 
     /// The target of the to-one at `index` in `entity.toOnes` (nil when unset), checked like

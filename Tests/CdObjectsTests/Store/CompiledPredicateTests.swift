@@ -217,10 +217,11 @@ struct CompiledPredicateTests {
         )
         let snapshot = try store.beginRead()
         defer { snapshot.end() }
-        var candidate = PredicateCandidate(
-            record: record, primaryKey: 1, reader: ObjectReader(stored: snapshot.stored, overlay: nil))
+        let reader = ObjectReader(stored: snapshot.stored, overlay: nil)
+        var candidate = PredicateCandidate(record: record, primaryKey: 1, reader: reader)
         #expect(try onN.evaluate(&candidate))
         #expect(throws: RecordDecodingError.self) { try onS.evaluate(&candidate) }
+        withExtendedLifetime(reader) {}  // the candidate does not hold it
     }
 
     @Test func damageBeforeTheFieldIsReported() throws {
