@@ -24,7 +24,11 @@ enum ASCIIMatch {
         _ text: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>, _ position: Position,
         caseInsensitive: Bool
     ) -> Bool? {
-        guard isPlainASCII(needle), isPlainASCII(text) else { return nil }
+        guard isPlainASCII(needle) else { return nil }
+        if position == .anywhere && !needle.isEmpty && needle.count <= text.count {
+            return occurs(needle, in: text, caseInsensitive)  // checks the text as it searches
+        }
+        guard isPlainASCII(text) else { return nil }
         if needle.isEmpty { return true }
         guard needle.count <= text.count else { return false }
         switch position {
@@ -52,12 +56,13 @@ enum ASCIIMatch {
             littleEndian: UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
-    /// Whether `needle` (not empty, not longer than `text`) occurs in `text`. Candidate starts
-    /// are the bytes equal to the needle's first byte (either case of a letter under [c]), found
-    /// a word at a time; each is then compared in full.
+    /// Whether `needle` (plain ASCII, not empty, not longer than `text`) occurs in `text`, or nil
+    /// when the text is not plain ASCII (AM1), found in the same pass. Candidate starts are the
+    /// bytes equal to the needle's first two bytes (either case of a letter under [c]), found a
+    /// word at a time; each is then compared in full.
     private static func occurs(
         _ needle: UnsafeBufferPointer<UInt8>, in text: UnsafeBufferPointer<UInt8>, _ caseInsensitive: Bool
-    ) -> Bool {
+    ) -> Bool? {
         // Only A–Z and a–z fold: for a letter, `b | 0x20` is its lower case exactly when b is
         // either case of it; any other byte must match exactly.
         func anchor(_ b: UInt8) -> (target: UInt8, fold: UInt64, pattern: UInt64) {
@@ -70,16 +75,23 @@ enum ASCIIMatch {
         // first letter. The word at i + 1 is inside the text while i + 8 <= last + 1.
         let (_, fold2, pattern2) = needle.count > 1 ? anchor(needle[1]) : (0, 0, 0)
         let last = text.count - needle.count
+        let cr = ones &* 0x0D
         var i = 0
         while i + 8 <= last + 1 {
-            var hits = zeroBytes((word(text, i) | fold) ^ pattern)
+            let w = word(text, i)
+            if w & high != 0 || zeroBytes(w ^ cr) != 0 { return nil }
+            var hits = zeroBytes((w | fold) ^ pattern)
             if needle.count > 1 { hits &= zeroBytes((word(text, i + 1) | fold2) ^ pattern2) }
             while hits != 0 {
-                if equal(text, at: i + hits.trailingZeroBitCount / 8, needle, caseInsensitive) { return true }
+                if equal(text, at: i + hits.trailingZeroBitCount / 8, needle, caseInsensitive) {
+                    // A match counts only if the rest of the text is plain ASCII too.
+                    return isPlainASCII(UnsafeBufferPointer(rebasing: text[i...])) ? true : nil
+                }
                 hits &= hits &- 1
             }
             i += 8
         }
+        guard isPlainASCII(UnsafeBufferPointer(rebasing: text[i...])) else { return nil }
         while i <= last {
             if (text[i] | UInt8(truncatingIfNeeded: fold)) == target && equal(text, at: i, needle, caseInsensitive) {
                 return true

@@ -69,6 +69,25 @@ final class QueryExecutor {
     /// code (CompiledPredicate.swift) and reads only the fields it tests; sort keys that are
     /// attributes are read alone; nothing else of a record is decoded here.
     func matches(_ request: FetchRequest, paging: Bool, keepRecords: Bool = false) throws -> [QueryMatch] {
+        try run(request, paging: paging, keepRecords: keepRecords, countOnly: false).matches
+    }
+
+    /// `matches(request, paging: true).count`, without making the matches when nothing needs
+    /// them (no overlay, no sort): a count of a scan then allocates nothing per match.
+    func matchCount(_ request: FetchRequest) throws -> Int {
+        let countOnly = reader.overlay == nil && request.sortDescriptors.isEmpty
+        let result = try run(request, paging: true, keepRecords: false, countOnly: countOnly)
+        guard countOnly else { return result.matches.count }
+        let start = min(request.offset, result.count)
+        return (request.limit.map { min(result.count, start + $0) } ?? result.count) - start
+    }
+
+    /// The body of `matches`; with `countOnly` (no overlay, no sort) it only counts the stored
+    /// matches (`count`) and returns none.
+    private func run(
+        _ request: FetchRequest, paging: Bool, keepRecords: Bool, countOnly: Bool
+    ) throws -> (matches: [QueryMatch], count: Int) {
+        let layout = self.layout  // once, not through the reader for every candidate
         let entity = try check(request)
         let plan = QueryPlanner.plan(request, entity: entity, layout: layout)
         let kinds = request.includesSubentities ? entity.kinds : [entity.name]
@@ -80,6 +99,7 @@ final class QueryExecutor {
             stopAfter = request.offset + limit
         }
         var out: [QueryMatch] = []
+        var counted = 0
         let stored = reader.stored
         // The entity codes the request covers, and the residual compiled per code (CQ2).
         var wanted = [Bool](repeating: false, count: layout.byCode.count)
@@ -87,6 +107,8 @@ final class QueryExecutor {
         let residual = plan.residual
         let programs: [CompiledPredicate?] =
             residual.map { p in layout.byCode.map { wanted[$0.code] ? CompiledPredicate(p, entity: $0) : nil } } ?? []
+        // With one entity code (no sub-entities), its program is called directly.
+        let soleProgram = wanted.filter { $0 }.count == 1 ? programs.first { $0 != nil } ?? nil : nil
         let recordTree = try stored.tree(entity.recordTree)
 
         /// Tests one stored record; false stops the scan. `expected` is the ID the access path
@@ -103,8 +125,15 @@ final class QueryExecutor {
                 {
                     return true
                 }
-                if residual != nil {
+                if let soleProgram {
+                    guard try soleProgram.evaluate(&candidate) else { return true }
+                } else if residual != nil {
                     guard try programs[code]?.evaluate(&candidate) ?? true else { return true }
+                }
+                if countOnly {
+                    counted += 1
+                    if let stopAfter, counted >= stopAfter { return false }
+                    return true
                 }
                 // The ID is made for matches only.
                 let id = expected ?? ObjectID(entity: candidate.record.entity.name, primaryKey: pk)
@@ -215,9 +244,9 @@ final class QueryExecutor {
         if paging {
             let start = min(request.offset, out.count)
             let end = request.limit.map { min(out.count, start + $0) } ?? out.count
-            return Array(out[start..<end])
+            return (Array(out[start..<end]), counted)
         }
-        return out
+        return (out, counted)
     }
 
     /// The sort key of a stored record: attributes of the record itself are read alone; a path
@@ -314,6 +343,6 @@ final class QueryExecutor {
             }
             return n
         }
-        return try matches(request, paging: true).count
+        return try matchCount(request)
     }
 }

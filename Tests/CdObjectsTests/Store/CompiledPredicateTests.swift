@@ -263,6 +263,20 @@ struct CompiledPredicateTests {
         }
     }
 
+    @Test func countsAgreeWithTheFetchedPageWithoutMakingMatches() throws {
+        let store = try PredicateFixtureStore.shared.get()
+        for format in ["age > 30", "name CONTAINS[c] 'a'", "department.name != 'x'", "age < 0"] {
+            for (offset, limit) in [(0, nil), (0, 3), (2, nil), (2, 4), (50, 5)] as [(Int, Int?)] {
+                var request = FetchRequest(entity: "Person")
+                request.predicate = try CdPredicate(format: format)
+                request.offset = offset
+                request.limit = limit
+                let ids = try store.read { try $0.fetchIDs(request) }
+                #expect(try store.read { try $0.count(request) } == ids.count, "\(format) \(offset) \(limit as Any)")
+            }
+        }
+    }
+
     @Test func aPageDecodesOnlyItsOwnRecords() throws {
         // Matches outside the page keep their bytes undecoded: a damaged record past the limit
         // does not fail a fetch that stops before it.
