@@ -256,7 +256,10 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
             let ids = try snapshot.fetchIDs(request, pending: pending(context))
             objects = try context.materialize(ids, from: snapshot, keys: keys, batchSize: fetchBatchSize)
         } else {
-            // The values come with the matches: each record is read once.
+            // The values come with the matches: each record is read once, and with
+            // onlyProperties only those fields of it are decoded.
+            var request = request
+            request.propertiesToFetch = properties
             let matches = try snapshot.fetchObjects(request, pending: pending(context))
             objects = try context.materialize(
                 matches.map(\.id), from: snapshot, keys: keys, values: matches.map(\.values))

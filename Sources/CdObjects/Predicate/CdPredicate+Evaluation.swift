@@ -88,8 +88,12 @@ struct PredicateEvaluator {
     }
 
     private func evaluate(_ c: PredicateComparison, self object: PredicateOperand) throws -> Bool {
-        let left = try operand(c.left, self: object)
-        let right = try operand(c.right, self: object)
+        try test(c, left: try operand(c.left, self: object), right: try operand(c.right, self: object))
+    }
+
+    /// A comparison over its evaluated operands: the quantifier, then the operator. Compiled
+    /// predicates (CompiledPredicate.swift) call this too, so both give the same answers.
+    func test(_ c: PredicateComparison, left: PredicateOperand, right: PredicateOperand) throws -> Bool {
         switch c.quantifier {
         case .any:
             for element in left.elements where try compare(element, c.op, right, c.options) { return true }

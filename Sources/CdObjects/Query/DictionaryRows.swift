@@ -57,7 +57,7 @@ extension QueryExecutor {
         var rows: [[String: PropertyValue]] = []
         if !grouped {
             for m in try matches(request, paging: false, keepRecords: true) {
-                rows.append(try row(properties, expressions, m.record.map { [$0] } ?? []))
+                rows.append(try row(properties, expressions, try record(of: m).map { [$0] } ?? []))
             }
         } else {
             var unsorted = request
@@ -65,7 +65,7 @@ extension QueryExecutor {
             var order: [[CdValue]] = []
             var groups: [[CdValue]: [Record]] = [:]
             for m in try matches(unsorted, paging: false, keepRecords: true) {
-                guard let record = m.record else { continue }
+                guard let record = try record(of: m) else { continue }
                 let key = try request.groupBy.map {
                     try reader.value(of: record, path: $0.split(separator: ".").map(String.init))
                 }

@@ -57,7 +57,9 @@ public struct FetchRequest: Hashable, Sendable {
     public var includesSubentities: Bool = true
     public var resultType: FetchResultType = .objectIDs
     /// For dictionary results: attribute names and expression names, in order.
-    /// Empty means every attribute.
+    /// Empty means every attribute. For `ObjectSnapshot.fetchObjects`, a projection: the values
+    /// of each match hold only these attributes and to-one relationships, and the rest of each
+    /// record is not decoded.
     public var propertiesToFetch: [String] = []
     /// Expressions that `propertiesToFetch` may name.
     public var expressions: [FetchExpression] = []

@@ -10,11 +10,18 @@
 
 import CdStore
 
-/// One matching object. `record` is kept only when the caller asked for records (dictionary
-/// rows), so that a large fetch of IDs does not hold every decoded record.
+/// Where a match's values come from: a stored record, kept encoded until a caller asks for its
+/// values (so that a page of a large result decodes only the page), or an overlay's record.
+enum MatchSource {
+    case stored(EncodedRecord)
+    case decoded(Record)
+}
+
+/// One matching object. `source` is kept only when the caller asked for values (objects or
+/// dictionary rows), so that a large fetch of IDs does not hold every record.
 struct QueryMatch {
     let id: ObjectID
-    let record: Record?
+    let source: MatchSource?
     var sortKey: [CdValue]
 }
 
@@ -56,8 +63,31 @@ final class QueryExecutor {
     }
 
     /// The matching objects, sorted; with `paging`, offset and limit applied; with `keepRecords`,
-    /// each with its record.
+    /// each with its record (decoded when asked, `record(of:)`).
+    ///
+    /// Stored candidates are tested encoded: the residual predicate is compiled once per entity
+    /// code (CompiledPredicate.swift) and reads only the fields it tests; sort keys that are
+    /// attributes are read alone; nothing else of a record is decoded here.
     func matches(_ request: FetchRequest, paging: Bool, keepRecords: Bool = false) throws -> [QueryMatch] {
+        try run(request, paging: paging, keepRecords: keepRecords, countOnly: false).matches
+    }
+
+    /// `matches(request, paging: true).count`, without making the matches when nothing needs
+    /// them (no overlay, no sort): a count of a scan then allocates nothing per match.
+    func matchCount(_ request: FetchRequest) throws -> Int {
+        let countOnly = reader.overlay == nil && request.sortDescriptors.isEmpty
+        let result = try run(request, paging: true, keepRecords: false, countOnly: countOnly)
+        guard countOnly else { return result.matches.count }
+        let start = min(request.offset, result.count)
+        return (request.limit.map { min(result.count, start + $0) } ?? result.count) - start
+    }
+
+    /// The body of `matches`; with `countOnly` (no overlay, no sort) it only counts the stored
+    /// matches (`count`) and returns none.
+    private func run(
+        _ request: FetchRequest, paging: Bool, keepRecords: Bool, countOnly: Bool
+    ) throws -> (matches: [QueryMatch], count: Int) {
+        let layout = self.layout  // once, not through the reader for every candidate
         let entity = try check(request)
         let plan = QueryPlanner.plan(request, entity: entity, layout: layout)
         let kinds = request.includesSubentities ? entity.kinds : [entity.name]
@@ -69,59 +99,73 @@ final class QueryExecutor {
             stopAfter = request.offset + limit
         }
         var out: [QueryMatch] = []
+        var counted = 0
         let stored = reader.stored
+        // The entity codes the request covers, and the residual compiled per code (CQ2).
+        var wanted = [Bool](repeating: false, count: layout.byCode.count)
+        for kind in kinds { if let e = layout.entities[kind] { wanted[e.code] = true } }
+        let residual = plan.residual
+        let programs: [CompiledPredicate?] =
+            residual.map { p in layout.byCode.map { wanted[$0.code] ? CompiledPredicate(p, entity: $0) : nil } } ?? []
+        // With one entity code (no sub-entities), its program is called directly.
+        let soleProgram = wanted.filter { $0 }.count == 1 ? programs.first { $0 != nil } ?? nil : nil
+        let recordTree = try stored.tree(entity.recordTree)
 
-        func consider(_ pk: Int64, _ rec: Record) throws -> Bool {
-            guard kinds.contains(rec.entity.name) else { return true }
-            let id = ObjectID(entity: rec.entity.name, primaryKey: pk)
-            if overlay != nil, reader.touched.contains(id) { return true }
-            if let p = plan.residual, !(try p.evaluate(with: RecordObject(id: id, record: rec, reader: reader))) {
-                return true
+        /// Tests one stored record; false stops the scan. `expected` is the ID the access path
+        /// read it for (a key holding another entity is skipped).
+        func consider(_ pk: Int64, _ bytes: [UInt8], in tree: Tree, expected: ObjectID? = nil) throws -> Bool {
+            do {
+                var candidate = PredicateCandidate(
+                    record: try EncodedRecord(bytes, layout: layout), primaryKey: pk, reader: reader)
+                let code = candidate.record.entity.code
+                guard wanted[code] else { return true }
+                if let expected, expected.entity != candidate.record.entity.name { return true }
+                if overlay != nil,
+                    reader.touched.contains(expected ?? ObjectID(entity: candidate.record.entity.name, primaryKey: pk))
+                {
+                    return true
+                }
+                if let soleProgram {
+                    guard try soleProgram.evaluate(&candidate) else { return true }
+                } else if residual != nil {
+                    guard try programs[code]?.evaluate(&candidate) ?? true else { return true }
+                }
+                if countOnly {
+                    counted += 1
+                    if let stopAfter, counted >= stopAfter { return false }
+                    return true
+                }
+                // The ID is made for matches only.
+                let id = expected ?? ObjectID(entity: candidate.record.entity.name, primaryKey: pk)
+                out.append(
+                    QueryMatch(
+                        id: id, source: keepRecords ? .stored(candidate.record) : nil,
+                        sortKey: try sortKeys(candidate.record, sortPaths)))
+                if let stopAfter, out.count >= stopAfter { return false }
+            } catch let e as RecordDecodingError {
+                throw stored.corruption(tree, "record \(pk): \(e.message)")
             }
-            out.append(
-                QueryMatch(
-                    id: id, record: keepRecords ? rec : nil,
-                    sortKey: try sortPaths.map { try reader.value(of: rec, path: $0) }))
-            if let stopAfter, out.count >= stopAfter { return false }
             return true
         }
 
-        let recordTree = try stored.tree(entity.recordTree)
-        func load(_ pk: Int64) throws -> Record? {
-            guard let recordTree, let bytes = try recordTree.get(RecordCodec.key(pk)) else { return nil }
-            return try stored.decode(bytes, tree: recordTree, primaryKey: pk)
+        func load(_ pk: Int64, expected: ObjectID? = nil) throws -> Bool {
+            guard let recordTree, let bytes = try recordTree.get(RecordCodec.key(pk)) else { return true }
+            return try consider(pk, bytes, in: recordTree, expected: expected)
         }
 
         switch plan.access {
         case .fullScan:
-            // Nothing to evaluate, sort or return but IDs: the entity code is all that is read.
-            let idsOnly = request.predicate == nil && sortPaths.isEmpty && !keepRecords && overlay == nil
             if let recordTree {
-                let codes = Set(kinds.compactMap { layout.entities[$0]?.code })
                 try recordTree.scan { key, value in
                     guard key.count == 8 else {
                         throw stored.corruption(recordTree, "record key of \(key.count) bytes")
                     }
-                    let code: Int
-                    do { code = try RecordCodec.entityCode(value) } catch let e as RecordDecodingError {
-                        throw stored.corruption(recordTree, e.message)
-                    }
-                    guard codes.contains(code) else { return true }
-                    let pk = Int64(bitPattern: key.readBE(UInt64.self, at: 0))
-                    if idsOnly {
-                        out.append(
-                            QueryMatch(
-                                id: ObjectID(entity: layout.byCode[code].name, primaryKey: pk), record: nil, sortKey: []
-                            ))
-                        return stopAfter.map { out.count < $0 } ?? true
-                    }
-                    return try consider(pk, try stored.decode(value, tree: recordTree, primaryKey: pk))
+                    return try consider(Int64(bitPattern: key.readBE(UInt64.self, at: 0)), value, in: recordTree)
                 }
             }
         case let .primaryKeys(ids):
             for id in ids where kinds.contains(id.entity) {
-                guard let rec = try load(id.primaryKey), rec.entity.name == id.entity else { continue }
-                guard try consider(id.primaryKey, rec) else { break }
+                guard try load(id.primaryKey, expected: id) else { break }
             }
         case let .index(index, access):
             if let tree = try stored.tree(index.definition.tree) {
@@ -130,24 +174,25 @@ final class QueryExecutor {
                     scan: for (lower, upper) in ranges {
                         var more = true
                         try tree.scan(from: lower, upTo: upper) { key, _ in
-                            let pk = try stored.primaryKey(ofIndexEntry: key, in: tree)
-                            guard let rec = try load(pk) else { return true }
-                            more = try consider(pk, rec)
+                            more = try load(try stored.primaryKey(ofIndexEntry: key, in: tree))
                             return more
                         }
                         if !more { break scan }
                     }
                 } else {
-                    var pks = Set<Int64>()
+                    // Each object has one entry per index (EL2): only overlapping IN values repeat one.
+                    var pks: [Int64] = []
                     for (lower, upper) in ranges {
                         try tree.scan(from: lower, upTo: upper) { key, _ in
-                            pks.insert(try stored.primaryKey(ofIndexEntry: key, in: tree))
+                            pks.append(try stored.primaryKey(ofIndexEntry: key, in: tree))
                             return true
                         }
                     }
-                    for pk in pks.sorted() {
-                        guard let rec = try load(pk) else { continue }
-                        guard try consider(pk, rec) else { break }
+                    pks.sort()
+                    var previous: Int64?
+                    for pk in pks where pk != previous {
+                        previous = pk
+                        guard try load(pk) else { break }
                     }
                 }
             }
@@ -156,16 +201,11 @@ final class QueryExecutor {
                 $0.primaryKey < $1.primaryKey
             })
             where kinds.contains(id.entity) {
-                guard let rec = try load(id.primaryKey), rec.entity.name == id.entity else { continue }
-                guard try consider(id.primaryKey, rec) else { break }
+                guard try load(id.primaryKey, expected: id) else { break }
             }
         case let .indexOrder(index):
             if let tree = try stored.tree(index.definition.tree) {
-                try tree.scan { key, _ in
-                    let pk = try stored.primaryKey(ofIndexEntry: key, in: tree)
-                    guard let rec = try load(pk) else { return true }
-                    return try consider(pk, rec)
-                }
+                try tree.scan { key, _ in try load(try stored.primaryKey(ofIndexEntry: key, in: tree)) }
             }
         }
 
@@ -186,7 +226,7 @@ final class QueryExecutor {
                 }
                 out.append(
                     QueryMatch(
-                        id: id, record: keepRecords ? rec : nil,
+                        id: id, source: keepRecords ? .decoded(rec) : nil,
                         sortKey: try sortPaths.map { try reader.value(of: rec, path: $0) }))
             }
         }
@@ -204,9 +244,60 @@ final class QueryExecutor {
         if paging {
             let start = min(request.offset, out.count)
             let end = request.limit.map { min(out.count, start + $0) } ?? out.count
-            return Array(out[start..<end])
+            return (Array(out[start..<end]), counted)
         }
-        return out
+        return (out, counted)
+    }
+
+    /// The sort key of a stored record: attributes of the record itself are read alone; a path
+    /// through a relationship decodes the record and follows it as `ObjectReader.value` does.
+    private func sortKeys(_ record: EncodedRecord, _ paths: [[String]]) throws -> [CdValue] {
+        if paths.isEmpty { return [] }
+        var full: Record?
+        return try paths.map { path in
+            if path.count == 1, let slot = record.entity.attributeSlots[path[0]] {
+                return try record.value(ofAttribute: slot)
+            }
+            if full == nil { full = try RecordCodec.decode(record.bytes, layout: layout) }
+            return try reader.value(of: full!, path: path)
+        }
+    }
+
+    /// The record of a match kept with `keepRecords`, decoded now.
+    func record(of match: QueryMatch) throws -> Record? {
+        switch match.source {
+        case nil: return nil
+        case let .decoded(record)?: return record
+        case let .stored(encoded)?:
+            return try located(encoded, match.id) { try RecordCodec.decode(encoded.bytes, layout: layout) }
+        }
+    }
+
+    /// What `ObjectSnapshot.values(of:)` gives for a match kept with `keepRecords`; with
+    /// `properties`, only those of them the entity stores (the rest of the record is not decoded).
+    func values(of match: QueryMatch, properties: [String]) throws -> [String: PropertyValue]? {
+        guard !properties.isEmpty, let source = match.source else {
+            return try record(of: match).map(ObjectSnapshot.values(of:))
+        }
+        var result: [String: PropertyValue] = [:]
+        result.reserveCapacity(properties.count)
+        switch source {
+        case let .stored(encoded):
+            try located(encoded, match.id) {
+                for name in properties { result[name] = try encoded.propertyValue(name, layout: layout) }
+            }
+        case let .decoded(record):
+            for name in properties { result[name] = record.value(of: name) }
+        }
+        return result
+    }
+
+    /// Runs `body`, turning a damaged record into a corruption error that names its tree and key.
+    private func located<R>(_ record: EncodedRecord, _ id: ObjectID, _ body: () throws -> R) throws -> R {
+        do { return try body() } catch let e as RecordDecodingError {
+            guard let tree = try reader.stored.tree(record.entity.recordTree) else { throw e }
+            throw reader.stored.corruption(tree, "record \(id.primaryKey): \(e.message)")
+        }
     }
 
     /// Inclusive key ranges of the leading column for an index access (QueryPlan header).
@@ -252,6 +343,6 @@ final class QueryExecutor {
             }
             return n
         }
-        return try matches(request, paging: true).count
+        return try matchCount(request)
     }
 }

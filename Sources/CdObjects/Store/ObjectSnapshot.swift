@@ -47,7 +47,7 @@ public final class ObjectSnapshot {
     }
 
     /// A record's attribute and to-one values, keyed by property name.
-    private static func values(of rec: Record) -> [String: PropertyValue] {
+    static func values(of rec: Record) -> [String: PropertyValue] {
         var result: [String: PropertyValue] = [:]
         result.reserveCapacity(rec.entity.attributes.count + rec.entity.toOnes.count)
         for (slot, a) in rec.entity.attributes.enumerated() { result[a.name] = .attribute(rec.values[slot]) }
@@ -91,6 +91,10 @@ public final class ObjectSnapshot {
     /// twice (and, on a store larger than the page cache, decompresses its page twice). With
     /// `pending` changes the values are still the stored ones, read by `values(of:)`.
     ///
+    /// A non-empty `request.propertiesToFetch` is a projection: each match's values then hold
+    /// only those of the names that are attributes or to-one relationships, and nothing else of
+    /// the record is decoded. Only the returned page of matches is decoded at all.
+    ///
     /// ```swift
     /// for (id, values) in try snapshot.fetchObjects(request) { print(id, values?["name"] as Any) }
     /// ```
@@ -100,11 +104,24 @@ public final class ObjectSnapshot {
         -> [(id: ObjectID, values: [String: PropertyValue]?)]
     {
         try wrap {
+            let properties = request.propertiesToFetch
             if let pending, !pending.isEmpty {
-                return try executor(pending).matches(request, paging: true).map { ($0.id, try values(of: $0.id)) }
+                return try executor(pending).matches(request, paging: true).map { match in
+                    (
+                        match.id,
+                        try values(of: match.id).map { all in
+                            properties.isEmpty
+                                ? all
+                                : all.filter {
+                                    properties.contains($0.key)
+                                }
+                        }
+                    )
+                }
             }
-            return try executor(nil).matches(request, paging: true, keepRecords: true).map { match in
-                (match.id, match.record.map(Self.values(of:)))
+            let executor = try executor(nil)
+            return try executor.matches(request, paging: true, keepRecords: true).map { match in
+                (match.id, try executor.values(of: match, properties: properties))
             }
         }
     }

@@ -28,6 +28,29 @@ struct ASCIIMatchTests {
         return String(decoding: (0..<n).map { _ in alphabet.randomElement(using: &rng)! }, as: UTF8.self)
     }
 
+    @Test(arguments: [4, 5] as [UInt64])
+    func agreesWithFoundationOnLongTextsAWordAtATime(seed: UInt64) {
+        // Texts past several eight-byte words, needles cut from them at every alignment.
+        var rng = SplitMix64(seed: seed)
+        for _ in 0..<1_000 {
+            let text = Self.randomString(&rng, maxLength: 90)
+            let bytes = Array(text.utf8)
+            var needle = Self.randomString(&rng, maxLength: 3)
+            if Bool.random(using: &rng), !bytes.isEmpty {
+                let a = Int.random(in: 0..<bytes.count, using: &rng)
+                let b = min(bytes.count, a + Int.random(in: 1...9, using: &rng))
+                needle = String(decoding: bytes[a..<b].map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
+            }
+            for caseInsensitive in [false, true] {
+                let fast = ASCIIMatch.match(text, needle, .anywhere, caseInsensitive: caseInsensitive)
+                let slow = Self.folded(text, needle, .anywhere, caseInsensitive: caseInsensitive)
+                #expect(
+                    fast == slow,
+                    "seed \(seed): \(caseInsensitive) \(text.debugDescription) ~ \(needle.debugDescription)")
+            }
+        }
+    }
+
     @Test(arguments: [1, 2, 3] as [UInt64])
     func agreesWithFoundationOnRandomASCII(seed: UInt64) {
         var rng = SplitMix64(seed: seed)
