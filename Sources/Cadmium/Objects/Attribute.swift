@@ -5,7 +5,6 @@
 
 import Foundation
 import CdObjects
-import Synchronization
 
 /// An option of an ``Attribute``: index, uniqueness, transience, validation.
 ///
@@ -59,15 +58,29 @@ public struct AttributeOption: Sendable, Hashable {
 
 /// What the model builder and the accessors need from either wrapper, read through `Mirror`.
 protocol CdPropertyWrapper {
-    /// Unique per wrapper instance: finds the property's name from a key path (see
-    /// `CdManagedObject.propertyName(_:slot:)`).
-    var slot: Int { get }
+    /// The wrapper's position among its object's wrappers, in initialisation order: the same in
+    /// every instance of a class, so it finds the property's slot (`ObjectSlots.wrapperSlots`).
+    var ordinal: Int { get }
 }
 
-/// Hands out wrapper slots.
-enum WrapperSlots {
-    static let next = Atomic<Int>(0)
-    static func take() -> Int { next.add(1, ordering: .relaxed).newValue }
+/// Numbers the wrappers of the object being initialised on this thread: each wrapper takes the
+/// next ordinal, and `CdManagedObject.init` (which runs after its subclasses' stored properties
+/// are initialised) takes the count and starts the next object at 0.
+enum WrapperOrdinals {
+    @inline(__always)
+    static func take() -> Int {
+        let state = ThreadState.current
+        defer { state.nextWrapperOrdinal += 1 }
+        return state.nextWrapperOrdinal
+    }
+
+    /// The number of ordinals taken since the last call (the object's wrappers).
+    @inline(__always)
+    static func finishObject() -> Int {
+        let state = ThreadState.current
+        defer { state.nextWrapperOrdinal = 0 }
+        return state.nextWrapperOrdinal
+    }
 }
 
 /// An attribute of a managed object. Optional Swift types are optional attributes; an inline
@@ -82,7 +95,7 @@ enum WrapperSlots {
 /// ```
 @propertyWrapper
 public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
-    let slot: Int
+    let ordinal: Int
     let initialValue: Value?
     let options: [AttributeOption]
 
@@ -96,7 +109,7 @@ public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
     }
 
     private init(options: [AttributeOption], initial: Value?) {
-        self.slot = WrapperSlots.take()
+        self.ordinal = WrapperOrdinals.take()
         self.options = options
         self.initialValue = initial
     }
@@ -115,13 +128,13 @@ public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
     ) -> Value {
         get {
-            let name = object.propertyName(storageKeyPath, slot: object[keyPath: storageKeyPath].slot)
-            let value = object.readAttribute(name)
+            let slot = object.slot(storageKeyPath, ordinal: object[keyPath: storageKeyPath].ordinal)
+            let value = object.readAttribute(slot)
             return Value.fromCdValue(value) ?? Value.cdEmptyValue
         }
         set {
-            let name = object.propertyName(storageKeyPath, slot: object[keyPath: storageKeyPath].slot)
-            object.writeAttribute(name, newValue.cdValue)
+            let slot = object.slot(storageKeyPath, ordinal: object[keyPath: storageKeyPath].ordinal)
+            object.writeAttribute(slot, newValue.cdValue)
         }
     }
 

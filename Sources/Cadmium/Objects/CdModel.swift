@@ -22,6 +22,8 @@ public struct CdModel: @unchecked Sendable {
     /// Entity → relationship name → relationship, inherited ones included: property writes look
     /// relationships up by name, and the model's own lookup walks the hierarchy each time.
     private let relationshipsByName: [String: [String: RelationshipDescription]]
+    /// Entity → its property slots: names resolved once, here, into the store's slot vocabulary.
+    private let slotTables: [String: ObjectSlots]
 
     /// The model declared by `classes`: one entity per class, named by ``CdManagedObject/entityName``,
     /// with a property per `@Attribute` and `@Relationship`. A class whose superclass is also
@@ -102,7 +104,13 @@ public struct CdModel: @unchecked Sendable {
         }
         self.storedKeys = stored
         self.relationshipsByName = relationships
+        self.slotTables = PropertySlots.tables(of: objectModel).mapValues { properties in
+            ObjectSlots(properties: properties, model: objectModel, boundClass: bound[properties.entity])
+        }
     }
+
+    /// The property slots of `entity`.
+    func slots(of entity: String) -> ObjectSlots? { slotTables[entity] }
 
     /// The class bound to `entity`.
     func objectClass(for entity: String) -> CdManagedObject.Type? { classes[entity] }
@@ -113,7 +121,14 @@ public struct CdModel: @unchecked Sendable {
     /// A new, context-less instance of `entity`'s class.
     func newInstance(entity: String) -> CdManagedObject {
         let object = (classes[entity] ?? CdManagedObject.self).init()
-        object.withState { $0.entityName = entity }
+        let table = slotTables[entity]
+        object.withState { state in
+            state.entityName = entity
+            if let table {
+                state.slots = table
+                state.buffer = [PropertyValue?](repeating: nil, count: table.count)
+            }
+        }
         return object
     }
 
@@ -136,6 +151,21 @@ public struct CdModel: @unchecked Sendable {
         if values.keys.allSatisfy({ stored.contains($0) }) { return values }
         return values.filter { stored.contains($0.key) }
     }
+
+    /// `changeSetValues` of an object's slot buffer: the carried slots (`only`: of those, the
+    /// given slots), by name.
+    func changeSetValues(
+        _ buffer: [PropertyValue?], slots table: ObjectSlots, only: SlotSet? = nil
+    ) -> [String: PropertyValue] {
+        var result: [String: PropertyValue] = [:]
+        result.reserveCapacity(only == nil ? buffer.count : 4)
+        for (slot, value) in buffer.enumerated() {
+            guard let value, table.carried[slot], only?.contains(slot) ?? true else { continue }
+            result[table.name(of: slot)] = value
+        }
+        return result
+    }
+
 }
 
 /// The superclass of `cls` when it is one of the listed classes (a parent entity).

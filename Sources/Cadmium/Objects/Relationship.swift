@@ -62,7 +62,7 @@ extension Array: CdRelationshipValue where Element: CdManagedObject {
 /// ```
 @propertyWrapper
 public struct Relationship<Value: CdRelationshipValue>: CdPropertyWrapper {
-    let slot: Int
+    let ordinal: Int
     let inverse: String?
     let deleteRule: DeleteRule
     let minCount: Int
@@ -74,7 +74,7 @@ public struct Relationship<Value: CdRelationshipValue>: CdPropertyWrapper {
         inverse: String? = nil, deleteRule: DeleteRule = .nullify, minCount: Int = 0,
         maxCount: Int? = nil, optional: Bool = true
     ) {
-        self.slot = WrapperSlots.take()
+        self.ordinal = WrapperOrdinals.take()
         self.inverse = inverse
         self.deleteRule = deleteRule
         self.minCount = minCount
@@ -96,12 +96,12 @@ public struct Relationship<Value: CdRelationshipValue>: CdPropertyWrapper {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
     ) -> Value {
         get {
-            let name = object.propertyName(storageKeyPath, slot: object[keyPath: storageKeyPath].slot)
-            return Value.fromObjects(object.readRelationship(name))
+            let slot = object.slot(storageKeyPath, ordinal: object[keyPath: storageKeyPath].ordinal)
+            return Value.fromObjects(object.readRelationship(slot))
         }
         set {
-            let name = object.propertyName(storageKeyPath, slot: object[keyPath: storageKeyPath].slot)
-            object.writeRelationship(name, newValue.cdObjects, toMany: Value.cdIsToMany)
+            let slot = object.slot(storageKeyPath, ordinal: object[keyPath: storageKeyPath].ordinal)
+            object.writeRelationship(slot, newValue.cdObjects, toMany: Value.cdIsToMany)
         }
     }
 }
