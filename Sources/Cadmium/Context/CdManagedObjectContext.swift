@@ -322,6 +322,61 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         return changes
     }
 
+    /// The context's uncommitted changes in slot form (keeps MC2), or nil when an object's
+    /// entity has no slots in the model (then `pendingChanges()` carries it by name). An
+    /// inserted object's buffer travels as it is (shared, not copied) when every slot is carried.
+    func pendingSlotChanges() -> SlotChangeSet? {
+        let (insertedList, deletedIDs, changedList) = lock.withLock { (insertedObjects, deleted, changedObjects) }
+        var changes = SlotChangeSet()
+        changes.deleted = deletedIDs
+        changes.inserted.reserveCapacity(insertedList.count)
+        for object in insertedList {
+            let entry = object.withState { state -> SlotChangeSet.Entry?? in
+                guard state.isInserted, !state.isDeleted, let id = state.objectID else { return .some(nil) }
+                guard let slots = state.slots else { return nil }
+                if slots.carriesAll { return SlotChangeSet.Entry(id: id, values: state.buffer) }
+                var values = state.buffer
+                for slot in values.indices where !slots.carried[slot] { values[slot] = nil }
+                return SlotChangeSet.Entry(id: id, values: values)
+            }
+            guard let entry else { return nil }
+            if let entry { changes.inserted.append(entry) }
+        }
+        for object in changedList {
+            let entry = object.withState { state -> SlotChangeSet.Entry?? in
+                guard !state.isInserted, !state.isDeleted, let id = state.objectID, !state.changed.isEmpty,
+                    !deletedIDs.contains(id)
+                else { return .some(nil) }
+                guard let slots = state.slots else { return nil }
+                var values = [PropertyValue?](repeating: nil, count: slots.count)
+                var any = false
+                for slot in state.changed.slots where slot < values.count && slots.carried[slot] {
+                    values[slot] = state.buffer[slot]
+                    any = any || values[slot] != nil
+                }
+                return any ? SlotChangeSet.Entry(id: id, values: values) : .some(nil)
+            }
+            guard let entry else { return nil }
+            if let entry { changes.updated.append(entry) }
+        }
+        return changes
+    }
+
+    /// Commits the context's changes through the root (durable when this returns) and clears
+    /// them; nothing happens when there are none.
+    func commit() throws {
+        let applied: AppliedChanges
+        if let slots = pendingSlotChanges() {
+            guard !slots.isEmpty else { return }
+            applied = try stack.save(slots: slots)
+        } else {
+            let changes = pendingChanges()
+            guard !changes.isEmpty else { return }
+            applied = try stack.save(changes)
+        }
+        didCommit(applied)
+    }
+
     /// After a successful commit: the changes are the store's now (keeps MC2).
     func didCommit(_ applied: AppliedChanges) {
         let objects = lock.withLock { () -> [CdManagedObject] in

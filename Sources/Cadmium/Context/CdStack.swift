@@ -59,6 +59,15 @@ final class CdStack: @unchecked Sendable {
         }
     }
 
+    /// `save` of a change set in slot form (`CdManagedObjectContext.pendingSlotChanges`).
+    func save(slots changes: SlotChangeSet) throws -> AppliedChanges {
+        try saveLock.withLock {
+            let applied = try store.apply(slots: changes)
+            enqueueMerge(PendingMerge(direct: Set(changes.updated.map(\.id)), applied: applied))
+            return applied
+        }
+    }
+
     /// Queues one commit's merge; wakes the main queue only if none is pending (keeps ST1, ST2).
     private func enqueueMerge(_ merge: PendingMerge) {
         let wake = pendingMerges.withLock { queue -> Bool in

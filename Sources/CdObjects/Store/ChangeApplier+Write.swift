@@ -120,9 +120,11 @@ extension ChangeApplier {
         // validation failures take precedence over a uniqueness violation.
         var errors: [CdError] = []
         var violation: CdError?
-        for id in changes.inserted.keys.sorted(by: { $0.primaryKey < $1.primaryKey }) where !isDeleting(id) {
-            guard let entity = entityLayout(id.entity), let values = changes.inserted[id] else { continue }
-            let rec = records[id] ?? Self.staged(entity, values)
+        for index in staged.insertedOrder {
+            let object = staged.inserted[index]
+            let id = object.id, entity = object.entity
+            if isDeleting(id) { continue }
+            let rec = records[id] ?? Self.staged(object, toOnes: entity.toOnes.count)
             try validate(id, rec, isNew: true, into: &errors)
             guard errors.isEmpty, violation == nil else { continue }
             try stored.writableTree(entity.recordTree).put(
