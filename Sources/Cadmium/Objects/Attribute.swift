@@ -1,7 +1,9 @@
 // `@Attribute`: a stored (or transient) attribute of a `CdManagedObject` subclass. The wrapper
-// holds no value; it tells the model builder the attribute's type and options, and routes every
-// read and write through the object's context (where the misuse checks I and J live) with the
-// `_enclosingInstance` subscript.
+// holds no value, only its ordinal (8 bytes in every object); it routes every read and write
+// through the object's context (where the misuse checks I and J live) with the
+// `_enclosingInstance` subscript. The attribute's type and options reach the model builder as an
+// `AttributeSpec`, recorded only while `WrapperSpecs.capture` builds one prototype per class, so
+// objects do not carry them.
 
 import Foundation
 import CdObjects
@@ -67,11 +69,14 @@ protocol CdPropertyWrapper {
 /// next ordinal, and `CdManagedObject.init` (which runs after its subclasses' stored properties
 /// are initialised) takes the count and starts the next object at 0.
 enum WrapperOrdinals {
+    /// The next ordinal; `spec` (built only while `WrapperSpecs.capture` runs) is recorded for it.
     @inline(__always)
-    static func take() -> Int {
+    static func take(_ spec: @autoclosure () -> any WrapperSpec) -> Int {
         let state = ThreadState.current
-        defer { state.nextWrapperOrdinal += 1 }
-        return state.nextWrapperOrdinal
+        let ordinal = state.nextWrapperOrdinal
+        state.nextWrapperOrdinal += 1
+        if state.capturedSpecs != nil { state.capturedSpecs?[ordinal] = spec() }
+        return ordinal
     }
 
     /// The number of ordinals taken since the last call (the object's wrappers).
@@ -96,8 +101,6 @@ enum WrapperOrdinals {
 @propertyWrapper
 public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
     let ordinal: Int
-    let initialValue: Value?
-    let options: [AttributeOption]
 
     /// An attribute with no default (a required one must be set before the commit).
     public init() { self.init(options: [], initial: nil) }
@@ -109,9 +112,7 @@ public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
     }
 
     private init(options: [AttributeOption], initial: Value?) {
-        self.ordinal = WrapperOrdinals.take()
-        self.options = options
-        self.initialValue = initial
+        self.ordinal = WrapperOrdinals.take(AttributeSpec<Value>(options: options, initialValue: initial))
     }
 
     /// Not used: every access goes through the enclosing object (see the static subscript).
@@ -137,6 +138,13 @@ public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
             object.writeAttribute(slot, newValue.cdValue)
         }
     }
+
+}
+
+/// What the model builder needs from an `@Attribute`: its type, default and options.
+struct AttributeSpec<Value: CdAttributeValue>: AttributeWrapper {
+    let options: [AttributeOption]
+    let initialValue: Value?
 
     /// The model's description of this attribute.
     func description(name: String) -> (AttributeDescription, unique: Bool) {
@@ -171,8 +179,22 @@ public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
     }
 }
 
+/// The model-building side of a wrapper, recorded for its ordinal by `WrapperSpecs.capture`.
+protocol WrapperSpec {}
+
 /// The model-building side of `Attribute`, without its generic parameter.
-protocol AttributeWrapper: CdPropertyWrapper {
+protocol AttributeWrapper: WrapperSpec {
     func description(name: String) -> (AttributeDescription, unique: Bool)
 }
-extension Attribute: AttributeWrapper {}
+
+/// Records the wrapper specs of the objects made by `body` on this thread, by ordinal.
+enum WrapperSpecs {
+    static func capture<R>(_ body: () -> R) -> (R, [Int: any WrapperSpec]) {
+        let state = ThreadState.current
+        let saved = state.capturedSpecs
+        state.capturedSpecs = [:]
+        defer { state.capturedSpecs = saved }
+        let result = body()
+        return (result, state.capturedSpecs ?? [:])
+    }
+}

@@ -32,17 +32,19 @@ public struct CdModel: @unchecked Sendable {
         var entities: [EntityDescription] = []
         let listed = Set(classes.map { ObjectIdentifier($0) })
         for cls in classes {
-            let prototype = cls.init()
+            let (prototype, specs) = WrapperSpecs.capture { cls.init() }
             var entity = EntityDescription(name: cls.entityName, className: String(reflecting: cls))
             if let parent = class_getSuperclassIfListed(cls, listed) { entity.parent = parent.entityName }
             for child in Mirror(reflecting: prototype).children {
-                guard let label = child.label, label.hasPrefix("_") else { continue }
+                guard let label = child.label, label.hasPrefix("_"),
+                    let spec = (child.value as? CdPropertyWrapper).flatMap({ specs[$0.ordinal] })
+                else { continue }
                 let name = String(label.dropFirst())
-                if let attribute = child.value as? AttributeWrapper {
+                if let attribute = spec as? AttributeWrapper {
                     let (description, unique) = attribute.description(name: name)
                     entity.attributes.append(description)
                     if unique { entity.uniquenessConstraints.append([name]) }
-                } else if let relationship = child.value as? RelationshipWrapper {
+                } else if let relationship = spec as? RelationshipWrapper {
                     entity.relationships.append(relationship.description(name: name))
                 }
             }
