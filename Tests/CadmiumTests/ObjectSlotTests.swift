@@ -106,6 +106,47 @@ extension CadmiumSuites {
             #expect(count == 3 && labels == ["O"])
         }
 
+        @Test func inverseEditsOfAnUnreadListWaitUntilItIsRead() throws {
+            try initSlotModel()
+            try background {
+                try Cd.transactAndWait {
+                    for label in ["A", "B"] { try Cd.create(SlotOwner.self).label = label }
+                }
+                try Cd.transactAndWait {
+                    let a = try #require(try Cd.objects(SlotOwner.self).filter("label == %@", "A").fetchOne())
+                    for i in 0..<3 {
+                        let probe = try Cd.create(SlotProbe.self)
+                        probe.alpha = Int64(i)
+                        probe.owner = a
+                    }
+                }
+                try Cd.transactAndWait {
+                    let a = try #require(try Cd.objects(SlotOwner.self).filter("label == %@", "A").fetchOne())
+                    let b = try #require(try Cd.objects(SlotOwner.self).filter("label == %@", "B").fetchOne())
+                    let moved = try #require(try Cd.objects(SlotProbe.self).filter("alpha == 1").fetchOne())
+                    moved.owner = b
+                    let added = try Cd.create(SlotProbe.self)
+                    added.alpha = 9
+                    added.owner = a
+                    // Neither list was read: the edits wait (MO3) instead of reading each list.
+                    #expect(a.withState { $0.deferredListEdits.map(\.adds) } == [false, true])
+                    #expect(b.withState { $0.deferredListEdits.map(\.adds) } == [true])
+                    #expect(a.hasChanges && b.hasChanges)
+                    // Reading a list applies its edits to what the store holds.
+                    #expect(Set(a.probes.map(\.alpha)) == [0, 2, 9])
+                    #expect(b.probes.map(\.alpha) == [1])
+                    #expect(a.withState { $0.deferredListEdits.isEmpty })
+                }
+            }
+            let stored = try Cd.read { () -> (Set<Int64>, Set<Int64>) in
+                let owners = try Cd.objects(SlotOwner.self).fetch()
+                let a = try #require(owners.first { $0.label == "A" }),
+                    b = try #require(owners.first { $0.label == "B" })
+                return (Set(a.probes.map(\.alpha)), Set(b.probes.map(\.alpha)))
+            }
+            #expect(stored.0 == [0, 2, 9] && stored.1 == [1])
+        }
+
         @Test func wrongThreadUseIsStillReportedOnTheSlotPath() throws {
             try initSlotModel()
             let probe = try background {

@@ -394,6 +394,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                 state.changed.removeAll()
                 state.changedExtra = []
                 state.listed = false
+                state.deferredListEdits = []
                 if let id = state.objectID {
                     if applied.deleted.contains(id) { state.isDeleted = true }
                     // The store may have changed inverses: reload relationships when next read.

@@ -256,9 +256,15 @@ extension CdManagedObject {
         case let .toMany(list)?: return list
         case .attribute?: return []
         case nil:
-            guard let context, let id, let list = try? context.loadRelated(id, slotName(slot)) else { return [] }
-            withState { $0.buffer[slot] = .toMany(list) }
-            return list
+            guard let context, let id, let loaded = try? context.loadRelated(id, slotName(slot)) else { return [] }
+            return withState { state in
+                // Keeps MO3: the edits made before the list was read apply to it now, in order.
+                var list = loaded
+                for edit in state.deferredListEdits where edit.slot == slot { edit.apply(to: &list) }
+                state.deferredListEdits.removeAll { $0.slot == slot }
+                state.buffer[slot] = .toMany(list)
+                return list
+            }
         }
     }
 
@@ -294,6 +300,7 @@ extension CdManagedObject {
             if rawTargets(slot).contains(id) { rawSetTargets(slot, [], toMany: false, ordered: false) }
             return
         }
+        if deferListEdit(DeferredListEdit(slot: slot, member: id, adds: false, ordered: ordered)) { return }
         editList(slot) { ToManyList.remove(id, from: &$0, ordered: ordered) }
     }
 
@@ -304,7 +311,26 @@ extension CdManagedObject {
             if rawTargets(slot) != [id] { rawSetTargets(slot, [id], toMany: false, ordered: false) }
             return
         }
+        if deferListEdit(DeferredListEdit(slot: slot, member: id, adds: true, ordered: ordered)) { return }
         editList(slot) { ToManyList.insert(id, into: &$0, ordered: ordered) }
+    }
+
+    /// Keeps an inverse edit of a to-many that was not read yet and that no change set carries
+    /// (its members' to-one values say it all), instead of reading the whole list from the store
+    /// for it: a transaction that links one new object to an owner of thousands then costs no
+    /// read of the owner's list. Up to `DeferredListEdit.limit` edits wait; past that the list
+    /// is read and edited in place. True when the edit was kept (keeps MO3).
+    private func deferListEdit(_ edit: DeferredListEdit) -> Bool {
+        let (deferred, context, first) = withState { state -> (Bool, CdManagedObjectContext?, Bool) in
+            guard state.context != nil, state.objectID != nil, let slots = state.slots,
+                edit.slot < state.buffer.count, state.buffer[edit.slot] == nil, !slots.carried[edit.slot],
+                state.deferredListEdits.count < DeferredListEdit.limit
+            else { return (false, nil, false) }
+            state.deferredListEdits.append(edit)
+            return (true, state.context, state.noteChanged(edit.slot))
+        }
+        if deferred { context?.noteChanged(self, first: first) }
+        return deferred
     }
 
     /// Changes the to-many list in `slot` in place (loading it first if needed): the list is

@@ -54,6 +54,8 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
     ///       (an object whose entity the model does not know) live in `extra`.
     ///  MO2. `changed` holds the slots changed in the context since the last commit; `listed`
     ///       says the context has the object in its list of changed objects.
+    ///  MO3. `deferredListEdits` only names slots whose `buffer` entry is nil (a to-many not read
+    ///       yet, which no change set carries); reading the list applies them first, in order.
     struct State {
         var context: CdManagedObjectContext?
         var objectID: ObjectID?
@@ -83,6 +85,8 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
         var updateHandler: ((CdManagedObjectUpdateEvent) -> Void)?
         /// Relationships of a transient object (no context).
         var transientRelated: [String: [CdManagedObject]] = [:]
+        /// Inverse edits of to-many lists not read yet (MO3).
+        var deferredListEdits: [DeferredListEdit] = []
         /// The number of wrappers initialised with the object (`WrapperOrdinals`): its wrappers'
         /// ordinals end here.
         var wrapperEnd = 0
@@ -321,6 +325,26 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
             mirror = current.superclassMirror
         }
         preconditionFailure("property wrapper of \(type(of: self)) not found by reflection")
+    }
+}
+
+/// One inverse edit of a to-many list that was not read yet (MO3).
+struct DeferredListEdit {
+    /// Edits kept per object before the list is read and edited in place.
+    static let limit = 64
+    let slot: Int
+    let member: ObjectID
+    /// Adds `member` (else removes it).
+    let adds: Bool
+    let ordered: Bool
+
+    /// Applies the edit to the list as read (keeps ToManyList's invariants).
+    func apply(to list: inout [ObjectID]) {
+        if adds {
+            ToManyList.insert(member, into: &list, ordered: ordered)
+        } else {
+            ToManyList.remove(member, from: &list, ordered: ordered)
+        }
     }
 }
 
