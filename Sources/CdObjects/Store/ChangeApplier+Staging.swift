@@ -158,3 +158,17 @@ extension ChangeApplier {
         return StagedObject(id: entry.id, entity: entity, values: values)
     }
 }
+
+/// The members added to and removed from an unordered to-many list that was not read (CA2).
+struct ListDelta {
+    private(set) var added: Set<ObjectID> = []
+    private(set) var removed: Set<ObjectID> = []
+
+    mutating func add(_ member: ObjectID) {
+        if removed.remove(member) == nil { added.insert(member) }
+    }
+
+    mutating func remove(_ member: ObjectID) {
+        if added.remove(member) == nil { removed.insert(member) }
+    }
+}

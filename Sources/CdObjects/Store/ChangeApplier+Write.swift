@@ -42,7 +42,9 @@ extension ChangeApplier {
         }
         for r in entity.toManys where !r.isOptional || r.minCount > 0 || r.maxCount != nil {
             let count: Int
-            if let l = lists[RelationshipKey(object: id, relationship: r.name)] {
+            if listDeltas[RelationshipKey(object: id, relationship: r.name)] != nil {
+                count = try list(id, r, entity).count  // applies the delta (CA2)
+            } else if let l = lists[RelationshipKey(object: id, relationship: r.name)] {
                 count = l.count
             } else {
                 count = isNew ? 0 : try stored.relatedCount(id, treeName: entity.toManyTrees[r.name]!)
@@ -149,6 +151,20 @@ extension ChangeApplier {
                 let r = entity.relationships[key.relationship]
             else { continue }
             try writeList(key.object, r, entity, old: original, new: list)
+        }
+        // Lists never read: their added and removed members only (CA2).
+        for (key, delta) in listDeltas where !isDeleting(key.object) {
+            guard let entity = entityLayout(key.object.entity), let tree = entity.toManyTrees[key.relationship] else {
+                continue
+            }
+            let t = try stored.writableTree(tree)
+            let source = RecordCodec.key(key.object.primaryKey)
+            for m in delta.removed { try t.delete(source + RecordCodec.key(m.primaryKey)) }
+            for m in delta.added {
+                var v: [UInt8] = []
+                v.appendVarint(UInt64(entityLayout(m.entity)!.code))
+                try t.put(source + RecordCodec.key(m.primaryKey), v)
+            }
         }
         // 5. Next keys.
         var written: [String: Int64] = [:]

@@ -14,7 +14,11 @@
 //  CA1. `records[id]` is the current state of every object loaded or changed; `originals[id]` the
 //       stored state it was loaded with (nil for a new object). Index maintenance diffs the two.
 //  CA2. `lists[key]` is the current list of every to-many relationship read or changed, and
-//       `listOriginals[key]` the stored one; the write phase writes the difference.
+//       `listOriginals[key]` the stored one; the write phase writes the difference. An
+//       unordered list of a stored object that was only added to or removed from, never read,
+//       is kept as `listDeltas[key]` instead (no entry in `lists`): the members added and
+//       removed, written as single tree entries. Reading it (`list`) applies the delta to the
+//       stored list and moves it to `lists`.
 //  CA3. Setting one side of a relationship with an inverse updates the other side in the same
 //       step, so after phase 2 both sides agree for every object in the working set.
 //  CA4. Deleted objects are never in `records`' live view: `record(_:)` answers nil for them.
@@ -51,6 +55,8 @@ final class ChangeApplier {
     var originals: [ObjectID: Record?] = [:]
     var lists: [RelationshipKey: [ObjectID]] = [:]
     var listOriginals: [RelationshipKey: [ObjectID]] = [:]
+    /// Edits of unordered lists not read (CA2).
+    var listDeltas: [RelationshipKey: ListDelta] = [:]
     /// Objects changed besides inserts (given updates, inverse and nullify changes).
     var updated: Set<ObjectID> = []
     /// Objects deleted (given and cascaded) that existed.
@@ -255,9 +261,15 @@ final class ChangeApplier {
     func list(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout) throws -> [ObjectID] {
         let key = RelationshipKey(object: id, relationship: r.name)
         if let l = lists[key] { return l }
-        let l = staged.isInserted(id) ? [] : try stored.related(id, r, treeName: entity.toManyTrees[r.name]!)
+        let original = staged.isInserted(id) ? [] : try stored.related(id, r, treeName: entity.toManyTrees[r.name]!)
+        var l = original
+        if let delta = listDeltas.removeValue(forKey: key) {
+            // Keeps CA2: the edits made before the list was read apply to the stored list.
+            for m in delta.removed { ToManyList.remove(m, from: &l, ordered: false) }
+            for m in delta.added { ToManyList.insert(m, into: &l, ordered: false) }
+        }
         lists[key] = l
-        listOriginals[key] = l
+        listOriginals[key] = original
         return l
     }
 
@@ -268,6 +280,11 @@ final class ChangeApplier {
     func insertIntoList(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ member: ObjectID) throws
     {
         let key = RelationshipKey(object: id, relationship: r.name)
+        if lists[key] == nil, deltaApplies(id, r) {
+            listDeltas[key, default: ListDelta()].add(member)
+            markUpdated(id)
+            return
+        }
         if lists[key] == nil { _ = try list(id, r, entity) }
         let inserted = ToManyList.insert(member, into: &lists[key, default: []], ordered: r.isOrdered)
         if inserted { markUpdated(id) }
@@ -277,9 +294,21 @@ final class ChangeApplier {
     func removeFromList(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ member: ObjectID) throws
     {
         let key = RelationshipKey(object: id, relationship: r.name)
+        if lists[key] == nil, deltaApplies(id, r) {
+            // The member is there: its to-one (the inverse) pointed at `id` (CA3).
+            listDeltas[key, default: ListDelta()].remove(member)
+            markUpdated(id)
+            return
+        }
         if lists[key] == nil { _ = try list(id, r, entity) }
         let removed = ToManyList.remove(member, from: &lists[key, default: []], ordered: r.isOrdered)
         if removed { markUpdated(id) }
+    }
+
+    /// Whether an edit of `id.r` may wait as a delta (CA2): an unordered list of a stored object,
+    /// on the write path (an overlay reads its lists anyway).
+    private func deltaApplies(_ id: ObjectID, _ r: RelationshipDescription) -> Bool {
+        !overlay && !r.isOrdered && !staged.isInserted(id)
     }
 
     func setList(_ id: ObjectID, _ r: RelationshipDescription, _ l: [ObjectID]) {

@@ -88,6 +88,33 @@ struct ObjectStoreSlotChangeTests {
         #expect(try store.verify().isEmpty)
     }
 
+    @Test func linksToAnUnreadListAreWrittenAsSingleEntries() throws {
+        let store = try companyStore()
+        let a = try store.insert("Department", ["name": str("A")])
+        let b = try store.insert("Department", ["name": str("B")])
+        var staff: [ObjectID] = []
+        for i in 0..<5 { staff.append(try store.insert("Employee", ["badge": str("\(i)"), "department": .toOne(a)])) }
+        // One new employee joins A and one existing one moves to B: neither list is read by the
+        // applier (CA2), yet both end up right.
+        let newcomer = try store.newObjectIDs(entity: "Employee", count: 1)[0]
+        var changes = SlotChangeSet()
+        changes.inserted.append(
+            SlotChangeSet.Entry(
+                id: newcomer, values: try slots("Employee", ["badge": str("new"), "department": .toOne(a)], in: store)))
+        changes.updated.append(
+            SlotChangeSet.Entry(id: staff[2], values: try slots("Employee", ["department": .toOne(b)], in: store)))
+        let applied = try store.apply(slots: changes)
+        #expect(applied.updated == [a, b, staff[2]])
+        #expect(try store.related(a, "employees") == [staff[0], staff[1], staff[3], staff[4], newcomer])
+        #expect(try store.related(b, "employees") == [staff[2]])
+        #expect(try store.verify().isEmpty)
+        // A pending query sees the same through its overlay, which reads the lists.
+        let pending = ChangeSet(updated: [staff[0]: ["department": .toOne(b)]])
+        var request = FetchRequest(entity: "Employee")
+        request.predicate = try CdPredicate(format: "department == %@", b)
+        #expect(Set(try store.fetch(request, pending: pending)) == [staff[0], staff[2]])
+    }
+
     @Test func aValueOfTheWrongKindIsRefusedWithItsName() throws {
         let store = try companyStore()
         let id = try store.newObjectIDs(entity: "Employee", count: 1)[0]
