@@ -64,14 +64,9 @@ extension Cd {
             context = current
         }
         let ids = try context.map { _ in try stack.store.newObjectIDs(entity: entity.name, count: count) }
-        let defaults = defaultValues(of: entity.name, in: stack.model.objectModel)
         return (0..<count).map { i in
             let object = T()
-            object.withState { state in
-                state.entityName = entity.name
-                state.values = defaults
-                state.loaded = true
-            }
+            object.prepareNew(entity: entity.name, in: stack.model)
             if let context, let ids { context.insertNew(object, id: ids[i]) }
             return object
         }

@@ -73,10 +73,7 @@ extension Cd {
     }
 
     static func commit(_ context: CdManagedObjectContext) throws {
-        let changes = context.pendingChanges()
-        guard !changes.isEmpty else { return }
-        let applied = try context.stack.save(changes)
-        context.didCommit(applied)
+        try context.commit()
     }
 
     // MARK: - Serial execution

@@ -28,22 +28,27 @@ extension CdManagedObjectContext {
                 var next: [ObjectID] = []
                 var seen = Set<ObjectID>()
                 for object in level {
-                    let (id, entity, value, own) = object.withState {
-                        ($0.objectID, $0.entityName, $0.values[key], $0.isInserted || $0.changedKeys.contains(key))
+                    let (id, entity, value, own, partial) = object.withState { state in
+                        let slot = state.slot(of: key)
+                        let changed = slot.map { state.changed.contains($0) } ?? state.changedExtra.contains(key)
+                        return (
+                            state.objectID, state.entityName, state.value(key), state.isInserted || changed,
+                            slot.map { state.partial.contains($0) } ?? false
+                        )
                     }
                     guard let id, let relationship = model.relationship(key, of: entity) else { continue }
                     var targets: [ObjectID] = []
                     switch value {
                     case let .toMany(list)?: targets = list
                     case let .toOne(target)?
-                    where own || object.withState({ $0.loaded || $0.partialKeys.contains(key) }):
+                    where own || partial || object.withState({ $0.loaded }):
                         targets = target.map { [$0] } ?? []
                     default:
                         if own { break }
                         if relationship.isToMany {
                             targets = try snapshot.related(id, key)
                             object.withState { state in
-                                if state.values[key] == nil { state.values[key] = .toMany(targets) }
+                                if state.value(key) == nil { state.setValue(.toMany(targets), key) }
                             }
                         } else if case let .toOne(target)? = try snapshot.values(of: id)?[key] {
                             targets = target.map { [$0] } ?? []

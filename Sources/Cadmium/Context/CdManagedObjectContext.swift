@@ -14,18 +14,23 @@
 //
 // Invariants:
 //   MC1. An object appears at most once per context: `registry[id]` is the only object of `id`.
-//   MC2. `inserted`, `deleted` and the objects' `changedKeys` are exactly the uncommitted changes;
+//   MC2. The inserted objects (`insertedObjects` less those deleted since), `deleted` and the
+//        changed slots of the objects in `changedObjects` are exactly the uncommitted changes;
 //        `pendingChanges()` turns them into one `ChangeSet` and `didCommit` clears them.
 //        A to-many whose inverse is a to-one travels as its members' to-one values
 //        (`CdModel.changeSetValues`).
+//   MC3. `generation` grows with every change, so a change set built at one generation is
+//        current exactly while the generation has not moved.
 //
 // Confinement: a main context is used on the main thread, a transaction context on the thread
-// running its body. `lock` guards the registry and change sets so that a misuse that the
-// handler lets through cannot corrupt memory.
+// running its body. `lock` guards the registry and change lists so that a misuse that the
+// handler lets through cannot corrupt memory; `generation` is atomic, so a property write
+// (the hot path) touches the context's lock only for an object's first change.
 
 import Foundation
 import CdObjects
 import CdStore
+import Synchronization
 
 /// A context of objects: the main context (main thread, read-only) or a transaction's context.
 /// Reached through ``Cd/transactionContext()``; most code never needs it.
@@ -38,17 +43,22 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     let number: Int
 
     private let lock = Lock()
+    /// Main and root contexts: objects held weakly (MC1).
     private var registry: [ObjectID: WeakObject] = [:]
-    /// Transaction contexts keep their objects alive until the body ends.
+    /// Transaction and snapshot contexts: objects held until the body ends (MC1).
     private var retained: [ObjectID: CdManagedObject] = [:]
-    private var inserted: Set<ObjectID> = []
+    /// Objects inserted in this context, in order (those deleted since are skipped, MC2).
+    private var insertedObjects: [CdManagedObject] = []
+    /// Inserted objects not deleted since.
+    private var liveInserted = 0
     private var deleted: Set<ObjectID> = []
-    private var changed: Set<ObjectID> = []
-    /// `pendingChanges()` as last built; nil after any change (fetches in a transaction ask for
-    /// it each time, so a loop of fetches does not rebuild it from every changed object).
-    private var pendingCache: ChangeSet?
-    /// Counts changes, so a change set built while a change happened is not cached.
-    private var generation = 0
+    /// Objects with changed slots, each listed once (`State.listed`, MC2).
+    private var changedObjects: [CdManagedObject] = []
+    /// `pendingChanges()` as last built, with the generation it was built at (fetches in a
+    /// transaction ask for it each time, so a loop of fetches does not rebuild it).
+    private var pendingCache: (ChangeSet, generation: Int)?
+    /// Counts changes (MC3).
+    private let generation = Atomic<Int>(0)
     /// Main context: objects with an update handler.
     private var watched: [ObjectID: WeakObject] = [:]
     /// Main context: values of prefetched objects, for when the object is next needed (the
@@ -80,25 +90,44 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
 
     /// Whether the context has uncommitted changes.
     public var hasChanges: Bool {
-        lock.withLock { !inserted.isEmpty || !deleted.isEmpty || !changed.isEmpty }
+        let listed = lock.withLock { () -> [CdManagedObject]? in
+            if liveInserted > 0 || !deleted.isEmpty { return nil }
+            return changedObjects
+        }
+        guard let listed else { return true }
+        return listed.contains { $0.withState { $0.hasChangedValues } }
     }
+
+    /// The registered object of `id` (the lock is held).
+    @inline(__always)
+    private func lookupLocked(_ id: ObjectID) -> CdManagedObject? {
+        if kind == .transaction || kind == .snapshot { return retained[id] }
+        return registry[id]?.object
+    }
+
+    /// Notes a change (keeps MC3).
+    @inline(__always)
+    private func bump() { generation.add(1, ordering: .relaxed) }
 
     // MARK: - Objects
 
     /// The object of `id` in this context: the registered one, or a new fault.
     func object(for id: ObjectID) -> CdManagedObject? {
-        lock.withLock {
-            if let object = registry[id]?.object { return object }
-            let object = stack.model.newInstance(entity: id.entity)
-            let row = prefetchedRows.removeValue(forKey: id)
-            object.withState { state in
-                state.context = self
-                state.objectID = id
-                if let row {
-                    state.values = row
-                    state.loaded = true
-                }
+        if let object = lock.withLock({ lookupLocked(id) }) { return object }
+        // Made outside the lock: the object's lock is never taken under the context's (OL1).
+        let object = stack.model.newInstance(entity: id.entity)
+        let row = lock.withLock { prefetchedRows.removeValue(forKey: id) }
+        object.withState { state in
+            state.context = self
+            state.objectID = id
+            if let row {
+                state.values = row
+                state.loaded = true
             }
+        }
+        return lock.withLock {
+            // Another call may have registered one meanwhile (a misuse across threads): MC1.
+            if let known = lookupLocked(id) { return known }
             registerLocked(object, id)
             return object
         }
@@ -106,12 +135,15 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
 
     /// The registered object of `id`, if any.
     func registered(_ id: ObjectID) -> CdManagedObject? {
-        lock.withLock { registry[id]?.object }
+        lock.withLock { lookupLocked(id) }
     }
 
     private func registerLocked(_ object: CdManagedObject, _ id: ObjectID) {
-        registry[id] = WeakObject(object)
-        if kind == .transaction || kind == .snapshot { retained[id] = object }
+        if kind == .transaction || kind == .snapshot {
+            retained[id] = object
+        } else {
+            registry[id] = WeakObject(object)
+        }
     }
 
     /// Adds a new object (from create or insert) as inserted in this context.
@@ -124,10 +156,10 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         }
         lock.withLock {
             registerLocked(object, id)
-            inserted.insert(id)
-            pendingCache = nil
-            generation &+= 1
+            insertedObjects.append(object)
+            liveInserted += 1
         }
+        bump()
     }
 
     /// Marks `object` deleted. An object inserted in this context never reaches the store, so
@@ -165,21 +197,17 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         }
         object.withState { $0.isDeleted = true }
         lock.withLock {
-            if wasInserted { inserted.remove(id) } else { deleted.insert(id) }
-            changed.remove(id)
-            pendingCache = nil
-            generation &+= 1
+            if wasInserted { liveInserted -= 1 } else { deleted.insert(id) }
         }
+        bump()
     }
 
-    /// Records that `object` has changed keys.
-    func noteChanged(_ object: CdManagedObject) {
-        guard let id = object.objectID else { return }
-        lock.withLock {
-            changed.insert(id)
-            pendingCache = nil
-            generation &+= 1
-        }
+    /// Records that `object` changed a slot; `first`: its first change, so it joins the list of
+    /// changed objects (keeps MC2, MC3).
+    @inline(__always)
+    func noteChanged(_ object: CdManagedObject, first: Bool) {
+        if first { lock.withLock { changedObjects.append(object) } }
+        bump()
     }
 
     // MARK: - Loading
@@ -256,50 +284,130 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
 
     /// The context's uncommitted changes as one change set (keeps MC2).
     func pendingChanges() -> ChangeSet {
-        let (cached, start, insertedIDs, deletedIDs, changedIDs) = lock.withLock {
-            (pendingCache, generation, inserted, deleted, changed)
+        let start = generation.load(ordering: .relaxed)
+        let (cached, insertedList, deletedIDs, changedList) = lock.withLock {
+            (pendingCache, insertedObjects, deleted, changedObjects)
         }
-        if let cached { return cached }
+        if let cached, cached.generation == start { return cached.0 }
         var changes = ChangeSet()
         changes.deleted = deletedIDs
-        changes.inserted.reserveCapacity(insertedIDs.count)
-        for id in insertedIDs {
-            guard let object = registered(id) else { continue }
-            changes.inserted[id] = stack.model.changeSetValues(object.withState { $0.values }, of: id.entity)
+        changes.inserted.reserveCapacity(insertedList.count)
+        let model = stack.model
+        for object in insertedList {
+            let entry = object.withState {
+                state -> (ObjectID, [PropertyValue?], ObjectSlots?, [String: PropertyValue])? in
+                guard state.isInserted, !state.isDeleted, let id = state.objectID else { return nil }
+                return (id, state.buffer, state.slots, state.extra)
+            }
+            guard let (id, buffer, slots, extra) = entry else { continue }
+            changes.inserted[id] =
+                slots.map { model.changeSetValues(buffer, slots: $0) }
+                ?? model.changeSetValues(extra, of: id.entity)
         }
-        for id in changedIDs where !insertedIDs.contains(id) && !deletedIDs.contains(id) {
-            guard let object = registered(id) else { continue }
-            let values = stack.model.changeSetValues(
-                object.withState { state in
-                    state.values.filter { state.changedKeys.contains($0.key) }
-                }, of: id.entity)
-            if !values.isEmpty { changes.updated[id] = values }
+        for object in changedList {
+            let entry = object.withState { state -> (ObjectID, [String: PropertyValue])? in
+                guard !state.isInserted, !state.isDeleted, let id = state.objectID, state.hasChangedValues
+                else { return nil }
+                var values =
+                    state.slots.map { model.changeSetValues(state.buffer, slots: $0, only: state.changed) }
+                    ?? [:]
+                for key in state.changedExtra { values[key] = state.extra[key] }
+                return (id, values)
+            }
+            guard let (id, values) = entry, !deletedIDs.contains(id) else { continue }
+            let carried = model.changeSetValues(values, of: id.entity)
+            if !carried.isEmpty { changes.updated[id] = carried }
         }
-        lock.withLock { if generation == start { pendingCache = changes } }
+        lock.withLock { if generation.load(ordering: .relaxed) == start { pendingCache = (changes, start) } }
         return changes
+    }
+
+    /// The context's uncommitted changes in slot form (keeps MC2), or nil when an object's
+    /// entity has no slots in the model (then `pendingChanges()` carries it by name). An
+    /// inserted object's buffer travels as it is (shared, not copied) when every slot is carried.
+    func pendingSlotChanges() -> SlotChangeSet? {
+        let (insertedList, deletedIDs, changedList) = lock.withLock { (insertedObjects, deleted, changedObjects) }
+        var changes = SlotChangeSet()
+        changes.deleted = deletedIDs
+        changes.inserted.reserveCapacity(insertedList.count)
+        for object in insertedList {
+            let entry = object.withState { state -> SlotChangeSet.Entry?? in
+                guard state.isInserted, !state.isDeleted, let id = state.objectID else { return .some(nil) }
+                guard let slots = state.slots else { return nil }
+                if slots.carriesAll { return SlotChangeSet.Entry(id: id, values: state.buffer) }
+                var values = state.buffer
+                for slot in values.indices where !slots.carried[slot] { values[slot] = nil }
+                return SlotChangeSet.Entry(id: id, values: values)
+            }
+            guard let entry else { return nil }
+            if let entry { changes.inserted.append(entry) }
+        }
+        for object in changedList {
+            let entry = object.withState { state -> SlotChangeSet.Entry?? in
+                guard !state.isInserted, !state.isDeleted, let id = state.objectID, !state.changed.isEmpty,
+                    !deletedIDs.contains(id)
+                else { return .some(nil) }
+                guard let slots = state.slots else { return nil }
+                var values = [PropertyValue?](repeating: nil, count: slots.count)
+                var any = false
+                for slot in state.changed.slots where slot < values.count && slots.carried[slot] {
+                    values[slot] = state.buffer[slot]
+                    any = any || values[slot] != nil
+                }
+                return any ? SlotChangeSet.Entry(id: id, values: values) : .some(nil)
+            }
+            guard let entry else { return nil }
+            if let entry { changes.updated.append(entry) }
+        }
+        return changes
+    }
+
+    /// Commits the context's changes through the root (durable when this returns) and clears
+    /// them; nothing happens when there are none.
+    func commit() throws {
+        let applied: AppliedChanges
+        if let slots = pendingSlotChanges() {
+            guard !slots.isEmpty else { return }
+            applied = try stack.save(slots: slots)
+        } else {
+            let changes = pendingChanges()
+            guard !changes.isEmpty else { return }
+            applied = try stack.save(changes)
+        }
+        didCommit(applied)
     }
 
     /// After a successful commit: the changes are the store's now (keeps MC2).
     func didCommit(_ applied: AppliedChanges) {
         let objects = lock.withLock { () -> [CdManagedObject] in
-            inserted = []
+            insertedObjects = []
+            liveInserted = 0
             deleted = []
-            changed = []
+            changedObjects = []
             pendingCache = nil
-            generation &+= 1
             return retained.values.map { $0 }
         }
+        bump()
         for object in objects {
             object.withState { state in
                 state.isInserted = false
-                state.changedKeys = []
+                state.changed.removeAll()
+                state.changedExtra = []
+                state.listed = false
+                state.deferredListEdits = []
                 if let id = state.objectID {
                     if applied.deleted.contains(id) { state.isDeleted = true }
                     // The store may have changed inverses: reload relationships when next read.
                     if applied.updated.contains(id) || applied.inserted.contains(id) {
-                        state.values = state.values.filter { if case .attribute = $0.value { true } else { false } }
+                        if let slots = state.slots {
+                            let kinds = slots.properties.kinds
+                            for slot in state.buffer.indices where slot >= kinds.count || kinds[slot] != .attribute {
+                                state.buffer[slot] = nil
+                            }
+                        }
+                        state.extra = state.extra.filter { if case .attribute = $0.value { true } else { false } }
                         state.loaded = false
-                        state.partialKeys = []
+                        state.partial.removeAll()
                         state.batch = nil
                     }
                 }
@@ -309,15 +417,21 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
 
     /// Drops the uncommitted changes (a transaction body that threw or cancelled its commit).
     func discardChanges() {
-        lock.withLock {
-            inserted = []
-            deleted = []
-            changed = []
-            pendingCache = nil
-            generation &+= 1
-            retained = [:]
-            registry = [:]
+        let dropped = lock.withLock { () -> ([ObjectID: CdManagedObject], [CdManagedObject], [CdManagedObject]) in
+            defer {
+                insertedObjects = []
+                liveInserted = 0
+                deleted = []
+                changedObjects = []
+                pendingCache = nil
+                retained = [:]
+                registry = [:]
+            }
+            return (retained, insertedObjects, changedObjects)
         }
+        bump()
+        // Released here, outside the lock: freeing many objects takes a while.
+        withExtendedLifetime(dropped) {}
     }
 
     // MARK: - Main context: merge and update handlers
@@ -329,7 +443,9 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
 
     /// Runs on the main queue after a commit: refaults the main context's changed objects and
     /// calls update handlers (refreshed, then updated, then deleted).
-    func merge(_ changes: ChangeSet, _ applied: AppliedChanges) {
+    /// `direct`: the objects the change set updated itself (they get `.updated`, the others of
+    /// `applied.updated` get `.refreshed`).
+    func merge(direct: Set<ObjectID>, _ applied: AppliedChanges) {
         precondition(kind == .main)
         let state = ThreadState.current
         state.insideMainMerge = true
@@ -350,7 +466,6 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                 handler(event)
             }
         }
-        let direct = Set(changes.updated.keys)
         send(applied.updated.subtracting(direct), .refreshed)
         send(applied.updated.intersection(direct), .updated)
         send(applied.deleted, .deleted)

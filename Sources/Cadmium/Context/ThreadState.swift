@@ -20,6 +20,10 @@ final class ThreadState {
     var insideTransaction = false
     /// The main thread is inside a sanctioned merge (J1 does not apply).
     var insideMainMerge = false
+    /// The ordinal the next property wrapper initialised on this thread takes (`WrapperOrdinals`).
+    var nextWrapperOrdinal = 0
+    /// While `WrapperSpecs.capture` runs: the specs of the wrappers initialised, by ordinal.
+    var capturedSpecs: [Int: any WrapperSpec]?
     /// This is the process's main thread. Asked once per thread: on Linux `Thread.isMainThread`
     /// is a `gettid` system call, and every property access asks.
     let isMainThread = Thread.isMainThread

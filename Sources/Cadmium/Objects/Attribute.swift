@@ -1,11 +1,12 @@
 // `@Attribute`: a stored (or transient) attribute of a `CdManagedObject` subclass. The wrapper
-// holds no value; it tells the model builder the attribute's type and options, and routes every
-// read and write through the object's context (where the misuse checks I and J live) with the
-// `_enclosingInstance` subscript.
+// holds no value, only its ordinal (8 bytes in every object); it routes every read and write
+// through the object's context (where the misuse checks I and J live) with the
+// `_enclosingInstance` subscript. The attribute's type and options reach the model builder as an
+// `AttributeSpec`, recorded only while `WrapperSpecs.capture` builds one prototype per class, so
+// objects do not carry them.
 
 import Foundation
 import CdObjects
-import Synchronization
 
 /// An option of an ``Attribute``: index, uniqueness, transience, validation.
 ///
@@ -59,15 +60,32 @@ public struct AttributeOption: Sendable, Hashable {
 
 /// What the model builder and the accessors need from either wrapper, read through `Mirror`.
 protocol CdPropertyWrapper {
-    /// Unique per wrapper instance: finds the property's name from a key path (see
-    /// `CdManagedObject.propertyName(_:slot:)`).
-    var slot: Int { get }
+    /// The wrapper's position among its object's wrappers, in initialisation order: the same in
+    /// every instance of a class, so it finds the property's slot (`ObjectSlots.wrapperSlots`).
+    var ordinal: Int { get }
 }
 
-/// Hands out wrapper slots.
-enum WrapperSlots {
-    static let next = Atomic<Int>(0)
-    static func take() -> Int { next.add(1, ordering: .relaxed).newValue }
+/// Numbers the wrappers of the object being initialised on this thread: each wrapper takes the
+/// next ordinal, and `CdManagedObject.init` (which runs after its subclasses' stored properties
+/// are initialised) takes the count and starts the next object at 0.
+enum WrapperOrdinals {
+    /// The next ordinal; `spec` (built only while `WrapperSpecs.capture` runs) is recorded for it.
+    @inline(__always)
+    static func take(_ spec: @autoclosure () -> any WrapperSpec) -> Int {
+        let state = ThreadState.current
+        let ordinal = state.nextWrapperOrdinal
+        state.nextWrapperOrdinal += 1
+        if state.capturedSpecs != nil { state.capturedSpecs?[ordinal] = spec() }
+        return ordinal
+    }
+
+    /// The number of ordinals taken since the last call (the object's wrappers).
+    @inline(__always)
+    static func finishObject() -> Int {
+        let state = ThreadState.current
+        defer { state.nextWrapperOrdinal = 0 }
+        return state.nextWrapperOrdinal
+    }
 }
 
 /// An attribute of a managed object. Optional Swift types are optional attributes; an inline
@@ -82,9 +100,7 @@ enum WrapperSlots {
 /// ```
 @propertyWrapper
 public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
-    let slot: Int
-    let initialValue: Value?
-    let options: [AttributeOption]
+    let ordinal: Int
 
     /// An attribute with no default (a required one must be set before the commit).
     public init() { self.init(options: [], initial: nil) }
@@ -96,9 +112,7 @@ public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
     }
 
     private init(options: [AttributeOption], initial: Value?) {
-        self.slot = WrapperSlots.take()
-        self.options = options
-        self.initialValue = initial
+        self.ordinal = WrapperOrdinals.take(AttributeSpec<Value>(options: options, initialValue: initial))
     }
 
     /// Not used: every access goes through the enclosing object (see the static subscript).
@@ -115,15 +129,22 @@ public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
     ) -> Value {
         get {
-            let name = object.propertyName(storageKeyPath, slot: object[keyPath: storageKeyPath].slot)
-            let value = object.readAttribute(name)
+            let slot = object.slot(storageKeyPath, ordinal: object[keyPath: storageKeyPath].ordinal)
+            let value = object.readAttribute(slot)
             return Value.fromCdValue(value) ?? Value.cdEmptyValue
         }
         set {
-            let name = object.propertyName(storageKeyPath, slot: object[keyPath: storageKeyPath].slot)
-            object.writeAttribute(name, newValue.cdValue)
+            let slot = object.slot(storageKeyPath, ordinal: object[keyPath: storageKeyPath].ordinal)
+            object.writeAttribute(slot, newValue.cdValue)
         }
     }
+
+}
+
+/// What the model builder needs from an `@Attribute`: its type, default and options.
+struct AttributeSpec<Value: CdAttributeValue>: AttributeWrapper {
+    let options: [AttributeOption]
+    let initialValue: Value?
 
     /// The model's description of this attribute.
     func description(name: String) -> (AttributeDescription, unique: Bool) {
@@ -158,8 +179,22 @@ public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
     }
 }
 
+/// The model-building side of a wrapper, recorded for its ordinal by `WrapperSpecs.capture`.
+protocol WrapperSpec {}
+
 /// The model-building side of `Attribute`, without its generic parameter.
-protocol AttributeWrapper: CdPropertyWrapper {
+protocol AttributeWrapper: WrapperSpec {
     func description(name: String) -> (AttributeDescription, unique: Bool)
 }
-extension Attribute: AttributeWrapper {}
+
+/// Records the wrapper specs of the objects made by `body` on this thread, by ordinal.
+enum WrapperSpecs {
+    static func capture<R>(_ body: () -> R) -> (R, [Int: any WrapperSpec]) {
+        let state = ThreadState.current
+        let saved = state.capturedSpecs
+        state.capturedSpecs = [:]
+        defer { state.capturedSpecs = saved }
+        let result = body()
+        return (result, state.capturedSpecs ?? [:])
+    }
+}

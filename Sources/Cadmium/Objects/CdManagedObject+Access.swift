@@ -10,9 +10,19 @@ extension CdManagedObject {
 
     /// Check I. Objects with no context pass; so do objects of the root context.
     func checkRead(_ key: String) {
-        guard let owner = withState({ $0.context }), owner.kind != .root else { return }
+        checkRead(owner: withState { $0.context }, key)
+    }
+
+    /// Check I for an object whose context is `owner`; `key` is only built for a report.
+    @inline(__always)
+    func checkRead(owner: CdManagedObjectContext?, _ key: @autoclosure () -> String) {
+        guard let owner, owner.kind != .root else { return }
         let current = ThreadState.current.currentContext
         if current === owner { return }
+        reportRead(owner: owner, current: current, key())
+    }
+
+    private func reportRead(owner: CdManagedObjectContext, current: CdManagedObjectContext?, _ key: String) {
         var what: String { "Reading '\(key)' of \(self), which belongs to \(owner)" }
         if owner.kind == .snapshot {
             Misuse.report(
@@ -48,9 +58,14 @@ extension CdManagedObject {
 
     /// Checks J1, J3, J4 (or K1 for a to-many write); true when the write may go ahead.
     func checkWrite(_ key: String, toMany: Bool) -> Bool {
-        guard let owner = withState({ $0.context }) else { return true }  // transient: anywhere
+        checkWrite(owner: withState { $0.context }, key, toMany: toMany)
+    }
+
+    /// Checks J and K for an object whose context is `owner`; `key` is only built for a report.
+    func checkWrite(owner: CdManagedObjectContext?, _ key: @autoclosure () -> String, toMany: Bool) -> Bool {
+        guard let owner else { return true }  // transient: anywhere
         // Built only on the paths that report: describing the object costs more than the check.
-        var what: String { "Writing '\(key)' of \(self), which belongs to \(owner)" }
+        var what: String { "Writing '\(key())' of \(self), which belongs to \(owner)" }
         let thread = ThreadState.current
         let isMain = thread.isMain
         if isMain && !thread.insideMainMerge {
@@ -86,53 +101,87 @@ extension CdManagedObject {
         return false
     }
 
+    // MARK: - Slots
+
+    /// The name of `slot`, for messages.
+    func slotName(_ slot: Int) -> String { withState { $0.slots?.name(of: slot) ?? "#\(slot)" } }
+
+    /// The slot of property `key` (a name the caller got from the model).
+    func slot(named key: String) -> Int? { withState { $0.slot(of: key) } }
+
     // MARK: - Attributes
 
     /// The value of attribute `key` (`.null` when unset).
     func readAttribute(_ key: String) -> CdValue {
-        checkRead(key)
-        loadIfNeeded(key)
-        if case let .attribute(value)? = withState({ $0.values[key] }) { return value }
+        guard let slot = slot(named: key) else {
+            checkRead(key)
+            return .null
+        }
+        return readAttribute(slot)
+    }
+
+    /// The value of the attribute in `slot` (`.null` when unset), after check I.
+    func readAttribute(_ slot: Int) -> CdValue {
+        var (owner, value, ready) = withState { state in
+            (state.context, state.buffer[slot], state.loaded || state.partial.contains(slot) || state.context == nil)
+        }
+        checkRead(owner: owner, slotName(slot))
+        if !ready {
+            loadIfNeeded(slot)
+            value = withState { $0.buffer[slot] }
+        }
+        if case let .attribute(v)? = value { return v }
         return .null
     }
 
     /// Sets attribute `key`, after check J.
     func writeAttribute(_ key: String, _ value: CdValue) {
-        guard checkWrite(key, toMany: false) else { return }
-        loadIfNeeded()
-        withState { state in
-            state.values[key] = .attribute(value)
-            if state.context != nil { state.changedKeys.insert(key) }
+        guard let slot = slot(named: key) else { return }
+        writeAttribute(slot, value)
+    }
+
+    /// Sets the attribute in `slot`, after check J.
+    func writeAttribute(_ slot: Int, _ value: CdValue) {
+        let (owner, loaded) = withState { ($0.context, $0.loaded) }
+        guard checkWrite(owner: owner, slotName(slot), toMany: false) else { return }
+        if !loaded { loadIfNeeded() }
+        let first = withState { state in
+            state.buffer[slot] = .attribute(value)
+            return state.noteChanged(slot)
         }
-        withState { $0.context }?.noteChanged(self)
+        owner?.noteChanged(self, first: first)
     }
 
     // MARK: - Relationships
 
     /// The related objects of `key`, in this object's context.
     func readRelationship(_ key: String) -> [CdManagedObject] {
-        checkRead(key)
-        loadIfNeeded(key)
-        let (context, id, value) = withState { ($0.context, $0.objectID, $0.values[key]) }
-        guard let context else { return withState { $0.transientRelated[key] ?? [] } }
-        let ids: [ObjectID]
-        switch value {
-        case let .toOne(target)?: ids = target.map { [$0] } ?? []
-        case let .toMany(list)?: ids = list
-        case .attribute?: ids = []
-        case nil:
-            // A to-many not read yet: load its targets.
-            guard let id, let list = try? context.loadRelated(id, key) else { return [] }
-            withState { $0.values[key] = .toMany(list) }
-            ids = list
+        guard let slot = slot(named: key) else {
+            checkRead(key)
+            return withState { $0.transientRelated[key] ?? [] }
         }
-        return ids.compactMap { context.object(for: $0) }
+        return readRelationship(slot)
+    }
+
+    /// The related objects of the relationship in `slot`, in this object's context.
+    func readRelationship(_ slot: Int) -> [CdManagedObject] {
+        let owner = withState { $0.context }
+        checkRead(owner: owner, slotName(slot))
+        guard let context = owner else { return withState { $0.transientRelated[slotName(slot)] ?? [] } }
+        return rawTargets(slot).compactMap { context.object(for: $0) }
     }
 
     /// Sets relationship `key`, after check J (to-one) or K (to-many).
     func writeRelationship(_ key: String, _ objects: [CdManagedObject], toMany: Bool) {
-        guard checkWrite(key, toMany: toMany) else { return }
-        let context = withState { $0.context }
+        guard let slot = slot(named: key) else { return }
+        writeRelationship(slot, objects, toMany: toMany)
+    }
+
+    /// Sets the relationship in `slot`, after check J (to-one) or K (to-many).
+    func writeRelationship(_ slot: Int, _ objects: [CdManagedObject], toMany: Bool) {
+        let (context, entity) = withState { ($0.context, $0.entityName) }
+        guard checkWrite(owner: context, slotName(slot), toMany: toMany) else { return }
+        let key = slotName(slot)
         if toMany, let context {
             // K2: related objects must be in the same context.
             for object in objects where object.managedObjectContext !== context {
@@ -151,53 +200,84 @@ extension CdManagedObject {
             return
         }
         let ids = objects.compactMap(\.objectID)
-        let entity = withState { $0.entityName }
         let model = context.stack.model
         let relationship = model.relationship(key, of: entity)
         let ordered = relationship?.isOrdered ?? false
-        let old = rawTargets(key)
-        rawSetTargets(key, ids, toMany: toMany, ordered: ordered)
+        let old = rawTargets(slot)
+        rawSetTargets(slot, ids, toMany: toMany, ordered: ordered)
         // Keep inverses in step in memory, as Core Data does, so the change set names both
         // sides consistently and the other side reads right before the commit.
         guard let selfID = objectID, let relationship, let inverseName = relationship.inverse,
             let inverse = model.relationship(inverseName, of: relationship.destination)
         else { return }
+        if old.isEmpty && ids.count == 1 {
+            // The common case (setting a to-one that was nil): no sets to build.
+            linkInverse(ids[0], selfID, key, inverseName, inverse, toMany: toMany, ordered: ordered, context)
+            return
+        }
         let oldSet = Set(old), newSet = Set(ids)
         for removed in old where !newSet.contains(removed) {
             context.object(for: removed)?.rawRemoveTarget(
                 selfID, inverseName, toMany: inverse.isToMany, ordered: inverse.isOrdered)
         }
         for added in ids where !oldSet.contains(added) {
-            guard let target = context.object(for: added) else { continue }
-            if !inverse.isToMany, let previous = target.rawTargets(inverseName).first, previous != selfID {
-                // `target` leaves its previous owner's `key`.
-                context.object(for: previous)?.rawRemoveTarget(added, key, toMany: toMany, ordered: ordered)
-            }
-            target.rawAddTarget(selfID, inverseName, toMany: inverse.isToMany, ordered: inverse.isOrdered)
+            linkInverse(added, selfID, key, inverseName, inverse, toMany: toMany, ordered: ordered, context)
         }
+    }
+
+    /// Adds `selfID` to `added`'s inverse `inverseName`; a to-one inverse first leaves its
+    /// previous owner's `key`.
+    private func linkInverse(
+        _ added: ObjectID, _ selfID: ObjectID, _ key: String, _ inverseName: String,
+        _ inverse: RelationshipDescription, toMany: Bool, ordered: Bool, _ context: CdManagedObjectContext
+    ) {
+        guard let target = context.object(for: added) else { return }
+        if !inverse.isToMany, let previous = target.rawTargets(inverseName).first, previous != selfID {
+            // `target` leaves its previous owner's `key`.
+            context.object(for: previous)?.rawRemoveTarget(added, key, toMany: toMany, ordered: ordered)
+        }
+        target.rawAddTarget(selfID, inverseName, toMany: inverse.isToMany, ordered: inverse.isOrdered)
     }
 
     // MARK: - Unchecked relationship plumbing (inverse maintenance)
 
     /// The target IDs of `key`, loading them if needed.
     func rawTargets(_ key: String) -> [ObjectID] {
-        loadIfNeeded(key)
-        let (context, id, value) = withState { ($0.context, $0.objectID, $0.values[key]) }
+        guard let slot = slot(named: key) else { return [] }
+        return rawTargets(slot)
+    }
+
+    /// The target IDs of the relationship in `slot`, loading them if needed.
+    func rawTargets(_ slot: Int) -> [ObjectID] {
+        loadIfNeeded(slot)
+        let (context, id, value) = withState { ($0.context, $0.objectID, $0.buffer[slot]) }
         switch value {
         case let .toOne(target)?: return target.map { [$0] } ?? []
         case let .toMany(list)?: return list
         case .attribute?: return []
         case nil:
-            guard let context, let id, let list = try? context.loadRelated(id, key) else { return [] }
-            withState { $0.values[key] = .toMany(list) }
-            return list
+            guard let context, let id, let loaded = try? context.loadRelated(id, slotName(slot)) else { return [] }
+            return withState { state in
+                // Keeps MO3: the edits made before the list was read apply to it now, in order.
+                var list = loaded
+                for edit in state.deferredListEdits where edit.slot == slot { edit.apply(to: &list) }
+                state.deferredListEdits.removeAll { $0.slot == slot }
+                state.buffer[slot] = .toMany(list)
+                return list
+            }
         }
     }
 
-    /// Sets the targets of `key`. A to-many list is kept as ToManyList's invariants say: sorted
-    /// by primary key unless `ordered`, without repeats, the order the store gives it after the
-    /// commit, so that in-place inserts below can binary-search it.
+    /// Sets the targets of `key` (see the slot form).
     func rawSetTargets(_ key: String, _ ids: [ObjectID], toMany: Bool, ordered: Bool) {
+        guard let slot = slot(named: key) else { return }
+        rawSetTargets(slot, ids, toMany: toMany, ordered: ordered)
+    }
+
+    /// Sets the targets of the relationship in `slot`. A to-many list is kept as ToManyList's
+    /// invariants say: sorted by primary key unless `ordered`, without repeats, the order the
+    /// store gives it after the commit, so that in-place inserts below can binary-search it.
+    func rawSetTargets(_ slot: Int, _ ids: [ObjectID], toMany: Bool, ordered: Bool) {
         var value = PropertyValue.toOne(ids.first)
         if toMany {
             var list: [ObjectID] = []
@@ -206,62 +286,87 @@ extension CdManagedObject {
             value = .toMany(list)
         }
         loadIfNeeded()
-        withState { state in
-            state.values[key] = value
-            state.changedKeys.insert(key)
+        let (context, first) = withState { state in
+            state.buffer[slot] = value
+            return (state.context, state.noteChanged(slot))
         }
-        withState { $0.context }?.noteChanged(self)
+        context?.noteChanged(self, first: first)
     }
 
     /// Removes `id` from `key` (a to-many list in place; a to-one that holds it is set to nil).
     func rawRemoveTarget(_ id: ObjectID, _ key: String, toMany: Bool, ordered: Bool) {
+        guard let slot = slot(named: key) else { return }
         guard toMany else {
-            if rawTargets(key).contains(id) { rawSetTargets(key, [], toMany: false, ordered: false) }
+            if rawTargets(slot).contains(id) { rawSetTargets(slot, [], toMany: false, ordered: false) }
             return
         }
-        editList(key) { ToManyList.remove(id, from: &$0, ordered: ordered) }
+        if deferListEdit(DeferredListEdit(slot: slot, member: id, adds: false, ordered: ordered)) { return }
+        editList(slot) { ToManyList.remove(id, from: &$0, ordered: ordered) }
     }
 
     /// Adds `id` to `key` (a to-many list in place, once; a to-one is set to it).
     func rawAddTarget(_ id: ObjectID, _ key: String, toMany: Bool, ordered: Bool) {
+        guard let slot = slot(named: key) else { return }
         guard toMany else {
-            if rawTargets(key) != [id] { rawSetTargets(key, [id], toMany: false, ordered: false) }
+            if rawTargets(slot) != [id] { rawSetTargets(slot, [id], toMany: false, ordered: false) }
             return
         }
-        editList(key) { ToManyList.insert(id, into: &$0, ordered: ordered) }
+        if deferListEdit(DeferredListEdit(slot: slot, member: id, adds: true, ordered: ordered)) { return }
+        editList(slot) { ToManyList.insert(id, into: &$0, ordered: ordered) }
     }
 
-    /// Changes the to-many list of `key` in place (loading it first if needed): the list is
-    /// taken out of `values` while `edit` runs so that it is not copied, which would make a
-    /// run of links to one owner quadratic. Notes the change when `edit` returns true.
-    private func editList(_ key: String, _ edit: (inout [ObjectID]) -> Bool) {
-        _ = rawTargets(key)
-        loadIfNeeded()
-        let changed = withState { state -> Bool in
-            var list: [ObjectID] = []
-            if case let .toMany(stored)? = state.values.removeValue(forKey: key) { list = stored }
-            let changed = edit(&list)
-            state.values[key] = .toMany(list)
-            if changed { state.changedKeys.insert(key) }
-            return changed
+    /// Keeps an inverse edit of a to-many that was not read yet and that no change set carries
+    /// (its members' to-one values say it all), instead of reading the whole list from the store
+    /// for it: a transaction that links one new object to an owner of thousands then costs no
+    /// read of the owner's list. Up to `DeferredListEdit.limit` edits wait; past that the list
+    /// is read and edited in place. True when the edit was kept (keeps MO3).
+    private func deferListEdit(_ edit: DeferredListEdit) -> Bool {
+        let (deferred, context, first) = withState { state -> (Bool, CdManagedObjectContext?, Bool) in
+            guard state.context != nil, state.objectID != nil, let slots = state.slots,
+                edit.slot < state.buffer.count, state.buffer[edit.slot] == nil, !slots.carried[edit.slot],
+                state.deferredListEdits.count < DeferredListEdit.limit
+            else { return (false, nil, false) }
+            state.deferredListEdits.append(edit)
+            return (true, state.context, state.noteChanged(edit.slot))
         }
-        if changed { withState { $0.context }?.noteChanged(self) }
+        if deferred { context?.noteChanged(self, first: first) }
+        return deferred
+    }
+
+    /// Changes the to-many list in `slot` in place (loading it first if needed): the list is
+    /// taken out of the buffer while `edit` runs so that it is not copied, which would make a
+    /// run of links to one owner quadratic. Notes the change when `edit` returns true.
+    private func editList(_ slot: Int, _ edit: (inout [ObjectID]) -> Bool) {
+        _ = rawTargets(slot)
+        loadIfNeeded()
+        let (context, changed, first) = withState { state -> (CdManagedObjectContext?, Bool, Bool) in
+            var list: [ObjectID] = []
+            if case let .toMany(stored)? = state.buffer[slot] { list = stored }
+            state.buffer[slot] = nil
+            let changed = edit(&list)
+            state.buffer[slot] = .toMany(list)
+            return (state.context, changed, changed ? state.noteChanged(slot) : false)
+        }
+        if changed { context?.noteChanged(self, first: first) }
     }
 
     // MARK: - Loading
 
     /// Loads attribute and to-one values of a fault from a fresh snapshot of the store (or, for
-    /// an object fetched with `batchSize`, its whole batch from one snapshot). Reading `key`
+    /// an object fetched with `batchSize`, its whole batch from one snapshot). Reading `slot`
     /// of an object fetched with `onlyProperties` that named it loads nothing.
-    func loadIfNeeded(_ key: String? = nil) {
-        let (loaded, context, id, partial, batch) = withState {
-            ($0.loaded, $0.context, $0.objectID, $0.partialKeys, $0.batch)
+    func loadIfNeeded(_ slot: Int? = nil) {
+        let (loaded, context, id, partial, batch) = withState { state in
+            (
+                state.loaded, state.context, state.objectID,
+                slot.map { state.partial.contains($0) } ?? false, state.batch
+            )
         }
         guard !loaded, let context, let id else { return }
-        if let key, partial.contains(key) { return }
+        if partial { return }
         if let batch {
             batch.load()
-            let done = withState { state in state.loaded || (key.map { state.partialKeys.contains($0) } ?? false) }
+            let done = withState { state in state.loaded || (slot.map { state.partial.contains($0) } ?? false) }
             if done { return }
         }
         let values = (try? context.loadValues(id)) ?? nil
@@ -269,14 +374,20 @@ extension CdManagedObject {
             guard !state.loaded else { return }
             // Keep changes made before the load (a write to a fault) and to-many targets
             // already read or prefetched.
-            var merged = values ?? [:]
-            for (key, value) in state.values where merged[key] == nil {
-                if case .toMany = value { merged[key] = value }
+            let kept = state.buffer
+            let keptExtra = state.extra
+            state.values = values ?? [:]
+            for (slot, value) in kept.enumerated() {
+                guard let value else { continue }
+                if state.changed.contains(slot) {
+                    state.buffer[slot] = value
+                } else if case .toMany = value, state.buffer[slot] == nil {
+                    state.buffer[slot] = value
+                }
             }
-            for key in state.changedKeys { merged[key] = state.values[key] }
-            state.values = merged
+            for key in state.changedExtra { state.extra[key] = keptExtra[key] }
             state.loaded = true
-            state.partialKeys = []
+            state.partial.removeAll()
             state.batch = nil
         }
     }
@@ -285,13 +396,13 @@ extension CdManagedObject {
     /// unless the object has changes.
     func refresh(with values: [String: PropertyValue]?) {
         withState { state in
-            guard state.changedKeys.isEmpty, !state.isInserted else { return }
+            guard !state.hasChangedValues, !state.isInserted else { return }
             if let values {
                 state.values = values; state.loaded = true
             } else {
                 state.values = [:]; state.loaded = false
             }
-            state.partialKeys = []
+            state.partial.removeAll()
             state.batch = nil
         }
     }
@@ -300,12 +411,25 @@ extension CdManagedObject {
     /// for every other key. Objects with changes are left alone.
     func refreshPartially(with values: [String: PropertyValue]?, keys: Set<String>) {
         withState { state in
-            guard state.changedKeys.isEmpty, !state.isInserted else { return }
+            guard !state.hasChangedValues, !state.isInserted else { return }
             let kept = (values ?? [:]).filter { keys.contains($0.key) }
             state.values = kept
             state.loaded = false
             state.partialKeys = Set(kept.keys)
             state.batch = nil
         }
+    }
+}
+
+extension CdManagedObject.State {
+    /// Notes that `slot` changed (if the object has a context); true when this is the object's
+    /// first change the context must list (keeps MO2).
+    @inline(__always)
+    mutating func noteChanged(_ slot: Int) -> Bool {
+        guard context != nil else { return false }
+        changed.insert(slot)
+        guard !listed, !isInserted else { return false }
+        listed = true
+        return true
     }
 }

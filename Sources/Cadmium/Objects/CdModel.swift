@@ -22,6 +22,8 @@ public struct CdModel: @unchecked Sendable {
     /// Entity → relationship name → relationship, inherited ones included: property writes look
     /// relationships up by name, and the model's own lookup walks the hierarchy each time.
     private let relationshipsByName: [String: [String: RelationshipDescription]]
+    /// Entity → its property slots: names resolved once, here, into the store's slot vocabulary.
+    private let slotTables: [String: ObjectSlots]
 
     /// The model declared by `classes`: one entity per class, named by ``CdManagedObject/entityName``,
     /// with a property per `@Attribute` and `@Relationship`. A class whose superclass is also
@@ -30,17 +32,19 @@ public struct CdModel: @unchecked Sendable {
         var entities: [EntityDescription] = []
         let listed = Set(classes.map { ObjectIdentifier($0) })
         for cls in classes {
-            let prototype = cls.init()
+            let (prototype, specs) = WrapperSpecs.capture { cls.init() }
             var entity = EntityDescription(name: cls.entityName, className: String(reflecting: cls))
             if let parent = class_getSuperclassIfListed(cls, listed) { entity.parent = parent.entityName }
             for child in Mirror(reflecting: prototype).children {
-                guard let label = child.label, label.hasPrefix("_") else { continue }
+                guard let label = child.label, label.hasPrefix("_"),
+                    let spec = (child.value as? CdPropertyWrapper).flatMap({ specs[$0.ordinal] })
+                else { continue }
                 let name = String(label.dropFirst())
-                if let attribute = child.value as? AttributeWrapper {
+                if let attribute = spec as? AttributeWrapper {
                     let (description, unique) = attribute.description(name: name)
                     entity.attributes.append(description)
                     if unique { entity.uniquenessConstraints.append([name]) }
-                } else if let relationship = child.value as? RelationshipWrapper {
+                } else if let relationship = spec as? RelationshipWrapper {
                     entity.relationships.append(relationship.description(name: name))
                 }
             }
@@ -102,7 +106,13 @@ public struct CdModel: @unchecked Sendable {
         }
         self.storedKeys = stored
         self.relationshipsByName = relationships
+        self.slotTables = PropertySlots.tables(of: objectModel).mapValues { properties in
+            ObjectSlots(properties: properties, model: objectModel, boundClass: bound[properties.entity])
+        }
     }
+
+    /// The property slots of `entity`.
+    func slots(of entity: String) -> ObjectSlots? { slotTables[entity] }
 
     /// The class bound to `entity`.
     func objectClass(for entity: String) -> CdManagedObject.Type? { classes[entity] }
@@ -113,7 +123,14 @@ public struct CdModel: @unchecked Sendable {
     /// A new, context-less instance of `entity`'s class.
     func newInstance(entity: String) -> CdManagedObject {
         let object = (classes[entity] ?? CdManagedObject.self).init()
-        object.withState { $0.entityName = entity }
+        let table = slotTables[entity]
+        object.withState { state in
+            state.entityName = entity
+            if let table {
+                state.slots = table
+                state.buffer = [PropertyValue?](repeating: nil, count: table.count)
+            }
+        }
         return object
     }
 
@@ -136,6 +153,21 @@ public struct CdModel: @unchecked Sendable {
         if values.keys.allSatisfy({ stored.contains($0) }) { return values }
         return values.filter { stored.contains($0.key) }
     }
+
+    /// `changeSetValues` of an object's slot buffer: the carried slots (`only`: of those, the
+    /// given slots), by name.
+    func changeSetValues(
+        _ buffer: [PropertyValue?], slots table: ObjectSlots, only: SlotSet? = nil
+    ) -> [String: PropertyValue] {
+        var result: [String: PropertyValue] = [:]
+        result.reserveCapacity(only == nil ? buffer.count : 4)
+        for (slot, value) in buffer.enumerated() {
+            guard let value, table.carried[slot], only?.contains(slot) ?? true else { continue }
+            result[table.name(of: slot)] = value
+        }
+        return result
+    }
+
 }
 
 /// The superclass of `cls` when it is one of the listed classes (a parent entity).

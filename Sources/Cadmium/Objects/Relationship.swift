@@ -1,6 +1,7 @@
 // `@Relationship`: a to-one (`T?`), unordered to-many (`Set<T>`) or ordered to-many (`[T]`)
-// relationship of a `CdManagedObject` subclass. Like `@Attribute` it holds no value: reads and
-// writes go through the object's context (checks I, J and K).
+// relationship of a `CdManagedObject` subclass. Like `@Attribute` it holds no value, only its
+// ordinal: reads and writes go through the object's context (checks I, J and K), and its options
+// reach the model builder as a `RelationshipSpec` recorded for the prototype only.
 
 import Foundation
 import CdObjects
@@ -62,24 +63,17 @@ extension Array: CdRelationshipValue where Element: CdManagedObject {
 /// ```
 @propertyWrapper
 public struct Relationship<Value: CdRelationshipValue>: CdPropertyWrapper {
-    let slot: Int
-    let inverse: String?
-    let deleteRule: DeleteRule
-    let minCount: Int
-    let maxCount: Int?
-    let isOptional: Bool
+    let ordinal: Int
 
     /// A relationship; `deleteRule` defaults to Nullify, as in Xcode.
     public init(
         inverse: String? = nil, deleteRule: DeleteRule = .nullify, minCount: Int = 0,
         maxCount: Int? = nil, optional: Bool = true
     ) {
-        self.slot = WrapperSlots.take()
-        self.inverse = inverse
-        self.deleteRule = deleteRule
-        self.minCount = minCount
-        self.maxCount = maxCount
-        self.isOptional = optional
+        self.ordinal = WrapperOrdinals.take(
+            RelationshipSpec<Value>(
+                inverse: inverse, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount,
+                isOptional: optional))
     }
 
     /// Not used: every access goes through the enclosing object (see the static subscript).
@@ -96,22 +90,29 @@ public struct Relationship<Value: CdRelationshipValue>: CdPropertyWrapper {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
     ) -> Value {
         get {
-            let name = object.propertyName(storageKeyPath, slot: object[keyPath: storageKeyPath].slot)
-            return Value.fromObjects(object.readRelationship(name))
+            let slot = object.slot(storageKeyPath, ordinal: object[keyPath: storageKeyPath].ordinal)
+            return Value.fromObjects(object.readRelationship(slot))
         }
         set {
-            let name = object.propertyName(storageKeyPath, slot: object[keyPath: storageKeyPath].slot)
-            object.writeRelationship(name, newValue.cdObjects, toMany: Value.cdIsToMany)
+            let slot = object.slot(storageKeyPath, ordinal: object[keyPath: storageKeyPath].ordinal)
+            object.writeRelationship(slot, newValue.cdObjects, toMany: Value.cdIsToMany)
         }
     }
 }
 
 /// The model-building side of `Relationship`, without its generic parameter.
-protocol RelationshipWrapper: CdPropertyWrapper {
+protocol RelationshipWrapper: WrapperSpec {
     func description(name: String) -> RelationshipDescription
 }
 
-extension Relationship: RelationshipWrapper {
+/// What the model builder needs from a `@Relationship`: its destination, inverse and rules.
+struct RelationshipSpec<Value: CdRelationshipValue>: RelationshipWrapper {
+    let inverse: String?
+    let deleteRule: DeleteRule
+    let minCount: Int
+    let maxCount: Int?
+    let isOptional: Bool
+
     func description(name: String) -> RelationshipDescription {
         RelationshipDescription(
             name: name, destination: Value.cdDestination.entityName, inverse: inverse,

@@ -12,6 +12,8 @@ protocol StoreBackend: AnyObject, Sendable {
     var model: ObjectModel { get }
     func newObjectIDs(entity: String, count: Int) throws -> [ObjectID]
     func apply(_ changes: ChangeSet) throws -> AppliedChanges
+    /// `apply` of a change set in slot form (`PropertySlots` of each entity).
+    func apply(slots changes: SlotChangeSet) throws -> AppliedChanges
     func beginSnapshot() throws -> any SnapshotBackend
 }
 

@@ -48,3 +48,31 @@ public struct AppliedChanges: Sendable, Equatable {
     public var deleted: Set<ObjectID> = []
     public init() {}
 }
+
+/// A change set in slot form: what the object layer hands to `ObjectStore.apply(slots:)`.
+/// Values are indexed by the entity's `PropertySlots` (the record slots of EL1, then to-many,
+/// then transient slots, which are ignored), so the store stages records from them without a
+/// name lookup, and a managed object's value buffer can travel as it is, shared and not copied.
+package struct SlotChangeSet: Sendable {
+    /// One object's values by slot; nil: not given (an insert takes the default, an update
+    /// leaves the property alone).
+    package struct Entry: Sendable {
+        package var id: ObjectID
+        package var values: [PropertyValue?]
+        package init(id: ObjectID, values: [PropertyValue?]) {
+            self.id = id
+            self.values = values
+        }
+    }
+
+    /// New objects, in the order they were made.
+    package var inserted: [Entry] = []
+    /// Existing objects with their changed slots.
+    package var updated: [Entry] = []
+    /// Objects to delete.
+    package var deleted: Set<ObjectID> = []
+
+    package init() {}
+
+    package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}

@@ -10,14 +10,14 @@
 
 extension ChangeApplier {
     func applyDeletes() throws {
-        var queue = changes.deleted.sorted(by: >)
+        var queue = deletedGiven.sorted(by: >)
         var processed = Set<ObjectID>()
         while let id = queue.popLast() {
             guard processed.insert(id).inserted else { continue }
             deleting.remove(id)
             guard let rec = try record(id) else { deleting.insert(id); continue }
             deleting.insert(id)
-            if changes.inserted[id] == nil { deleted.insert(id) }
+            if !staged.isInserted(id) { deleted.insert(id) }
             updated.remove(id)
             let entity = rec.entity
             for r in entity.toOnes + entity.toManys {

@@ -4,28 +4,56 @@
 
 extension ChangeApplier {
     func relate() throws {
-        // Only objects given a relationship value take part (bulk inserts of plain attributes skip this).
-        func relates(_ v: [String: PropertyValue]) -> Bool {
-            v.values.contains {
-                if case .attribute = $0 { return false }; return true
-            }
+        // Only objects given a relationship value take part (bulk inserts of plain attributes
+        // skip this). Work items: (inserted index or nil, the object).
+        var work: [(Int?, StagedObject)] = []
+        for (i, object) in staged.inserted.enumerated() where object.relates && !isDeleting(object.id) {
+            work.append((i, object))
         }
-        var work: [(ObjectID, [String: PropertyValue])] = []
-        for (id, v) in changes.inserted where relates(v) && !isDeleting(id) { work.append((id, v)) }
-        for (id, v) in changes.updated where relates(v) && !isDeleting(id) && changes.inserted[id] == nil {
-            work.append((id, v))
+        for object in staged.updated
+        where object.relates && !isDeleting(object.id) && !staged.isInserted(object.id) {
+            work.append((nil, object))
         }
-        work.sort { $0.0 < $1.0 }
-        for (id, values) in work {
-            let entity = try entityLayoutOrThrow(id.entity)
+        // In ID order (entity, then key), so that the outcome does not depend on the order the
+        // change set lists its objects; a bulk insert comes sorted already.
+        func precedes(_ a: (Int?, StagedObject), _ b: (Int?, StagedObject)) -> Bool {
+            let x = a.1.id, y = b.1.id
+            return x.entity == y.entity ? x.primaryKey < y.primaryKey : x.entity < y.entity
+        }
+        if zip(work, work.dropFirst()).contains(where: { !precedes($0, $1) }) { work.sort(by: precedes) }
+        for (index, object) in work {
+            let id = object.id, entity = object.entity
             // In the layout's order (by name), so that the outcome does not depend on hashing.
-            for r in entity.toOnes {
-                if case let .toOne(target)? = values[r.name] { try setToOne(id, r, entity, target) }
+            for (position, r) in entity.toOnes.enumerated() {
+                if case let .toOne(target)? = object.toOne(position) {
+                    if let index, records[id] == nil {
+                        try setNewToOne(index, position, r, entity, target)
+                    } else {
+                        try setToOne(id, r, entity, target)
+                    }
+                }
+                if let index { staged.toOnesRelated[index] = position + 1 }
             }
-            for r in entity.toManys {
-                if case let .toMany(targets)? = values[r.name] { try setToMany(id, r, entity, targets) }
+            for (position, r) in entity.toManys.enumerated() {
+                if case let .toMany(targets)? = object.toMany(position) { try setToMany(id, r, entity, targets) }
             }
         }
+    }
+
+    /// `setToOne` for inserted object `index` that has no working-set record yet: its stored
+    /// state is nothing, so the target is set in its staged values (SC3) and only the inverse
+    /// side is kept in step. A bulk insert that links each new object to an owner so keeps no
+    /// record per object in memory.
+    private func setNewToOne(
+        _ index: Int, _ position: Int, _ r: RelationshipDescription, _ entity: EntityLayout, _ target: ObjectID?
+    ) throws {
+        let id = staged.inserted[index].id
+        guard let target else { return }
+        try checkTarget(target, r, source: id, entity)
+        // The staged record now has the target (SC3): phase 2 has reached this slot.
+        staged.toOnesRelated[index] = position + 1
+        guard let inverse = entity.inverses[r.name] else { return }
+        try link(target, inverse, to: id, forward: r)
     }
 
     /// Checks that `target` exists and may be the destination of `r`.

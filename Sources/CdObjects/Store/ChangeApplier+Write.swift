@@ -42,7 +42,9 @@ extension ChangeApplier {
         }
         for r in entity.toManys where !r.isOptional || r.minCount > 0 || r.maxCount != nil {
             let count: Int
-            if let l = lists[RelationshipKey(object: id, relationship: r.name)] {
+            if listDeltas[RelationshipKey(object: id, relationship: r.name)] != nil {
+                count = try list(id, r, entity).count  // applies the delta (CA2)
+            } else if let l = lists[RelationshipKey(object: id, relationship: r.name)] {
                 count = l.count
             } else {
                 count = isNew ? 0 : try stored.relatedCount(id, treeName: entity.toManyTrees[r.name]!)
@@ -120,9 +122,11 @@ extension ChangeApplier {
         // validation failures take precedence over a uniqueness violation.
         var errors: [CdError] = []
         var violation: CdError?
-        for id in changes.inserted.keys.sorted(by: { $0.primaryKey < $1.primaryKey }) where !isDeleting(id) {
-            guard let entity = entityLayout(id.entity), let values = changes.inserted[id] else { continue }
-            let rec = records[id] ?? Self.staged(entity, values)
+        for index in staged.insertedOrder {
+            let object = staged.inserted[index]
+            let id = object.id, entity = object.entity
+            if isDeleting(id) { continue }
+            let rec = records[id] ?? Self.staged(object, toOnes: entity.toOnes.count)
             try validate(id, rec, isNew: true, into: &errors)
             guard errors.isEmpty, violation == nil else { continue }
             try stored.writableTree(entity.recordTree).put(
@@ -147,6 +151,20 @@ extension ChangeApplier {
                 let r = entity.relationships[key.relationship]
             else { continue }
             try writeList(key.object, r, entity, old: original, new: list)
+        }
+        // Lists never read: their added and removed members only (CA2).
+        for (key, delta) in listDeltas where !isDeleting(key.object) {
+            guard let entity = entityLayout(key.object.entity), let tree = entity.toManyTrees[key.relationship] else {
+                continue
+            }
+            let t = try stored.writableTree(tree)
+            let source = RecordCodec.key(key.object.primaryKey)
+            for m in delta.removed { try t.delete(source + RecordCodec.key(m.primaryKey)) }
+            for m in delta.added {
+                var v: [UInt8] = []
+                v.appendVarint(UInt64(entityLayout(m.entity)!.code))
+                try t.put(source + RecordCodec.key(m.primaryKey), v)
+            }
         }
         // 5. Next keys.
         var written: [String: Int64] = [:]

@@ -2,8 +2,9 @@
 //
 // Phases (ObjectStore.apply runs all four in one engine write transaction; a query with a
 // `pending` overlay runs 1–3 over a read transaction and reads the working set instead):
-//   1. stage      inserted objects get defaults + given attributes; updated objects are loaded
-//                 and get their new attributes.
+//   1. stage      the change set is taken in slot form (ChangeApplier+Staging); inserted objects
+//                 get defaults + given attributes; updated objects are loaded and get their new
+//                 attributes.
 //   2. relate     given relationship values are set, inverses kept in step (ChangeApplier+Relationships).
 //   3. delete     delete rules: cascade, nullify, deny (collected), no action (ChangeApplier+Delete).
 //   4. validate and write (ChangeApplier+Write): attribute and count validation, uniqueness,
@@ -13,7 +14,11 @@
 //  CA1. `records[id]` is the current state of every object loaded or changed; `originals[id]` the
 //       stored state it was loaded with (nil for a new object). Index maintenance diffs the two.
 //  CA2. `lists[key]` is the current list of every to-many relationship read or changed, and
-//       `listOriginals[key]` the stored one; the write phase writes the difference.
+//       `listOriginals[key]` the stored one; the write phase writes the difference. An
+//       unordered list of a stored object that was only added to or removed from, never read,
+//       is kept as `listDeltas[key]` instead (no entry in `lists`): the members added and
+//       removed, written as single tree entries. Reading it (`list`) applies the delta to the
+//       stored list and moves it to `lists`.
 //  CA3. Setting one side of a relationship with an inverse updates the other side in the same
 //       step, so after phase 2 both sides agree for every object in the working set.
 //  CA4. Deleted objects are never in `records`' live view: `record(_:)` answers nil for them.
@@ -29,9 +34,20 @@ struct RelationshipKey: Hashable {
 }
 
 final class ChangeApplier {
+    /// Where the changes came from: a public change set (by name) or the object layer's slots.
+    enum Source {
+        case named(ChangeSet)
+        case slots(SlotChangeSet)
+    }
+
     let layout: StoreLayout
     let stored: StoredObjects
+    let source: Source
+    /// The public change set a query overlay was made from (queries read its inserted IDs);
+    /// empty for a slot change set, which only `ObjectStore.apply(slots:)` applies.
     let changes: ChangeSet
+    /// The changes in slot form, from phase 1 on (SC1–SC3).
+    var staged = StagedChanges()
     /// True for a query overlay: no validation, deny does not fail, nothing is written.
     let overlay: Bool
 
@@ -39,6 +55,8 @@ final class ChangeApplier {
     var originals: [ObjectID: Record?] = [:]
     var lists: [RelationshipKey: [ObjectID]] = [:]
     var listOriginals: [RelationshipKey: [ObjectID]] = [:]
+    /// Edits of unordered lists not read (CA2).
+    var listDeltas: [RelationshipKey: ListDelta] = [:]
     /// Objects changed besides inserts (given updates, inverse and nullify changes).
     var updated: Set<ObjectID> = []
     /// Objects deleted (given and cascaded) that existed.
@@ -55,15 +73,35 @@ final class ChangeApplier {
     init(layout: StoreLayout, stored: StoredObjects, changes: ChangeSet, overlay: Bool) {
         self.layout = layout
         self.stored = stored
+        self.source = .named(changes)
         self.changes = changes
         self.overlay = overlay
         self.deleting = changes.deleted
     }
 
+    /// An applier of a slot change set (the object layer's commits); never an overlay.
+    init(layout: StoreLayout, stored: StoredObjects, slotChanges: SlotChangeSet) {
+        self.layout = layout
+        self.stored = stored
+        self.source = .slots(slotChanges)
+        self.changes = ChangeSet()
+        self.overlay = false
+        self.deleting = slotChanges.deleted
+    }
+
     // MARK: - Running
+
+    /// The objects the change set names for deletion.
+    var deletedGiven: Set<ObjectID> {
+        switch source {
+        case let .named(changes): return changes.deleted
+        case let .slots(changes): return changes.deleted
+        }
+    }
 
     /// Phases 1–3.
     func prepare() throws {
+        staged = try stageChanges()
         try stage()
         try relate()
         try applyDeletes()
@@ -116,8 +154,8 @@ final class ChangeApplier {
     // MARK: - Phase 1
 
     private func stage() throws {
-        for (id, values) in changes.inserted where !isDeleting(id) {
-            let entity = try entityLayoutOrThrow(id.entity)
+        for object in staged.inserted where !isDeleting(object.id) {
+            let entity = object.entity, id = object.id
             guard !entity.isAbstract else {
                 throw CdError.validation(
                     ValidationFailure(
@@ -130,7 +168,6 @@ final class ChangeApplier {
                         entity: entity.name, objectID: id.description, key: "primaryKey",
                         message: "primary keys start at 1"))
             }
-            try checkProperties(values, of: entity, id: id)
             if !overlay, id.primaryKey < (try nextKey(entity.root)), try storedKeyTaken(id, entity) {
                 throw CdError.validation(
                     ValidationFailure(
@@ -138,13 +175,12 @@ final class ChangeApplier {
                         message: "an object with primary key \(id.primaryKey) already exists"))
             }
         }
-        for (id, values) in changes.updated where !isDeleting(id) && changes.inserted[id] == nil {
-            let entity = try entityLayoutOrThrow(id.entity)
-            try checkProperties(values, of: entity, id: id)
+        for object in staged.updated where !isDeleting(object.id) && !staged.isInserted(object.id) {
+            let id = object.id, entity = object.entity
             guard var record = try record(id) else { throw missingObject(id, entity: entity.name, key: "self") }
             var changed = false
-            for (key, value) in values {
-                guard let slot = entity.attributeSlots[key], case let .attribute(v) = value else { continue }
+            for slot in 0..<min(entity.attributes.count, object.values.count) {
+                guard case let .attribute(v)? = object.values[slot] else { continue }
                 if record.values[slot] != v { record.values[slot] = v; changed = true }
             }
             if changed { records[id] = record; updated.insert(id) }
@@ -165,7 +201,7 @@ final class ChangeApplier {
     }
 
     /// Unknown property names and values of the wrong kind (attribute vs relationship) → 1550.
-    private func checkProperties(_ values: [String: PropertyValue], of entity: EntityLayout, id: ObjectID) throws {
+    func checkProperties(_ values: [String: PropertyValue], of entity: EntityLayout, id: ObjectID) throws {
         for (key, value) in values {
             if !entity.transients.isEmpty && entity.transients.contains(key) { continue }
             let ok: Bool
@@ -194,9 +230,8 @@ final class ChangeApplier {
     func record(_ id: ObjectID) throws -> Record? {
         if isDeleting(id) { return nil }
         if let r = records[id] { return r }
-        if let values = changes.inserted[id] {
-            guard let entity = entityLayout(id.entity) else { return nil }
-            let r = Self.staged(entity, values)
+        if let i = staged.insertedIndex(id) {
+            let r = Self.staged(staged.inserted[i], toOnes: staged.toOnesRelated[i])
             records[id] = r
             originals[id] = .some(nil)
             return r
@@ -207,11 +242,17 @@ final class ChangeApplier {
         return r
     }
 
-    /// A new object's record: defaults, then the given attribute values.
-    static func staged(_ entity: EntityLayout, _ values: [String: PropertyValue]) -> Record {
+    /// A new object's record: defaults, then the given attribute values and the first `toOnes`
+    /// given to-one targets (those phase 2 has set, SC3).
+    static func staged(_ object: StagedObject, toOnes: Int) -> Record {
+        let entity = object.entity
         var r = Record(defaultsOf: entity)
-        for (key, value) in values {
-            if let slot = entity.attributeSlots[key], case let .attribute(v) = value { r.values[slot] = v }
+        let values = object.values
+        for slot in 0..<min(entity.attributes.count, values.count) {
+            if case let .attribute(v)? = values[slot] { r.values[slot] = v }
+        }
+        for position in 0..<min(toOnes, entity.toOnes.count) {
+            if case let .toOne(target)? = object.toOne(position) { r.toOne[position] = target }
         }
         return r
     }
@@ -220,9 +261,15 @@ final class ChangeApplier {
     func list(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout) throws -> [ObjectID] {
         let key = RelationshipKey(object: id, relationship: r.name)
         if let l = lists[key] { return l }
-        let l = changes.inserted[id] != nil ? [] : try stored.related(id, r, treeName: entity.toManyTrees[r.name]!)
+        let original = staged.isInserted(id) ? [] : try stored.related(id, r, treeName: entity.toManyTrees[r.name]!)
+        var l = original
+        if let delta = listDeltas.removeValue(forKey: key) {
+            // Keeps CA2: the edits made before the list was read apply to the stored list.
+            for m in delta.removed { ToManyList.remove(m, from: &l, ordered: false) }
+            for m in delta.added { ToManyList.insert(m, into: &l, ordered: false) }
+        }
         lists[key] = l
-        listOriginals[key] = l
+        listOriginals[key] = original
         return l
     }
 
@@ -233,6 +280,11 @@ final class ChangeApplier {
     func insertIntoList(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ member: ObjectID) throws
     {
         let key = RelationshipKey(object: id, relationship: r.name)
+        if lists[key] == nil, deltaApplies(id, r) {
+            listDeltas[key, default: ListDelta()].add(member)
+            markUpdated(id)
+            return
+        }
         if lists[key] == nil { _ = try list(id, r, entity) }
         let inserted = ToManyList.insert(member, into: &lists[key, default: []], ordered: r.isOrdered)
         if inserted { markUpdated(id) }
@@ -242,9 +294,21 @@ final class ChangeApplier {
     func removeFromList(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ member: ObjectID) throws
     {
         let key = RelationshipKey(object: id, relationship: r.name)
+        if lists[key] == nil, deltaApplies(id, r) {
+            // The member is there: its to-one (the inverse) pointed at `id` (CA3).
+            listDeltas[key, default: ListDelta()].remove(member)
+            markUpdated(id)
+            return
+        }
         if lists[key] == nil { _ = try list(id, r, entity) }
         let removed = ToManyList.remove(member, from: &lists[key, default: []], ordered: r.isOrdered)
         if removed { markUpdated(id) }
+    }
+
+    /// Whether an edit of `id.r` may wait as a delta (CA2): an unordered list of a stored object,
+    /// on the write path (an overlay reads its lists anyway).
+    private func deltaApplies(_ id: ObjectID, _ r: RelationshipDescription) -> Bool {
+        !overlay && !r.isOrdered && !staged.isInserted(id)
     }
 
     func setList(_ id: ObjectID, _ r: RelationshipDescription, _ l: [ObjectID]) {
@@ -272,7 +336,7 @@ final class ChangeApplier {
     }
 
     func markUpdated(_ id: ObjectID) {
-        if changes.inserted[id] == nil { updated.insert(id) }
+        if !staged.isInserted(id) { updated.insert(id) }
     }
 
     func missingObject(_ id: ObjectID, entity: String, key: String) -> CdError {

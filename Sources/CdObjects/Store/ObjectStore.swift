@@ -161,10 +161,22 @@ public final class ObjectStore: @unchecked Sendable {
     /// ```
     @discardableResult
     public func apply(_ changes: ChangeSet) throws -> AppliedChanges {
+        try apply { stored in ChangeApplier(layout: layout, stored: stored, changes: changes, overlay: false) }
+    }
+
+    /// `apply` of a change set in slot form (`PropertySlots`): what the object layer commits.
+    /// Records are staged straight from the slot values, with no name lookups.
+    @discardableResult
+    package func apply(slots changes: SlotChangeSet) throws -> AppliedChanges {
+        try apply { stored in ChangeApplier(layout: layout, stored: stored, slotChanges: changes) }
+    }
+
+    /// Runs the applier `make` builds in one engine write transaction and commits it.
+    private func apply(_ make: (StoredObjects) -> ChangeApplier) throws -> AppliedChanges {
         do {
             return try engine.write { tx in
                 let stored = StoredObjects(tx: tx, layout: layout)
-                let applier = ChangeApplier(layout: layout, stored: stored, changes: changes, overlay: false)
+                let applier = make(stored)
                 try applier.prepare()
                 try applier.throwIfInvalid()
                 let counters = counterLock.withLock { nextKeys }

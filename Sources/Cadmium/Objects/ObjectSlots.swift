@@ -1,0 +1,97 @@
+// The slots of one entity as a managed object uses them: `PropertySlots` (the store's slot
+// vocabulary, EL1 and PS1–PS2) plus what the object layer needs per slot, resolved once when
+// the `CdModel` is built:
+//   - which slots a change set carries (stored, and not an unordered to-many whose inverse is a
+//     stored to-one: see `CdModel.changeSetValues`);
+//   - a new object's values (attribute defaults, empty relationships);
+//   - for the entity's class, the slot of each `@Attribute` / `@Relationship` wrapper by its
+//     ordinal: the wrappers of an object are numbered 0, 1, 2… in the order they are
+//     initialised, which is the same for every instance of a class, so a property access finds
+//     its slot with one array read instead of a name lookup.
+//
+// Invariants:
+//  OSL1. `wrapperSlots[ordinal]` is the slot of the property whose wrapper has that ordinal in
+//        every instance of `boundClass` (found by reflecting on one prototype), or -1.
+
+import CdObjects
+
+/// The slots of one entity for managed objects (see OSL1). Immutable.
+final class ObjectSlots: @unchecked Sendable {
+    // @unchecked: immutable after init; `boundClass` is a metatype.
+    let properties: PropertySlots
+    /// Slot count (all properties, transient ones included).
+    let count: Int
+    /// Whether a change set carries the slot.
+    let carried: [Bool]
+    /// Whether every slot is carried (then a change set takes the values as they are).
+    let carriesAll: Bool
+    /// A new object's values.
+    let newValues: [PropertyValue?]
+    /// The class the ordinals belong to.
+    let boundClass: CdManagedObject.Type?
+    /// Wrapper ordinal → slot (OSL1).
+    let wrapperSlots: [Int]
+
+    init(properties: PropertySlots, model: ObjectModel, boundClass: CdManagedObject.Type?) {
+        self.properties = properties
+        count = properties.names.count
+        let entity = properties.entity
+        var carried = Array(repeating: false, count: count)
+        var newValues = [PropertyValue?](repeating: nil, count: count)
+        for attribute in model.allAttributes(of: entity) {
+            guard let slot = properties.slot(of: attribute.name) else { continue }
+            newValues[slot] = .attribute(attribute.defaultValue ?? .null)
+            carried[slot] = !attribute.isTransient
+        }
+        for r in model.allRelationships(of: entity) {
+            guard let slot = properties.slot(of: r.name) else { continue }
+            newValues[slot] = r.isToMany ? .toMany([]) : .toOne(nil)
+            // Implied: an unordered to-many whose inverse is a stored to-one.
+            let inverse = r.inverse.flatMap { model.relationship($0, of: r.destination) }
+            let implied = r.isToMany && !r.isOrdered && inverse.map { !$0.isToMany && !$0.isTransient } == true
+            carried[slot] = !r.isTransient && !implied
+        }
+        self.carried = carried
+        carriesAll = !carried.contains(false)
+        self.newValues = newValues
+        self.boundClass = boundClass
+        var wrapperSlots: [Int] = []
+        if let boundClass {
+            // Keeps OSL1: the prototype's wrappers carry the ordinals every instance gets.
+            let prototype = boundClass.init()
+            var mirror: Mirror? = Mirror(reflecting: prototype)
+            while let current = mirror {
+                for child in current.children {
+                    guard let label = child.label, label.hasPrefix("_"),
+                        let wrapper = child.value as? CdPropertyWrapper
+                    else { continue }
+                    let ordinal = wrapper.ordinal
+                    guard ordinal >= 0, ordinal < 4096 else { continue }
+                    if wrapperSlots.count <= ordinal {
+                        wrapperSlots += Array(repeating: -1, count: ordinal + 1 - wrapperSlots.count)
+                    }
+                    wrapperSlots[ordinal] = properties.slot(of: String(label.dropFirst())) ?? -1
+                }
+                mirror = current.superclassMirror
+            }
+        }
+        self.wrapperSlots = wrapperSlots
+    }
+
+    /// The slot of property `name`.
+    @inline(__always)
+    func slot(of name: String) -> Int? { properties.slot(of: name) }
+
+    /// The name of `slot`.
+    func name(of slot: Int) -> String { properties.names[slot] }
+
+    /// Values by name → a slot buffer (names the entity lacks are returned apart).
+    func buffer(from values: [String: PropertyValue]) -> ([PropertyValue?], extra: [String: PropertyValue]) {
+        var buffer = [PropertyValue?](repeating: nil, count: count)
+        var extra: [String: PropertyValue] = [:]
+        for (key, value) in values {
+            if let slot = slot(of: key) { buffer[slot] = value } else { extra[key] = value }
+        }
+        return (buffer, extra)
+    }
+}
