@@ -20,8 +20,10 @@
 //  SP3. One frame per page: frame i lies at start + i · frameSize and holds page `order[i]`; a page
 //       spilled again overwrites its own frame (raw images all have one size).
 //  SP4. A spilled page's latest version is its frame; the transaction reads it back from there,
-//       through the shared cache under a private key (commit ≥ 2^63) that no snapshot ever asks
-//       for, so readers never see it and a rolled-back version is never mistaken for a commit's.
+//       through the shared cache under a private key (commit ≥ 2^63, one per slot, never reused
+//       by another transaction) that no snapshot ever asks for, so readers never see it and a
+//       rolled-back version is never mistaken for a commit's. A re-spill replaces the cached
+//       version under the same key.
 
 /// The spill region of one write transaction.
 struct SpillLog {
@@ -71,7 +73,9 @@ struct SpillLog {
         var frame: [UInt8] = []
         frame.reserveCapacity(frameSize)
         for (number, page) in pages {
-            let key = PageCache.Key(page: number.rawValue, commit: nextCacheKey())
+            // One private key per slot: a page spilled again replaces its cached version, so the
+            // cache never holds dead versions of the transaction's pages (SP4).
+            let key = slots[number]?.cacheKey ?? PageCache.Key(page: number.rawValue, commit: nextCacheKey())
             if let old = slots[number] {
                 frame.removeAll(keepingCapacity: true)
                 let imageCRC = Self.appendUnchainedFrame(
