@@ -35,6 +35,8 @@ final class PageCache: @unchecked Sendable {
         var slots: [Slot] = []
         var index: [Key: Int] = [:]
         var hand = 0
+        /// Slots emptied by `remove`, filled first.
+        var empty: [Int] = []
         var hits = 0
         var misses = 0
 
@@ -50,6 +52,11 @@ final class PageCache: @unchecked Sendable {
 
         mutating func put(_ key: Key, _ buffer: PageBuffer, capacity: Int) {
             if let i = index[key] { slots[i].buffer = buffer; slots[i].referenced = true; return }
+            if let i = empty.popLast() {
+                slots[i] = Slot(key: key, buffer: buffer, referenced: false)
+                index[key] = i
+                return
+            }
             if slots.count < capacity {
                 index[key] = slots.count
                 slots.append(Slot(key: key, buffer: buffer, referenced: false))
@@ -65,6 +72,15 @@ final class PageCache: @unchecked Sendable {
             hand = (hand + 1) % slots.count
         }
 
+        /// Empties the slot of `key`, if cached; the next put fills it before evicting anything.
+        mutating func remove(_ key: Key) {
+            guard let i = index.removeValue(forKey: key) else { return }
+            slots[i].key = Key(page: 0, commit: UInt64.max)
+            slots[i].buffer = PageCache.emptyBuffer
+            slots[i].referenced = false
+            empty.append(i)
+        }
+
         mutating func rename(_ old: Key, to new: Key) {
             guard let i = index[old], index[new] == nil else { return }
             index[old] = nil
@@ -72,6 +88,9 @@ final class PageCache: @unchecked Sendable {
             index[new] = i
         }
     }
+
+    /// What an emptied slot holds until it is reused.
+    private static let emptyBuffer = PageBuffer(zeroed: 0)
 
     private let lock = Lock()
     private var state = State()
@@ -90,14 +109,20 @@ final class PageCache: @unchecked Sendable {
         lock.withLock { state.put(key, buffer, capacity: capacity) }
     }
 
+    /// Drops the entry under `key`, if cached: a write transaction's private version it has
+    /// changed again (SpillLog SP4).
+    func remove(_ key: Key) {
+        lock.withLock { state.remove(key) }
+    }
+
     /// Files the entry under `old` (if it is still cached) under `new` instead: a write
     /// transaction's spilled page becomes the committed version without a second copy.
     func rename(_ old: Key, to new: Key) {
         lock.withLock { state.rename(old, to: new) }
     }
 
-    var count: Int { lock.withLock { state.slots.count } }
+    var count: Int { lock.withLock { state.slots.count - state.empty.count } }
     var statistics: (hits: Int, misses: Int, pages: Int) {
-        lock.withLock { (state.hits, state.misses, state.slots.count) }
+        lock.withLock { (state.hits, state.misses, state.slots.count - state.empty.count) }
     }
 }

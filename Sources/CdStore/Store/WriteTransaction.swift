@@ -115,12 +115,15 @@ public final class WriteTransaction: Transaction, PageSink {
                 path: store.path, location: .page(number),
                 detail: "write to page \(number) outside 1..<\(meta.pageCount)")
         }
-        let current =
-            try spill.flatMap { s in
-                try store.wal.flatMap { try s.read(number, commit: snapshot.next, store: store, wal: $0) }
-            }
-            ?? store.loadPage(number, snapshot: snapshot)
-        let copy = PageBuffer(copying: current)
+        let copy: PageBuffer
+        if let spill, let wal = store.wal, let slot = spill.slot(number),
+            let spilled = try spill.read(number, commit: snapshot.next, store: store, wal: wal)
+        {
+            copy = PageBuffer(copying: spilled)
+            store.cache.remove(slot.cacheKey)  // keeps SpillLog SP4: the spilled version is dead now
+        } else {
+            copy = PageBuffer(copying: try store.loadPage(number, snapshot: snapshot))
+        }
         dirty[number] = copy
         return copy
     }
@@ -330,7 +333,7 @@ public final class WriteTransaction: Transaction, PageSink {
                 respilled.map { ($0, dirty[$0]!) }, commit: sequence, salt: store.walSalt, wal: wal,
                 cache: store.cache, nextCacheKey: store.nextSpillCacheKey)
             for number in respilled { dirty[number] = nil }
-            (frames, crc) = try log.chain(from: crc, wal: wal)
+            (frames, crc) = try log.chain(from: crc, commit: sequence, wal: wal, walPath: store.walPath)
             start = log.end
             spill = log
         }

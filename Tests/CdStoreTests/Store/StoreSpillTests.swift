@@ -150,6 +150,34 @@ import CdStoreTesting
         try store.close()
     }
 
+    /// A spilled frame changed on disk between its spill and the commit is caught when the commit
+    /// reads it back to compute its CRCs (SP5): the commit fails with corruption instead of giving
+    /// the damaged image a valid CRC, and the store keeps the base commit.
+    @Test func aSpilledFrameDamagedBeforeTheCommitFailsTheCommit() throws {
+        let fs = FaultInjectingFileSystem(logsOperations: false)
+        let store = try Store.open(path: Self.path, options: Self.options(fs))
+        let before = try Self.base(store)
+        let tx = try store.beginWrite()
+        _ = try Self.bigChanges(tx, from: before, seed: 5, operations: 600)
+        #expect(tx.spilledPageCount > 0)
+        // One byte in the middle of the first spilled page, past the frame and image headers.
+        let wal = try fs.open(Self.path + "-wal", mode: .readWrite)
+        let offset = store.walEnd + UInt64(WALLayout.frameHeaderSize + PageImage.headerSize + 2000)
+        var byte: [UInt8] = [0]
+        _ = try byte.withUnsafeMutableBytes { try wal.read(into: $0, at: offset) }
+        try wal.write([byte[0] ^ 0x5A], at: offset)
+        try wal.close()
+        #expect {
+            try tx.commit()
+        } throws: { error in
+            guard case StoreError.corruption(_, _, let detail) = error else { return false }
+            return detail.contains("differs from the version written")
+        }
+        #expect(try store.read { try firstDifference($0, before) } == nil)
+        try store.close()
+        try Self.expectClean(fs, "after a commit refused a damaged spill")
+    }
+
     @Test func aFailedSpillWriteEndsTheTransactionAndKeepsTheStore() throws {
         let fs = FaultInjectingFileSystem(logsOperations: false)
         let store = try Store.open(path: Self.path, options: Self.options(fs))
