@@ -1,19 +1,31 @@
 // The stack made by `Cd.initWithStore`: the object store, the root save context that owns its
 // writer, the main context, and the serial transaction queue.
 //
-// Merges (keeps ST1, ST2): a commit appends what it applied to `pendingMerges` and wakes the
-// main queue only when the list was empty; one main-queue block then merges every commit queued
-// so far, in commit order. A burst of commits therefore costs one main-queue wake-up, and the
+// Commits (keeps ST3): `save` holds `saveLock` only while the store writes the commit
+// (`applyWithoutWaiting`), then waits for durability (`finishApply`) without it, so that
+// transactions committing at the same time share one fsync (the engine's group commit). Each
+// commit takes a ticket under `saveLock`, so tickets follow commit order; a commit's merge is
+// queued only once it is durable, and since the commits of one fsync may finish waiting in any
+// order, finished tickets wait in `MergeQueue.finished` until every earlier ticket has finished.
+//
+// Merges (keeps ST1, ST2): a durable commit's merge joins `MergeQueue.ready` and wakes the main
+// queue only when that list was empty; one main-queue block then merges every commit queued so
+// far, in commit order. A burst of commits therefore costs one main-queue wake-up, and the
 // committing thread never waits for the main thread: a main-thread fetch reads a fresh
-// snapshot, so it sees a commit as soon as `apply` returned, merged or not.
+// snapshot, so it sees a commit as soon as `save` returned (the store shows a commit to
+// snapshots once it is durable), merged or not.
 //
 // Invariants:
-//  ST1. Commits are merged into the main context in the order `apply` made them: `save` appends
-//       under `saveLock`, and `drainMerges` takes the whole list at once.
-//  ST2. Every queued merge runs: a drain is scheduled whenever the list goes from empty to
+//  ST1. Commits are merged into the main context in the order the store wrote them: tickets are
+//       taken under `saveLock` in commit order, merges move to `ready` in ticket order, and
+//       `drainMerges` takes the whole list at once.
+//  ST2. Every queued merge runs: a drain is scheduled whenever `ready` goes from empty to
 //       non-empty, and a drain empties it.
-//
-// Confinement: immutable after init except `contextCounter` and `pendingMerges` (locked);
+//  ST3. Every ticket finishes exactly once — with its merge when the commit is durable, without
+//       one when its write or fsync failed — so no later commit's merge waits forever, and no
+//       failed commit is merged.
+
+// Confinement: immutable after init except `contextCounter` and `merges` (locked);
 // thread-safe.
 
 import Foundation
@@ -21,7 +33,7 @@ import CdObjects
 import CdStore
 
 final class CdStack: @unchecked Sendable {
-    // @unchecked: the lets are set once in init; `contextCounter` and `saveLock` are locks.
+    // @unchecked: the lets are set once in init; `contextCounter`, `saveLock` and `merges` are locks.
     let model: CdModel
     let store: any StoreBackend
     private(set) var root: CdManagedObjectContext!
@@ -29,10 +41,10 @@ final class CdStack: @unchecked Sendable {
     /// Cadmium's internal serial transaction queue.
     let serialQueue = DispatchQueue(label: "org.cadmium.linux.serialTransactions")
     private let contextCounter = LockedState(0)
-    /// Orders commits with their merges into the main context.
+    /// Held while the store writes a commit: orders commits with their tickets (ST1).
     private let saveLock = Lock()
-    /// Commits applied and not merged into the main context yet, oldest first (ST1, ST2).
-    private let pendingMerges = LockedState<[PendingMerge]>([])
+    /// Commits written and not merged into the main context yet (ST1–ST3).
+    let merges = LockedState(MergeQueue())
 
     init(model: CdModel, store: any StoreBackend) {
         self.model = model
@@ -52,39 +64,49 @@ final class CdStack: @unchecked Sendable {
     /// The root context's save: applies `changes` in one store transaction (durable when this
     /// returns) and queues the merge into the main context, without waiting for it.
     func save(_ changes: ChangeSet) throws -> AppliedChanges {
-        try saveLock.withLock {
-            let applied = try store.apply(changes)
-            enqueueMerge(PendingMerge(direct: Set(changes.updated.keys), applied: applied))
-            return applied
-        }
+        try save(direct: Set(changes.updated.keys)) { try store.applyWithoutWaiting(changes) }
     }
 
     /// `save` of a change set in slot form (`CdManagedObjectContext.pendingSlotChanges`).
     func save(slots changes: SlotChangeSet) throws -> AppliedChanges {
-        try saveLock.withLock {
-            let applied = try store.apply(slots: changes)
-            enqueueMerge(PendingMerge(direct: Set(changes.updated.map(\.id)), applied: applied))
-            return applied
-        }
+        try save(direct: Set(changes.updated.map(\.id))) { try store.applyWithoutWaiting(slots: changes) }
     }
 
-    /// Queues one commit's merge; wakes the main queue only if none is pending (keeps ST1, ST2).
-    private func enqueueMerge(_ merge: PendingMerge) {
-        let wake = pendingMerges.withLock { queue -> Bool in
-            queue.append(merge)
-            return queue.count == 1
+    /// Writes a commit with `write` under `saveLock`, waits for it to be durable without the lock,
+    /// and queues its merge in commit order (keeps ST1, ST3). `direct`: the objects the change set
+    /// updated itself.
+    private func save(
+        direct: Set<ObjectID>, write: () throws -> WrittenApply
+    ) throws -> AppliedChanges {
+        let (written, ticket) = try saveLock.withLock {
+            let written = try write()
+            return (written, merges.withLock { $0.takeTicket() })
         }
+        do {
+            try store.finishApply(written)
+        } catch {
+            finish(ticket, nil)
+            throw error
+        }
+        finish(ticket, PendingMerge(direct: direct, applied: written.applied))
+        return written.applied
+    }
+
+    /// Finishes `ticket` (with its merge, or nil for a failed commit); wakes the main queue when
+    /// merges became ready and none were waiting (keeps ST2, ST3).
+    private func finish(_ ticket: UInt64, _ merge: PendingMerge?) {
+        let wake = merges.withLock { $0.finish(ticket, merge) }
         guard wake else { return }
         DispatchQueue.main.async { self.drainMerges() }
     }
 
     /// On the main queue: merges every queued commit, oldest first (keeps ST1, ST2).
     func drainMerges() {
-        let merges = pendingMerges.withLock { queue -> [PendingMerge] in
-            defer { queue = [] }
-            return queue
+        let ready = merges.withLock { queue -> [PendingMerge] in
+            defer { queue.ready = [] }
+            return queue.ready
         }
-        for merge in merges { main.merge(direct: merge.direct, merge.applied) }
+        for merge in ready { main.merge(direct: merge.direct, merge.applied) }
     }
 }
 
@@ -93,4 +115,37 @@ final class CdStack: @unchecked Sendable {
 struct PendingMerge {
     let direct: Set<ObjectID>
     let applied: AppliedChanges
+}
+
+/// The commits between their write and their merge: tickets handed out in commit order, commits
+/// that finished out of order, and merges ready for the main queue in commit order (ST1–ST3).
+struct MergeQueue {
+    /// The ticket the next written commit takes.
+    private var nextTicket: UInt64 = 0
+    /// The oldest ticket not finished yet: every earlier one is in `ready` or merged.
+    private var nextToRelease: UInt64 = 0
+    /// Finished tickets after `nextToRelease`, with their merge (nil: the commit failed).
+    private var finished: [UInt64: PendingMerge?] = [:]
+    /// Merges of durable commits, in commit order, waiting for the main queue.
+    var ready: [PendingMerge] = []
+
+    /// A ticket for the commit just written (called under `saveLock`, so in commit order).
+    mutating func takeTicket() -> UInt64 {
+        defer { nextTicket += 1 }
+        return nextTicket
+    }
+
+    /// Records that `ticket`'s commit finished and moves every merge whose earlier tickets have
+    /// all finished to `ready` (keeps ST1, ST3). Returns whether `ready` went from empty to
+    /// non-empty, i.e. whether a drain must be scheduled (ST2).
+    mutating func finish(_ ticket: UInt64, _ merge: PendingMerge?) -> Bool {
+        precondition(ticket >= nextToRelease && finished[ticket] == nil, "ticket \(ticket) finished twice")
+        finished[ticket] = .some(merge)
+        let wasEmpty = ready.isEmpty
+        while let next = finished.removeValue(forKey: nextToRelease) {
+            if let next { ready.append(next) }
+            nextToRelease += 1
+        }
+        return wasEmpty && !ready.isEmpty
+    }
 }

@@ -2,8 +2,9 @@
 // as two protocols, which `ObjectStore` and `ObjectSnapshot` adopt below. The seam keeps the
 // context layer's needs in one place (and lets a test substitute a store).
 //
-// Confinement: a `StoreBackend` is thread-safe (any number of snapshots on any threads, `apply`
-// serialised); a `SnapshotBackend` is used by one thread at a time.
+// Confinement: a `StoreBackend` is thread-safe (any number of snapshots on any threads, the
+// write halves of applies serialised, their durability waits concurrent); a `SnapshotBackend`
+// is used by one thread at a time.
 
 import CdObjects
 
@@ -14,6 +15,14 @@ protocol StoreBackend: AnyObject, Sendable {
     func apply(_ changes: ChangeSet) throws -> AppliedChanges
     /// `apply` of a change set in slot form (`PropertySlots` of each entity).
     func apply(slots changes: SlotChangeSet) throws -> AppliedChanges
+    /// The first half of `apply`: writes the commit, frees the writer, does not wait for
+    /// durability. Pass the result to `finishApply` before treating the commit as done.
+    func applyWithoutWaiting(_ changes: ChangeSet) throws -> WrittenApply
+    /// `applyWithoutWaiting` of a change set in slot form.
+    func applyWithoutWaiting(slots changes: SlotChangeSet) throws -> WrittenApply
+    /// The second half of `apply`: returns once the written commit is durable and visible to new
+    /// snapshots; throws when its fsync failed.
+    func finishApply(_ written: WrittenApply) throws
     func beginSnapshot() throws -> any SnapshotBackend
 }
 

@@ -1,9 +1,10 @@
 // The object store: an entity model bound to an engine store (docs/design/object-store-api.md).
 //
 // Concurrency: `ObjectStore` is shared by any number of threads. Snapshots are independent engine
-// read transactions; `apply` runs in the engine's one write transaction (its writer gate
-// serialises applies). `counterLock` guards `nextKeys`, the in-memory next primary key per
-// inheritance root.
+// read transactions; `apply` writes in the engine's one write transaction (its writer gate
+// serialises the writes) and then waits, without the gate, for the fsync it shares with the
+// applies written meanwhile (the engine's group commit). `counterLock` guards `nextKeys`, the
+// in-memory next primary key per inheritance root.
 //
 // Invariants:
 //  OS1. `nextKeys[root]` ≥ the stored next key of the root, and every key handed out by
@@ -154,6 +155,8 @@ public final class ObjectStore: @unchecked Sendable {
     /// Applies a change set in one engine write transaction: defaults, validation (1550–1680),
     /// uniqueness (1551), relationship counts (1580/1590), delete rules (cascade, nullify,
     /// deny → 1600 listing the blockers), inverses kept in step. On a throw nothing changed.
+    /// Returns once the commit is durable (with `Durability.full`); durable applies running at
+    /// the same time share one fsync (group commit).
     ///
     /// ```swift
     /// let applied = try store.apply(ChangeSet(deleted: [department]))
@@ -161,18 +164,44 @@ public final class ObjectStore: @unchecked Sendable {
     /// ```
     @discardableResult
     public func apply(_ changes: ChangeSet) throws -> AppliedChanges {
-        try apply { stored in ChangeApplier(layout: layout, stored: stored, changes: changes, overlay: false) }
+        let written = try applyWithoutWaiting(changes)
+        try finishApply(written)
+        return written.applied
     }
 
     /// `apply` of a change set in slot form (`PropertySlots`): what the object layer commits.
     /// Records are staged straight from the slot values, with no name lookups.
     @discardableResult
     package func apply(slots changes: SlotChangeSet) throws -> AppliedChanges {
-        try apply { stored in ChangeApplier(layout: layout, stored: stored, slotChanges: changes) }
+        let written = try applyWithoutWaiting(slots: changes)
+        try finishApply(written)
+        return written.applied
     }
 
-    /// Runs the applier `make` builds in one engine write transaction and commits it.
-    private func apply(_ make: (StoredObjects) -> ChangeApplier) throws -> AppliedChanges {
+    /// The first half of `apply`: validates and writes the commit and frees the engine's writer,
+    /// without waiting for durability. The caller must pass the result to `finishApply` before it
+    /// treats the commit as done. A layer that orders its commits under a lock of its own takes
+    /// that lock around this call only, so that its commits still share fsyncs.
+    package func applyWithoutWaiting(_ changes: ChangeSet) throws -> WrittenApply {
+        try write { stored in ChangeApplier(layout: layout, stored: stored, changes: changes, overlay: false) }
+    }
+
+    /// `applyWithoutWaiting` of a change set in slot form.
+    package func applyWithoutWaiting(slots changes: SlotChangeSet) throws -> WrittenApply {
+        try write { stored in ChangeApplier(layout: layout, stored: stored, slotChanges: changes) }
+    }
+
+    /// The second half of `apply`: returns once the written commit is durable and visible to new
+    /// snapshots (and runs the engine's automatic checkpoint). Throws `CdError.store` when the
+    /// fsync failed; the commit is then lost and the store poisoned.
+    package func finishApply(_ written: WrittenApply) throws {
+        guard let commit = written.commit else { return }
+        do { try engine.finishCommit(commit) } catch let e as StoreError { throw CdError.store(e) }
+    }
+
+    /// Runs the applier `make` builds in one engine write transaction and writes its commit
+    /// without waiting for durability.
+    private func write(_ make: (StoredObjects) -> ChangeApplier) throws -> WrittenApply {
         do {
             return try engine.write { tx in
                 let stored = StoredObjects(tx: tx, layout: layout)
@@ -181,11 +210,11 @@ public final class ObjectStore: @unchecked Sendable {
                 try applier.throwIfInvalid()
                 let counters = counterLock.withLock { nextKeys }
                 let (applied, written) = try applier.write(nextKeys: counters)
-                try tx.commit()
+                let commit = try tx.commitWithoutWaiting()
                 counterLock.withLock {
                     for (root, next) in written where next > nextKeys[root, default: 1] { nextKeys[root] = next }
                 }
-                return applied
+                return WrittenApply(applied: applied, commit: commit)
             }
         } catch let e as StoreError {
             throw CdError.store(e)
@@ -209,4 +238,11 @@ public final class ObjectStore: @unchecked Sendable {
         defer { snapshot.end() }
         return try body(snapshot)
     }
+}
+
+/// A written, not yet durable apply (`ObjectStore.applyWithoutWaiting`): what it applied and its
+/// engine commit (nil when nothing changed).
+package struct WrittenApply: Sendable {
+    package let applied: AppliedChanges
+    package let commit: CommitSequence?
 }

@@ -46,7 +46,7 @@ func runThreads(_ threads: Int, _ body: @escaping @Sendable (Int) throws -> Void
 }
 
 /// The entries of `order` that writer `w` of `writers` commits.
-func share(of order: [Int], writer w: Int, writers: Int) -> [Int] {
+func share<T>(of order: [T], writer w: Int, writers: Int) -> [T] {
     stride(from: w, to: order.count, by: writers).map { order[$0] }
 }
 

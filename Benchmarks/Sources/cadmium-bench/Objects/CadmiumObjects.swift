@@ -72,6 +72,16 @@ final class CadmiumObjects: ObjectSystem {
         for e in employees { try store.apply(ChangeSet(inserted: [Self.id(e.id): values(e)])) }
     }
 
+    /// Group commit: the threads' applies that wait for an fsync at the same time share one.
+    func insertConcurrently(_ employees: [EmployeeData], writers: Int) throws {
+        _ = try store.newObjectIDs(entity: "Employee", count: employees.count)
+        let changes = employees.map { ChangeSet(inserted: [Self.id($0.id): values($0)]) }
+        let store = self.store
+        try runThreads(writers) { w in
+            for change in share(of: changes, writer: w, writers: writers) { try store.apply(change) }
+        }
+    }
+
     /// Folds the object's attributes into `h` (the same fields for every system).
     private func mixObject(_ v: [String: PropertyValue], _ h: inout UInt64) {
         guard case .attribute(.string(let name))? = v["name"], case .attribute(.integer(let salary))? = v["salary"],

@@ -103,19 +103,31 @@ final class CdAPIObjects: ObjectSystem {
 
     func insertEach(_ employees: [EmployeeData]) throws {
         try onBackgroundThread {
-            for e in employees {
-                try Cd.transactAndWait {
-                    // Objects belong to one context, so each transaction fetches its department.
-                    let department = try Cd.objects(Department.self)
-                        .filter("SELF == %@", Self.departmentID(e.department)).fetchOne()
-                    let object = try Cd.create(Employee.self)
-                    object.name = e.name
-                    object.salary = e.salary
-                    object.hired = e.hired
-                    object.notes = e.notes
-                    object.department = department
-                }
+            for e in employees { try Self.insertOne(e) }
+        }
+    }
+
+    /// Non-serial `transactAndWait` calls from many threads: their commits share fsyncs.
+    func insertConcurrently(_ employees: [EmployeeData], writers: Int) throws {
+        try onBackgroundThread {
+            try runThreads(writers) { w in
+                for e in share(of: employees, writer: w, writers: writers) { try Self.insertOne(e) }
             }
+        }
+    }
+
+    /// Inserts `e` in a durable transaction of its own.
+    private static func insertOne(_ e: EmployeeData) throws {
+        try Cd.transactAndWait(serial: false) {
+            // Objects belong to one context, so each transaction fetches its department.
+            let department = try Cd.objects(Department.self)
+                .filter("SELF == %@", departmentID(e.department)).fetchOne()
+            let object = try Cd.create(Employee.self)
+            object.name = e.name
+            object.salary = e.salary
+            object.hired = e.hired
+            object.notes = e.notes
+            object.department = department
         }
     }
 

@@ -56,6 +56,18 @@ final class GRDBObjects: ObjectSystem {
         for e in employees { try queue.write { db in try GRDBEmployee(e).insert(db) } }
     }
 
+    /// Concurrent `write` calls on the one database: GRDB serialises them (one writer), and
+    /// each commit pays its own fsync.
+    func insertConcurrently(_ employees: [EmployeeData], writers: Int) throws {
+        let queue = self.queue
+        let records = employees.map(GRDBEmployee.init)
+        try runThreads(writers) { w in
+            for record in share(of: records, writer: w, writers: writers) {
+                try queue.write { db in try record.insert(db) }
+            }
+        }
+    }
+
     private func mixRecord(_ e: GRDBEmployee, _ h: inout UInt64) {
         mix(&h, count: e.name.utf8.count &+ e.notes.utf8.count, first: UInt8(truncatingIfNeeded: e.salary))
     }

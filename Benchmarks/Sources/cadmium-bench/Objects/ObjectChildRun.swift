@@ -26,12 +26,19 @@ func runObjectWorkload(
         seconds = try timed { try db.insert(employees, withDepartments: true) }
         fileBytes = try db.checkpointAndClose()
         if workload == .insert { removeStore(path) }
-    case .commitEach:
+    case .commitEach, .commitEach4, .commitEach16:
         removeStore(path)
         let employees = (0..<scale.commits).map { EmployeeData.make($0, pool: pool) }
         let db = try system.open(path: path, durable: true)
         try db.insert([], withDepartments: true)
-        seconds = try timed { try db.insertEach(employees) }
+        let writers = workload.writers
+        seconds = try timed {
+            if writers == 1 {
+                try db.insertEach(employees)
+            } else {
+                try db.insertConcurrently(employees, writers: writers)
+            }
+        }
         try db.close()
         removeStore(path)
     case .fetchByKey:

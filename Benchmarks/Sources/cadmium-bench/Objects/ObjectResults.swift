@@ -111,7 +111,8 @@ extension ResultTables {
             var target = "–"
             switch w.workload {
             case .insert, .fetchByKey: target = "≥ 2× GRDB: " + verdict(rate, .grdb) { $0 >= 2 }
-            case .commitEach: target = "≥ 1× SQLite: " + verdict(rate, .sqlite) { $0 >= 1 }
+            case .commitEach, .commitEach4, .commitEach16:
+                target = "≥ 1× SQLite: " + verdict(rate, .sqlite) { $0 >= 1 }
             default: break
             }
             t.rows.append(

@@ -8,6 +8,10 @@ enum ObjectWorkload: String, CaseIterable, Codable, Sendable {
     case prepare = "obj-prepare"
     case insert = "obj-insert"
     case commitEach = "obj-commit"
+    /// `obj-commit` from 4 threads at once, each transaction durable.
+    case commitEach4 = "obj-commit-4"
+    /// `obj-commit` from 16 threads at once.
+    case commitEach16 = "obj-commit-16"
     case fetchByKey = "obj-fetch-key"
     case fetchBySalary = "obj-fetch-salary"
     case rangeQuery = "obj-range"
@@ -23,6 +27,8 @@ enum ObjectWorkload: String, CaseIterable, Codable, Sendable {
         case .prepare: "prepare object fixture"
         case .insert: "1. bulk insert, 1 txn"
         case .commitEach: "2. single-object durable txns"
+        case .commitEach4: "2b. same, 4 concurrent writers"
+        case .commitEach16: "2c. same, 16 concurrent writers"
         case .fetchByKey: "3a. fetch by primary key"
         case .fetchBySalary: "3b. fetch by indexed salary"
         case .rangeQuery: "4. indexed range, ~1% each"
@@ -35,7 +41,7 @@ enum ObjectWorkload: String, CaseIterable, Codable, Sendable {
 
     var unit: String {
         switch self {
-        case .commitEach: "commits/s"
+        case .commitEach, .commitEach4, .commitEach16: "commits/s"
         case .rangeQuery, .containsScan: "rows/s"
         case .openAndQuery: "opens/s"
         case .fetchByKey, .fetchBySalary: "fetches/s"
@@ -46,7 +52,16 @@ enum ObjectWorkload: String, CaseIterable, Codable, Sendable {
     var readsFixture: Bool { [.fetchByKey, .fetchBySalary, .rangeQuery, .containsScan, .openAndQuery].contains(self) }
     /// Works on its own copy of the fixture.
     var changesFixture: Bool { self == .update || self == .delete }
-    var isDurable: Bool { self == .commitEach }
+    var isDurable: Bool { writers > 0 }
+    /// The threads committing at once in a durable workload; 0 for the others.
+    var writers: Int {
+        switch self {
+        case .commitEach: 1
+        case .commitEach4: 4
+        case .commitEach16: 16
+        default: 0
+        }
+    }
 }
 
 /// Sizes of the object suite.
@@ -64,7 +79,7 @@ struct ObjectScale: Codable, Sendable {
     func operations(_ w: ObjectWorkload, matched: Int) -> Int {
         switch w {
         case .prepare, .insert: objects
-        case .commitEach: commits
+        case .commitEach, .commitEach4, .commitEach16: commits
         case .fetchByKey, .fetchBySalary: fetches
         case .rangeQuery, .containsScan: matched
         case .update, .delete: objects / 10
@@ -111,6 +126,9 @@ protocol ObjectSystem {
     func insert(_ employees: [EmployeeData], withDepartments: Bool) throws
     /// Inserts each employee in a durable transaction of its own.
     func insertEach(_ employees: [EmployeeData]) throws
+    /// `insertEach` from `writers` threads at once, each inserting its share (`share(of:)`) as
+    /// its users would commit from many threads.
+    func insertConcurrently(_ employees: [EmployeeData], writers: Int) throws
     /// Fetches each employee by primary key, reading every attribute.
     func fetch(keys: [Int64]) throws -> UInt64
     /// Fetches the employees with each salary (indexed equality), reading every attribute.

@@ -25,6 +25,12 @@ final class SQLiteObjects: ObjectSystem {
         try Self.createSchema(dateType: "REAL", db.exec)
     }
 
+    /// Another connection to an existing database, waiting for the write lock with a busy timeout.
+    private init(connectingTo path: String) throws {
+        db = try SQLiteEngine(path: path, durable: true, cacheBytes: 64 << 20, schema: nil)
+        sqlite3_busy_timeout(db.db, 600_000)
+    }
+
     private func bindText(_ stmt: OpaquePointer, _ i: Int32, _ s: String) {
         _ = sqlite3_bind_text(stmt, i, s, -1, cadmium_sqlite_transient())
     }
@@ -65,6 +71,16 @@ final class SQLiteObjects: ObjectSystem {
             try insertOne(e, stmt)
             try db.step(commit, expecting: SQLITE_DONE); sqlite3_reset(commit)
         }
+    }
+
+    /// One connection per thread (SQLite's unit of concurrency), each waiting for the write lock;
+    /// every commit still pays its own fsync.
+    func insertConcurrently(_ employees: [EmployeeData], writers: Int) throws {
+        let connections = try (0..<writers).map { _ in SendableConnection(try SQLiteObjects(connectingTo: db.path)) }
+        try runThreads(writers) { w in
+            try connections[w].value.insertEach(share(of: employees, writer: w, writers: writers))
+        }
+        for c in connections { try c.value.close() }
     }
 
     /// Reads a full employee row (id, name, salary, departmentId, hired, notes) into `h`.
@@ -148,4 +164,11 @@ final class SQLiteObjects: ObjectSystem {
 
     func checkpointAndClose() throws -> Int { try db.checkpointAndClose() }
     func close() throws { try db.close() }
+}
+
+/// A connection handed to the one thread that uses it.
+private struct SendableConnection: @unchecked Sendable {
+    // @unchecked: each connection is used by one thread at a time (runThreads, then close).
+    let value: SQLiteObjects
+    init(_ value: SQLiteObjects) { self.value = value }
 }
