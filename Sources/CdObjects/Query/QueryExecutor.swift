@@ -148,19 +148,41 @@ final class QueryExecutor {
             return true
         }
 
+        // One array reused for every candidate's bytes: while no match keeps the previous record
+        // it is uniquely referenced, so refilling it copies the lent bytes without allocating.
+        var scratch: [UInt8] = []
+        /// `consider` for bytes lent by the tree (valid only during this call, BL1): copied into
+        /// `scratch`, so a kept match holds its own array (the next refill then allocates anew).
+        func consider(
+            _ pk: Int64, lent value: UnsafeRawBufferPointer, in tree: Tree, expected: ObjectID? = nil
+        )
+            throws -> Bool
+        {
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(contentsOf: value)
+            return try consider(pk, scratch, in: tree, expected: expected)
+        }
+
+        // Lookups by primary key reuse one path (in key order on most access paths): nothing
+        // writes to the store while a query runs.
+        let lookup = recordTree?.lookupCursor()
         func load(_ pk: Int64, expected: ObjectID? = nil) throws -> Bool {
-            guard let recordTree, let bytes = try recordTree.get(RecordCodec.key(pk)) else { return true }
-            return try consider(pk, bytes, in: recordTree, expected: expected)
+            guard let recordTree, let lookup else { return true }
+            return try Tree.withValue(forBigEndianKey: UInt64(bitPattern: pk), using: lookup) { value in
+                guard let value else { return true }
+                return try consider(pk, lent: value, in: recordTree, expected: expected)
+            }
         }
 
         switch plan.access {
         case .fullScan:
             if let recordTree {
-                try recordTree.scan { key, value in
+                try recordTree.scanBorrowing { key, value in
                     guard key.count == 8 else {
                         throw stored.corruption(recordTree, "record key of \(key.count) bytes")
                     }
-                    return try consider(Int64(bitPattern: key.readBE(UInt64.self, at: 0)), value, in: recordTree)
+                    let pk = Int64(bitPattern: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)))
+                    return try consider(pk, lent: value, in: recordTree)
                 }
             }
         case let .primaryKeys(ids):
@@ -173,7 +195,7 @@ final class QueryExecutor {
                 if plan.deliversSort {
                     scan: for (lower, upper) in ranges {
                         var more = true
-                        try tree.scan(from: lower, upTo: upper) { key, _ in
+                        try tree.scanBorrowing(from: lower, upTo: upper) { key, _ in
                             more = try load(try stored.primaryKey(ofIndexEntry: key, in: tree))
                             return more
                         }
@@ -183,7 +205,7 @@ final class QueryExecutor {
                     // Each object has one entry per index (EL2): only overlapping IN values repeat one.
                     var pks: [Int64] = []
                     for (lower, upper) in ranges {
-                        try tree.scan(from: lower, upTo: upper) { key, _ in
+                        try tree.scanBorrowing(from: lower, upTo: upper) { key, _ in
                             pks.append(try stored.primaryKey(ofIndexEntry: key, in: tree))
                             return true
                         }
@@ -205,7 +227,7 @@ final class QueryExecutor {
             }
         case let .indexOrder(index):
             if let tree = try stored.tree(index.definition.tree) {
-                try tree.scan { key, _ in try load(try stored.primaryKey(ofIndexEntry: key, in: tree)) }
+                try tree.scanBorrowing { key, _ in try load(try stored.primaryKey(ofIndexEntry: key, in: tree)) }
             }
         }
 

@@ -55,6 +55,12 @@ enum IndexKey {
         return Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8))
     }
 
+    /// `primaryKey(ofEntry:)` of a key lent in place by a scan.
+    static func primaryKey(ofEntry key: UnsafeRawBufferPointer) -> Int64? {
+        guard key.count > 8 else { return nil }
+        return Int64(bitPattern: UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)))
+    }
+
     static func hasNilColumn(_ index: IndexLayout, _ record: Record) -> Bool {
         index.columns.contains { c in
             switch c.source {

@@ -12,10 +12,16 @@ final class StoredObjects {
     let tx: Transaction
     let layout: StoreLayout
     private var treeCache: [String: Tree?] = [:]
+    /// Whether `tx` is a read transaction, whose trees never change.
+    private let isSnapshot: Bool
+    /// The lookup cursor of the record tree last read by `record(_:)`, kept only in a read
+    /// transaction, so that successive reads of one tree reuse the path of the previous one.
+    private var lookup: (root: PageNumber, cursor: BTreeCursor)?
 
     init(tx: Transaction, layout: StoreLayout) {
         self.tx = tx
         self.layout = layout
+        self.isSnapshot = tx is ReadTransaction
     }
 
     /// The tree named `name`, nil when it was never created (nothing stored in it yet).
@@ -37,10 +43,26 @@ final class StoredObjects {
 
     /// The stored record of `id`, or nil when there is none (or the key holds another entity).
     func record(_ id: ObjectID) throws -> Record? {
-        guard let entity = layout.entities[id.entity], let t = try tree(entity.recordTree),
-            let bytes = try t.get(RecordCodec.key(id.primaryKey))
-        else { return nil }
-        let record = try decode(bytes, tree: t, primaryKey: id.primaryKey)
+        guard let entity = layout.entities[id.entity], let t = try tree(entity.recordTree) else { return nil }
+        // The key is lent from the stack, the value copied once for the decoder (BL1).
+        let key = UInt64(bitPattern: id.primaryKey)
+        let decoded = { (value: UnsafeRawBufferPointer?) in
+            try value.map { try self.decode(Array($0), tree: t, primaryKey: id.primaryKey) }
+        }
+        let record: Record?
+        if isSnapshot {
+            let cursor: BTreeCursor
+            if let lookup, lookup.root == t.root {
+                cursor = lookup.cursor
+            } else {
+                cursor = t.lookupCursor()
+                lookup = (t.root, cursor)
+            }
+            record = try Tree.withValue(forBigEndianKey: key, using: cursor, decoded)
+        } else {
+            record = try t.withValue(forBigEndianKey: key, decoded)
+        }
+        guard let record else { return nil }
         return record.entity === entity ? record : nil
     }
 
@@ -57,6 +79,14 @@ final class StoredObjects {
     func primaryKey(ofIndexEntry key: [UInt8], in tree: Tree) throws -> Int64 {
         guard let pk = IndexKey.primaryKey(ofEntry: key) else {
             throw corruption(tree, "index entry \(key) is too short to end in a primary key")
+        }
+        return pk
+    }
+
+    /// `primaryKey(ofIndexEntry:in:)` of an entry lent by a scan (BL1).
+    func primaryKey(ofIndexEntry key: UnsafeRawBufferPointer, in tree: Tree) throws -> Int64 {
+        guard let pk = IndexKey.primaryKey(ofEntry: key) else {
+            throw corruption(tree, "index entry \(Array(key)) is too short to end in a primary key")
         }
         return pk
     }
@@ -83,7 +113,7 @@ final class StoredObjects {
         guard let t = try tree(treeName) else { return 0 }
         let lower = RecordCodec.key(id.primaryKey)
         var n = 0
-        try t.scan(from: lower, upTo: IndexKey.successor(lower)) { _, _ in
+        try t.scanBorrowing(from: lower, upTo: IndexKey.successor(lower)) { _, _ in
             n += 1; return true
         }
         return n

@@ -34,7 +34,9 @@ public final class BTreeCursor {
     private let source: PageSource
     private var stack: [Frame] = []
     private var state = State.unpositioned
-    private var currentKey: [UInt8] = []
+    /// Where the current key lies in the leaf frame's page, validated by `settle` (range
+    /// checked against the page like every cell read), so a move copies no key bytes.
+    private var currentKey: (start: Int, length: Int) = (0, 0)
 
     init(tree: BTree, source: PageSource) {
         self.tree = tree
@@ -48,7 +50,41 @@ public final class BTreeCursor {
     /// ```
     public var key: [UInt8] {
         precondition(state == .positioned, "BTreeCursor.key read while the cursor is not on an entry")
-        return currentKey
+        let bytes = stack[stack.count - 1].node.bytes
+        return Array(bytes[currentKey.start..<currentKey.start + currentKey.length])
+    }
+
+    /// Lends the current entry's key and value bytes to `body`, copying neither when the value is
+    /// inline (an overflow value is read into one array first). Keeps BL1–BL3 (BTree+Borrowing.swift):
+    /// the buffers are valid only during the call and must not be kept or returned.
+    ///
+    /// ```swift
+    /// while try cursor.next() {
+    ///     try cursor.withEntry { key, value in total += value.count }
+    /// }
+    /// ```
+    public func withEntry<R>(
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> R
+    ) throws -> R {
+        precondition(state == .positioned, "BTreeCursor.withEntry called while the cursor is not on an entry")
+        let leaf = stack[stack.count - 1]
+        let key = UnsafeRawBufferPointer(
+            rebasing: leaf.node.bytes[currentKey.start..<currentKey.start + currentKey.length])
+        return try leaf.node.withValue(leaf.index, in: source) { value in try body(key, value) }
+    }
+
+    /// Lends the current key's bytes to `body` (valid only during the call, BL1).
+    ///
+    /// ```swift
+    /// let isPast = cursor.withKey { key in compare(key, upper) >= 0 }
+    /// ```
+    public func withKey<R>(_ body: (_ key: UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        precondition(state == .positioned, "BTreeCursor.withKey called while the cursor is not on an entry")
+        let node = stack[stack.count - 1].node
+        return try withExtendedLifetime(node) {
+            try body(
+                UnsafeRawBufferPointer(rebasing: node.bytes[currentKey.start..<currentKey.start + currentKey.length]))
+        }
     }
 
     /// The value at the cursor, read from its overflow chain when it has one.
@@ -60,6 +96,72 @@ public final class BTreeCursor {
         precondition(state == .positioned, "BTreeCursor.value() called while the cursor is not on an entry")
         let leaf = stack[stack.count - 1]
         return try leaf.node.value(leaf.index, in: source)
+    }
+
+    /// Lends the value stored under `key` to `body` (nil when there is none), like
+    /// `BTree.withValue(forKey:in:_:)`, but reusing this cursor's path: when the key lies within
+    /// the separators above the leaf of the previous lookup or move, only that leaf is searched,
+    /// so lookups in key order load no page twice. Afterwards the cursor is unpositioned for
+    /// moves (`next()` acts as `first()`). Keeps BL1 (the buffer is valid only during the call).
+    ///
+    /// Like every cursor, only while the tree does not change (a snapshot, or a write transaction
+    /// between its writes): a write through the sink makes the remembered path stale.
+    ///
+    /// ```swift
+    /// let lookup = tree.cursor(in: snapshot)
+    /// for key in sortedKeys { total += try lookup.withValue(forKey: key) { $0?.count ?? 0 } }
+    /// ```
+    public func withValue<R>(
+        forKey key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) throws -> R
+    ) throws -> R {
+        state = .unpositioned
+        let leaf: BTreeNode
+        do {
+            if let last = stack.last, last.node.isLeaf, try pathCovers(key) {
+                leaf = last.node
+            } else {
+                stack.removeAll(keepingCapacity: true)
+                var page = tree.root
+                while true {
+                    let node = try load(page)
+                    if node.isLeaf {
+                        stack.append(Frame(node: node, index: 0))
+                        leaf = node
+                        break
+                    }
+                    let index = try node.childIndex(for: key)
+                    stack.append(Frame(node: node, index: index))
+                    page = try node.child(index)
+                }
+            }
+        } catch {
+            stack.removeAll()
+            throw error
+        }
+        let (index, found) = try leaf.lowerBound(key)
+        guard found else { return try body(nil) }
+        return try leaf.withValue(index, in: source, body)
+    }
+
+    /// Whether `key` lies within the separators that bound the stack's leaf (T5): the nearest
+    /// branch frame that took a child after its first bounds it below, the nearest that took a
+    /// child before its last bounds it above.
+    private func pathCovers(_ key: UnsafeRawBufferPointer) throws -> Bool {
+        var needLower = true, needUpper = true
+        var level = stack.count - 2
+        while level >= 0, needLower || needUpper {
+            let frame = stack[level]
+            if needLower, frame.index > 0 {
+                if try frame.node.compare(frame.index - 1, key) > 0 { return false }
+                needLower = false
+            }
+            if needUpper, frame.index < frame.node.count {
+                if try frame.node.compare(frame.index, key) <= 0 { return false }
+                needUpper = false
+            }
+            level -= 1
+        }
+        return true
     }
 
     /// Moves to the smallest key; false when the tree is empty.
@@ -182,7 +284,7 @@ public final class BTreeCursor {
         while true {
             let leaf = stack[stack.count - 1]
             if leaf.index >= 0, leaf.index < leaf.node.count {
-                currentKey = try leaf.node.key(leaf.index)
+                currentKey = try leaf.node.keyRange(leaf.index)
                 state = .positioned
                 return true
             }

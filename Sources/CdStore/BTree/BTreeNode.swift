@@ -212,27 +212,33 @@ struct BTreeNode {
 
     /// Leaf search: the first cell whose key is >= `key`, and whether it is equal.
     func lowerBound(_ key: [UInt8]) throws -> (index: Int, found: Bool) {
-        try key.withUnsafeBytes { k in
-            var low = 0, high = count
-            while low < high {
-                let mid = (low + high) / 2
-                let c = try compare(mid, k)
-                if c < 0 { low = mid + 1 } else if c > 0 { high = mid } else { return (mid, true) }
-            }
-            return (low, false)
+        try key.withUnsafeBytes { try lowerBound($0) }
+    }
+
+    /// `lowerBound` of a key lent in place.
+    func lowerBound(_ k: UnsafeRawBufferPointer) throws -> (index: Int, found: Bool) {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            let c = try compare(mid, k)
+            if c < 0 { low = mid + 1 } else if c > 0 { high = mid } else { return (mid, true) }
         }
+        return (low, false)
     }
 
     /// Branch search: the child index whose subtree may hold `key` (number of separators <= key).
     func childIndex(for key: [UInt8]) throws -> Int {
-        try key.withUnsafeBytes { k in
-            var low = 0, high = count
-            while low < high {
-                let mid = (low + high) / 2
-                if try compare(mid, k) <= 0 { low = mid + 1 } else { high = mid }
-            }
-            return low
+        try key.withUnsafeBytes { try childIndex(for: $0) }
+    }
+
+    /// `childIndex` of a key lent in place.
+    func childIndex(for k: UnsafeRawBufferPointer) throws -> Int {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if try compare(mid, k) <= 0 { low = mid + 1 } else { high = mid }
         }
+        return low
     }
 }
 

@@ -24,6 +24,24 @@ import Testing
     }
 
     /// Reads every key and value by cursor; returns the first error.
+    /// The error of a scan that lends every entry and reads every byte lent (BL2: a lent buffer
+    /// never spans more than its checked cell), or nil.
+    static func lendingScanError(_ tree: BTree, _ sink: InMemoryPageSink) -> (any Error)? {
+        do {
+            let cursor = tree.cursor(in: sink)
+            var more = try cursor.first()
+            while more {
+                try cursor.withEntry { key, value in
+                    _ = key.reduce(0) { $0 &+ Int($1) } &+ value.reduce(0) { $0 &+ Int($1) }
+                }
+                more = try cursor.next()
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     static func scanError(_ tree: BTree, _ sink: InMemoryPageSink) -> (any Error)? {
         do {
             let cursor = tree.cursor(in: sink)
@@ -140,6 +158,10 @@ import Testing
         try apply(BTreeNode(sink.page(page), number: page))
         let error = Self.scanError(tree, sink)
         #expect(error.map { isCorruption($0, at: page) } == true, "\(name): scan gave \(String(describing: error))")
+        let lendingError = Self.lendingScanError(tree, sink)
+        #expect(
+            lendingError.map { isCorruption($0, at: page) } == true,
+            "\(name): lending scan gave \(String(describing: lendingError))")
         let problems = BTreeChecker.check(tree, in: sink).problems
         #expect(problems.contains { $0.page == page }, "\(name): \(problems)")
     }

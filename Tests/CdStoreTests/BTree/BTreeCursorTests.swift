@@ -28,6 +28,30 @@ import Testing
         #expect(try cursor.seek(atLeast: intKey(3999) + [0]) == false)
     }
 
+    /// Lookups through one cursor, ascending, descending, shuffled and between moves, give what
+    /// `get` gives: the remembered path is reused only for keys its separators cover.
+    @Test func lookupsThroughOneCursorMatchGet() throws {
+        let (sink, tree) = try Self.evenTree()
+        let lookup = tree.cursor(in: sink)
+        func lent(_ i: Int) throws -> [UInt8]? {
+            try intKey(i).withUnsafeBytes { k in try lookup.withValue(forKey: k) { $0.map { Array($0) } } }
+        }
+        var rng = SeededGenerator(seed: 7)
+        let orders: [[Int]] = [Array(-3..<4003), Array((-3..<4003).reversed()), Array(-3..<4003).shuffled(using: &rng)]
+        for order in orders {
+            for i in order {
+                let expected = (0..<4000).contains(i) && i % 2 == 0 ? patternValue(i, count: 150) : nil
+                #expect(try lent(i) == expected, "lookup of \(i)")
+            }
+        }
+        #expect(try lent(1000) != nil)
+        #expect(try lookup.next() && lookup.key == intKey(0), "after a lookup, next() acts as first()")
+        #expect(try lookup.seek(atLeast: intKey(2001)) && lookup.key == intKey(2002))
+        #expect(try lent(2002) == patternValue(2002, count: 150))
+        #expect(try lent(10) == patternValue(10, count: 150))
+        #expect(try lent(3998) == patternValue(3998, count: 150))
+    }
+
     @Test func unpositionedCursorStartsAtAnEnd() throws {
         let (sink, tree) = try Self.evenTree()
         let forward = tree.cursor(in: sink)

@@ -70,6 +70,8 @@ import Testing
                     let k = key(&rng)
                     let got = try tx.tree(name)?.get(k)
                     #expect(got == working.trees[name]?[k], "seed \(seed) step \(step): get \(describe(k)) in \(name)")
+                    let lent = try tx.tree(name)?.withValue(forKey: k) { $0.map { Array($0) } }
+                    #expect(lent == got, "seed \(seed) step \(step): lent get \(describe(k)) in \(name)")
                 case 95..<98:
                     if let t = try tx.tree(name) {
                         var lo = key(&rng), hi = key(&rng)
@@ -82,6 +84,16 @@ import Testing
                             !$0.lexicographicallyPrecedes(lo) && $0.lexicographicallyPrecedes(hi)
                         }
                         #expect(got == expected, "seed \(seed) step \(step): range scan of \(name)")
+                        var lent: [([UInt8], [UInt8])] = []
+                        try t.scanBorrowing(from: lo, upTo: hi) { k, v in
+                            lent.append((Array(k), Array(v))); return true
+                        }
+                        let entries = working.sortedEntries(name).filter {
+                            !$0.0.lexicographicallyPrecedes(lo) && $0.0.lexicographicallyPrecedes(hi)
+                        }
+                        #expect(
+                            lent.map(\.0) == entries.map(\.0) && lent.map(\.1) == entries.map(\.1),
+                            "seed \(seed) step \(step): lending range scan of \(name)")
                     }
                 default:
                     if try tx.tree(name) != nil {
