@@ -41,7 +41,7 @@ struct RecordDecodingError: Error, CustomStringConvertible {
 }
 
 /// A cursor over stored bytes. Every read checks the remaining length first.
-struct RecordReader {
+struct RecordReader: RecordByteReading {
     let bytes: [UInt8]
     var offset: Int
 
@@ -51,31 +51,6 @@ struct RecordReader {
     }
 
     var isAtEnd: Bool { offset >= bytes.count }
-
-    @inline(__always)
-    mutating func u8() throws -> UInt8 {
-        guard offset < bytes.count else { throw RecordDecodingError("truncated at byte \(offset)") }
-        defer { offset += 1 }
-        return bytes[offset]
-    }
-
-    @inline(__always)
-    mutating func varint() throws -> UInt64 {
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let b = try u8()
-            if shift == 63 && b > 1 { throw RecordDecodingError("varint overflows 64 bits at byte \(offset - 1)") }
-            result |= UInt64(b & 0x7F) << shift
-            if b & 0x80 == 0 { return result }
-            shift += 7
-        }
-    }
-
-    mutating func zigZag() throws -> Int64 {
-        let v = try varint()
-        return Int64(bitPattern: (v >> 1) ^ (0 &- (v & 1)))
-    }
 
     mutating func u64LE() throws -> UInt64 {
         guard bytes.count - offset >= 8 else { throw RecordDecodingError("truncated u64 at byte \(offset)") }
@@ -103,7 +78,7 @@ struct RecordReader {
 /// `RecordReader` over bytes borrowed in place (`withUnsafeBufferPointer`), for the per-record
 /// paths of a scan: making a `RecordReader` copies its array reference, which costs a retain and a
 /// release per record. Same checks, same errors.
-struct BorrowedRecordReader {
+struct BorrowedRecordReader: RecordByteReading {
     let bytes: UnsafeBufferPointer<UInt8>
     var offset: Int
 
@@ -112,6 +87,35 @@ struct BorrowedRecordReader {
         self.offset = offset
     }
 
+    /// Steps over `count` bytes; returns their range.
+    @discardableResult
+    mutating func skip(_ count: Int) throws -> Range<Int> {
+        guard count >= 0, bytes.count - offset >= count else {
+            throw RecordDecodingError("field of \(count) bytes overruns the value at byte \(offset)")
+        }
+        defer { offset += count }
+        return offset..<(offset + count)
+    }
+
+    /// A length-prefixed byte string's range.
+    mutating func lengthPrefixed() throws -> Range<Int> {
+        let n = try varint()
+        guard n <= UInt64(bytes.count) else {
+            throw RecordDecodingError("length \(n) overruns the value at byte \(offset)")
+        }
+        return try skip(Int(n))
+    }
+}
+
+/// What `RecordReader` and `BorrowedRecordReader` share: bounds-checked bytes and a position.
+/// The varint and zig-zag decoders are written once, here, for both.
+protocol RecordByteReading {
+    associatedtype Bytes: RandomAccessCollection<UInt8> where Bytes.Index == Int
+    var bytes: Bytes { get }
+    var offset: Int { get set }
+}
+
+extension RecordByteReading {
     @inline(__always)
     mutating func u8() throws -> UInt8 {
         guard offset < bytes.count else { throw RecordDecodingError("truncated at byte \(offset)") }
@@ -135,24 +139,5 @@ struct BorrowedRecordReader {
     mutating func zigZag() throws -> Int64 {
         let v = try varint()
         return Int64(bitPattern: (v >> 1) ^ (0 &- (v & 1)))
-    }
-
-    /// Steps over `count` bytes; returns their range.
-    @discardableResult
-    mutating func skip(_ count: Int) throws -> Range<Int> {
-        guard count >= 0, bytes.count - offset >= count else {
-            throw RecordDecodingError("field of \(count) bytes overruns the value at byte \(offset)")
-        }
-        defer { offset += count }
-        return offset..<(offset + count)
-    }
-
-    /// A length-prefixed byte string's range.
-    mutating func lengthPrefixed() throws -> Range<Int> {
-        let n = try varint()
-        guard n <= UInt64(bytes.count) else {
-            throw RecordDecodingError("length \(n) overruns the value at byte \(offset)")
-        }
-        return try skip(Int(n))
     }
 }
