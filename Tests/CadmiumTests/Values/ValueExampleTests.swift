@@ -66,7 +66,8 @@ func runValueExample(url: URL) throws {
     try Cd.transactAndWait { try shops[0].delete() }          // delete rules of the model apply
     // (The last two lines, inside a transaction with a `shop` of their own.)
     let (objectID, value) = try Cd.transactAndWait { () throws -> (ObjectID?, Shop) in
-        let shop = Shop(objectID: nil, name: "Toys", opened: Date(timeIntervalSince1970: 0), employees: [ann], owner: ann)
+        let opened = Date(timeIntervalSince1970: 0)
+        let shop = Shop(objectID: nil, name: "Toys", opened: opened, employees: [ann], owner: ann)
         let object = try shop.toObject()                           // boxing, inside a transaction
         let value = try Shop(object: object)                       // unboxing, anywhere an object is readable
         return (object.objectID, value)
