@@ -8,7 +8,8 @@ import Foundation
 import CdObjects
 
 /// A Codable struct that maps onto the model's entity named ``entityName``: its coding keys are
-/// the entity's attribute and relationship names.
+/// the entity's attribute and relationship names. Values are plain data (`Sendable`): fetched on
+/// one thread, they can be used on any other.
 ///
 /// ```swift
 /// struct Note: CdManagedStruct {
@@ -19,7 +20,7 @@ import CdObjects
 ///     let note = try Note(object: object)               // back to a value
 /// }
 /// ```
-public protocol CdManagedStruct: Codable {
+public protocol CdManagedStruct: Codable, Sendable {
     /// The entity this type maps onto; the type's unqualified name by default.
     static var entityName: String { get }
 }
@@ -39,7 +40,7 @@ extension CdManagedStruct {
     /// object is readable (its context's thread). Throws ``CdValueError`` when the object is of
     /// another entity or a property does not fit.
     public init(object: CdManagedObject) throws {
-        let decoder = try ValueUnboxingDecoder(object: object, valueType: Self.self)
+        let decoder = try ValueUnboxingDecoder(object: object, valueType: Self.self, path: [])
         try self.init(from: decoder)
     }
 }

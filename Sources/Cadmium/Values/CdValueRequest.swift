@@ -14,13 +14,13 @@ import CdObjects
 /// let first = try Cd.values(Employee.self).filter("age > %@", 30).sorted("name").limit(10).fetch()
 /// let count = try Cd.values(Employee.self).filter("type == %@", CarType.sedan.rawValue).count()
 /// ```
-public struct CdValueRequest<T: CdManagedStruct> {
+public struct CdValueRequest<T: CdManagedStruct>: Sendable {
     private var predicate: CdPredicate?
     private var sortDescriptors: [CdSortDescriptor] = []
     private var limitCount: Int?
     private var offsetCount: Int?
     /// A predicate format that failed to parse; thrown by the terminals.
-    private var parseError: (any Error)?
+    private var parseError: CdPredicateError?
 
     init() {}
 
@@ -57,7 +57,9 @@ public struct CdValueRequest<T: CdManagedStruct> {
             return apply(self, try PredicateFormatCache.predicate(format, args))
         } catch {
             var copy = self
-            copy.parseError = parseError ?? error
+            copy.parseError =
+                parseError ?? (error as? CdPredicateError)
+                ?? CdPredicateError(.syntax, "\(format): \(error)")
             return copy
         }
     }

@@ -66,7 +66,7 @@ enum ValueSaver {
             inserted[id] = object
             node.object = object
         }
-        for node in nodes { write(node) }
+        for node in nodes { write(node, model.objectModel) }
         return root.object!
     }
 
@@ -151,7 +151,7 @@ enum ValueSaver {
     }
 
     /// Writes the node's properties to its object, leaving equal ones alone (keeps CV4).
-    private static func write(_ node: ValueNode) {
+    private static func write(_ node: ValueNode, _ model: ObjectModel) {
         guard let object = node.object else { return }
         for (key, value) in node.attributes where object.readAttribute(key) != value {
             object.writeAttribute(key, value)
@@ -165,7 +165,9 @@ enum ValueSaver {
         for (key, children) in node.toMany {
             var seen = Set<ObjectIdentifier>()
             let targets = children.compactMap(\.object).filter { seen.insert(ObjectIdentifier($0)).inserted }
-            if object.rawTargets(key) != targets.compactMap(\.objectID) {
+            let old = object.rawTargets(key), new = targets.compactMap(\.objectID)
+            let ordered = model.relationship(key, of: node.entity)?.isOrdered ?? true
+            if ordered ? old != new : Set(old) != Set(new) {
                 object.writeRelationship(key, targets, toMany: true)
             }
         }

@@ -46,7 +46,7 @@ enum ValueShapeProbe {
     /// The case whose bit pattern is all zeros of a payload-free enum (its first case), checked by
     /// a round trip through its raw value.
     private static func zeroCase<R: RawRepresentable>(_ type: R.Type) -> R? {
-        guard _isPOD(R.self), MemoryLayout<R>.size <= 4, MemoryLayout<R>.size > 0 else { return nil }
+        guard _isPOD(R.self), MemoryLayout<R>.size <= 4 else { return nil }
         let bytes = UnsafeMutableRawPointer.allocate(byteCount: 8, alignment: 8)
         defer { bytes.deallocate() }
         bytes.initializeMemory(as: UInt8.self, repeating: 0, count: 8)

@@ -8,6 +8,11 @@
 //   to-many relationship             → the nested values of the targets, in the relationship's order
 //
 // Reads go through the object's property access, so its confinement checks apply (check I).
+//
+// Invariant:
+//   CV5. A value never unboxes an object that is already being unboxed further up its chain of
+//        nested values: such a chain is a cycle of relationships (an inverse read back), which no
+//        tree of values can hold, and it is a CdValueError rather than endless recursion.
 
 import Foundation
 import CdObjects
@@ -18,12 +23,15 @@ final class ValueUnboxingDecoder: Decoder {
     let model: ObjectModel
     let entity: String
     let valueType: any CdManagedStruct.Type
+    /// The objects being unboxed up the chain of nested values, outermost first (keeps CV5).
+    let path: [ObjectID]
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(object: CdManagedObject, valueType: any CdManagedStruct.Type) throws {
+    init(object: CdManagedObject, valueType: any CdManagedStruct.Type, path: [ObjectID]) throws {
         self.object = object
         self.valueType = valueType
+        self.path = path
         entity = object.withState { $0.entityName }
         guard let model = object.managedObjectContext?.stack.model.objectModel ?? Cd.stack?.model.objectModel else {
             throw CdValueError(
@@ -104,7 +112,7 @@ final class ValueUnboxingDecoder: Decoder {
     private func relationshipValue<T: Decodable>(_ type: T.Type, _ relationship: RelationshipDescription) throws -> T {
         let targets = object.readRelationship(relationship.name)
         if relationship.isToMany, let array = type as? any CdManagedStructArray.Type {
-            let values = try targets.map { try array.elementType.init(object: $0) }
+            let values = try targets.map { try nested(array.elementType, $0, relationship) }
             if let typed = array.make(values) as? T { return typed }
         } else if !relationship.isToMany, let element = type as? any CdManagedStruct.Type {
             guard let target = targets.first else {
@@ -112,12 +120,27 @@ final class ValueUnboxingDecoder: Decoder {
                     .missingRequiredAttribute, relationship.name,
                     "the to-one relationship '\(relationship.name)' has no target; make the property optional.")
             }
-            if let typed = try element.init(object: target) as? T { return typed }
+            if let typed = try nested(element, target, relationship) as? T { return typed }
         }
         throw error(
             .typeMismatch, relationship.name,
             "a \(T.self) does not fit the \(relationship.isToMany ? "to-many" : "to-one") relationship "
                 + "'\(relationship.name)' to '\(relationship.destination)'.")
+    }
+
+    /// The value of type `type` of a related object (keeps CV5).
+    private func nested(
+        _ type: any CdManagedStruct.Type, _ target: CdManagedObject, _ relationship: RelationshipDescription
+    ) throws -> any CdManagedStruct {
+        let chain = path + (object.objectID.map { [$0] } ?? [])
+        if let id = target.objectID, chain.contains(id) {
+            throw error(
+                .unsupportedShape, relationship.name,
+                "'\(relationship.name)' leads back to \(id), which is being unboxed further up: the relationships "
+                    + "form a cycle that no value can hold. Leave the back relationship out of the struct (its "
+                    + "CodingKeys).")
+        }
+        return try type.init(from: ValueUnboxingDecoder(object: target, valueType: type, path: chain))
     }
 
     private func missing(_ key: String, _ stored: CdValue) -> CdValueError {
