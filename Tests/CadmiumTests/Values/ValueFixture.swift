@@ -3,8 +3,9 @@
 //
 //   save       decode `value` as `type` and save it in a transaction (a plain struct: toObject);
 //              `ref` keeps the saved value (objectIDs set) under a name
-//   update     the value kept as `ref` with the fields of `set` replaced and the elements of
-//              `removeAt` (field → index) removed from its arrays, saved again
+//   update     the value kept as `ref` with the fields of `set` replaced, the values at the paths
+//              of `setIn` replaced (`employees.0.name`: a nested value's field) and the elements
+//              of `removeAt` (field → index) removed from its arrays, saved again
 //   delete     the value kept as `ref`, or `value` of a unique `type`, deleted in a transaction
 //   roundtrip  box `value` in a transaction and unbox the object: equal to `value`; `object`
 //              lists attribute values the object must hold, `related` relationship counts. The
@@ -75,6 +76,30 @@ enum JSON: Codable, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Replaces the value at `path` (object keys and array indexes).
+    mutating func set(_ value: JSON, at path: [String]) throws {
+        guard let first = path.first else {
+            self = value
+            return
+        }
+        let rest = Array(path.dropFirst())
+        switch self {
+        case var .object(fields):
+            var child = fields[first] ?? .null
+            try child.set(value, at: rest)
+            fields[first] = child
+            self = .object(fields)
+        case var .array(items):
+            guard let index = Int(first), items.indices.contains(index) else {
+                throw ScenarioError("no element \(first) in \(self)")
+            }
+            try items[index].set(value, at: rest)
+            self = .array(items)
+        default:
+            throw ScenarioError("cannot follow \(first) in \(self)")
+        }
+    }
+
     /// Text with sorted keys, for messages and order-free comparison.
     var description: String {
         let encoder = JSONEncoder()
@@ -90,6 +115,7 @@ struct ValueStep: Decodable, Sendable {
     var value: JSON?
     var ref: String?
     var set: [String: JSON]?
+    var setIn: [String: JSON]?
     var removeAt: [String: Int]?
     var filter: String?
     var sorted: [String]?
@@ -129,6 +155,11 @@ struct ValueScenarioRunner {
             let (typeName, json) = try #require(kept[ref], "no value kept as \(ref)", sourceLocation: location)
             guard case var .object(fields) = json else { throw ScenarioError("value \(ref) is not an object") }
             for (key, value) in step.set ?? [:] { fields[key] = value }
+            for (path, value) in step.setIn ?? [:] {
+                var whole = JSON.object(fields)
+                try whole.set(value, at: path.split(separator: ".").map(String.init))
+                if case let .object(changed) = whole { fields = changed }
+            }
             for (key, index) in step.removeAt ?? [:] {
                 guard case var .array(items) = fields[key], items.indices.contains(index) else {
                     throw ScenarioError("\(ref).\(key) has no element \(index)")
