@@ -67,7 +67,11 @@ enum ValueSaver {
             node.object = object
         }
         for node in nodes { write(node, model.objectModel) }
-        return root.object!
+        guard let object = root.object else {
+            // Unreachable: every node was resolved or inserted above.
+            throw root.error(.notFound, nil, "the value's object could not be made.")
+        }
+        return object
     }
 
     /// Deletes the object a persistent or unique value stands for.
