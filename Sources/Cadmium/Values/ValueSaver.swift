@@ -137,7 +137,7 @@ enum ValueSaver {
         _ entity: String, _ name: String, _ identifier: CdValue, _ context: CdManagedObjectContext
     ) throws -> CdManagedObject? {
         var request = CdFetchRequest<CdManagedObject>(entityName: entity, dictionaries: false)
-        request = request.filter(.comparison(PredicateComparison(.key(name), .equal, .constant(identifier))))
+        request = request.filter(CdPredicate.comparison(PredicateComparison(.key(name), .equal, .constant(identifier))))
         return try request.fetch().first
     }
 
