@@ -45,7 +45,7 @@ import Testing
             #expect(after.stdout.contains("VERSION 2"), "\(label): \(after.stdout) \(after.stderr)")
         }
         print(
-            "MigrationProcessCrashTests: store found in version 1 after \(versions[1] ?? 0) kills, 2 after \(versions[2] ?? 0)"
-        )
+            "MigrationProcessCrashTests: store found in version 1 after \(versions[1] ?? 0) kills, "
+                + "2 after \(versions[2] ?? 0)")
     }
 }
