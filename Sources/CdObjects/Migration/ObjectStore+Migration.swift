@@ -17,17 +17,17 @@ extension ObjectStore {
     public static func open(
         path: String?, model: ObjectModel, options: StoreOptions = StoreOptions(), migration: MigrationOptions
     ) throws -> ObjectStore {
-        if let path, migration.isEnabled {
-            // Leftovers of a migration that did not finish are removed at its next start; here only
-            // the store's own model decides.
-            if let stored = try StoreMigrator.storedModel(path: path, options: options),
-                stored.hash != model.versionHash
-            {
-                try StoreMigrator.migrate(
-                    path: path, stored: stored, target: model, options: options, migration: migration)
-                migration.progress?(MigrationProgress(phase: .finished, completed: 1, total: 1))
-            }
+        // The common case pays nothing: the store is opened as usual, and only a store of another
+        // model (the plain open refuses it with its objects untouched) is read again and migrated.
+        do {
+            return try open(path: path, model: model, options: options)
+        } catch CdError.incompatibleModel where path != nil && migration.isEnabled {
         }
+        guard let path, let stored = try StoreMigrator.storedModel(path: path, options: options) else {
+            return try open(path: path, model: model, options: options)
+        }
+        try StoreMigrator.migrate(path: path, stored: stored, target: model, options: options, migration: migration)
+        migration.progress?(MigrationProgress(phase: .finished, completed: 1, total: 1))
         return try open(path: path, model: model, options: options)
     }
 }
