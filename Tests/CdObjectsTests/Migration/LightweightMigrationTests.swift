@@ -143,6 +143,54 @@ import Testing
         try store.close()
     }
 
+    @Test func addedIndexesAndConstraintsAreBuiltAndTheStoreVerifies() throws {
+        let fs = InMemoryFileSystem()
+        _ = try Self.seed(fs)
+        var entities = Self.v1.entities
+        entities[0].attributes[0].isIndexed = true  // Person.name
+        entities[0].uniquenessConstraints = [["name"]]
+        entities[1].fetchIndexes = [
+            FetchIndexDescription(name: "byName", elements: [FetchIndexElement(property: "name")])
+        ]
+        let indexed = try ObjectModel(entities: entities)
+        let store = try ObjectStore.open(
+            path: Self.path, model: indexed, options: Self.options(fs), migration: .automatic)
+        var request = FetchRequest(entity: "Person")
+        request.predicate = try CdPredicate(format: "name == %@", "Bob")
+        #expect(try store.read { try $0.explain(request) }.hasPrefix("INDEX SCAN"))
+        #expect(try store.read { try $0.fetchIDs(request).count } == 1)
+        try store.close()
+        var options = VerifierOptions(fileSystem: fs)
+        options.additionalPasses = [ObjectStoreCheck()]
+        let report = try StoreVerifier.verify(path: Self.path, options: options)
+        #expect(report.problemCount == 0, "\(report.problems.prefix(3))")
+        // And back: indexes and the constraint removed.
+        let back = try ObjectStore.open(
+            path: Self.path, model: Self.v1, options: Self.options(fs), migration: .automatic)
+        #expect(try back.read { try $0.fetchIDs(request).count } == 1)
+        try back.close()
+    }
+
+    @Test func deleteRulesAndCountsNeedNoMigration() throws {
+        let fs = InMemoryFileSystem()
+        _ = try Self.seed(fs)
+        var entities = Self.v1.entities
+        entities[0].relationships[0].deleteRule = .cascade
+        entities[0].relationships[0].maxCount = 5
+        let changed = try ObjectModel(entities: entities)
+        #expect(changed.versionHash == Self.v1.versionHash, "not part of the stored shape")
+        let seen = LockedPhases()
+        let store = try ObjectStore.open(
+            path: Self.path, model: changed, options: Self.options(fs),
+            migration: MigrationOptions { seen.append($0.phase) })
+        defer { try? store.close() }
+        #expect(seen.phases.isEmpty)
+        // The new rule applies at once: deleting Ann cascades to her two pets.
+        let ann = try #require(try store.read { try $0.fetchIDs(FetchRequest(entity: "Person")).first })
+        let applied = try store.apply(ChangeSet(deleted: [ann]))
+        #expect(applied.deleted.count == 3)
+    }
+
     @Test func aViolatedNewConstraintListsTheObjectsAndLeavesTheOldStore() throws {
         let fs = InMemoryFileSystem()
         let store = try ObjectStore.open(path: Self.path, model: Self.v1, options: Self.options(fs))
