@@ -5,12 +5,13 @@ import CdStore
 
 extension ObjectStore {
     /// Opens the store at `path` as ``open(path:model:options:)`` does; a store written with
-    /// another model is first migrated to `model` when `migration` allows it (crash-safely: the
-    /// new store is written beside the old one and replaces it only when complete; see
-    /// docs/MIGRATION.md). An in-memory store (`path == nil`) is always new.
+    /// another model is first migrated to `model` when `migration` allows it and the open is not
+    /// read-only (crash-safely: the new store is written beside the old one and replaces it only
+    /// when complete; see docs/MIGRATION.md). An in-memory store (`path == nil`) is always new.
     ///
     /// - Throws: `MigrationError` when the migration cannot be done (the old store is then as it
-    ///   was); `CdError.incompatibleModel` when migration is disabled; store errors.
+    ///   was); `CdError.incompatibleModel` when migration is disabled or the open read-only; store
+    ///   errors.
     /// ```swift
     /// let store = try ObjectStore.open(path: path, model: v3, migration: MigrationOptions(plan: plan))
     /// ```
@@ -21,7 +22,7 @@ extension ObjectStore {
         // model (the plain open refuses it with its objects untouched) is read again and migrated.
         do {
             return try open(path: path, model: model, options: options)
-        } catch CdError.incompatibleModel where path != nil && migration.isEnabled {
+        } catch CdError.incompatibleModel where path != nil && migration.isEnabled && !options.readOnly {
         }
         guard let path, let stored = try StoreMigrator.storedModel(path: path, options: options) else {
             return try open(path: path, model: model, options: options)

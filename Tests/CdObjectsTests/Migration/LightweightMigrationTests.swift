@@ -139,6 +139,11 @@ import Testing
         #expect(throws: CdError.self) {
             _ = try ObjectStore.open(path: Self.path, model: Self.v2, options: Self.options(fs), migration: .disabled)
         }
+        var readOnly = Self.options(fs)
+        readOnly.readOnly = true
+        #expect(throws: CdError.self, "a read-only open never migrates") {
+            _ = try ObjectStore.open(path: Self.path, model: Self.v2, options: readOnly, migration: .automatic)
+        }
         let store = try ObjectStore.open(path: Self.path, model: Self.v1, options: Self.options(fs))
         try store.close()
     }
