@@ -42,7 +42,7 @@ FUZZ_SCRATCH := .build-fuzz
 # Kills cadmium-crash-child CRASH_KILLS times in engine mode and CRASH_KILLS times in `--cd` mode
 # (CADMIUM_CRASH_SEED picks the moments).
 crash-test: deps
-	CADMIUM_CRASH_KILLS=$(CRASH_KILLS) CADMIUM_CRASH_CD_KILLS=$(CRASH_KILLS) \
+	CADMIUM_CRASH_KILLS=$(CRASH_KILLS) CADMIUM_CRASH_CD_KILLS=$(CRASH_KILLS) CADMIUM_CRASH_MIGRATION_KILLS=50 \
 		$(SWIFT) test --filter 'ProcessCrashTests' $(SWIFT_TEST_FLAGS)
 
 # The whole suite under AddressSanitizer and ThreadSanitizer; any report fails the run. The suite

@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "CdObjects", targets: ["CdObjects"]),
         .library(name: "Cadmium", targets: ["Cadmium"]),
         .executable(name: "cdstore-verify", targets: ["cdstore-verify"]),
+        .executable(name: "cdstore-migrate", targets: ["cdstore-migrate"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -74,6 +75,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "cdstore-verify",
+            dependencies: [
+                "CdStore",
+                "CdObjects",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "cdstore-migrate",
             dependencies: [
                 "CdStore",
                 "CdObjects",

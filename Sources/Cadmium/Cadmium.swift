@@ -29,3 +29,15 @@
 // Options of `Cd.initWithStore(model:storeURL:options:serialTX:)` and the initialisers.
 @_exported import struct CdStore.StoreOptions
 @_exported import enum CdStore.Durability
+// Model versions and migration: `CdModel.versionHistory`, the `migration:` option of
+// `Cd.initWithStore`, custom stages and their data, and why a migration failed.
+@_exported import struct CdObjects.ModelVersion
+@_exported import struct CdObjects.ModelVersionHistory
+@_exported import struct CdObjects.MigrationOptions
+@_exported import struct CdObjects.MigrationPlan
+@_exported import struct CdObjects.MigrationStage
+@_exported import class CdObjects.MigrationStageContext
+@_exported import struct CdObjects.MigrationObject
+@_exported import struct CdObjects.MigrationProgress
+@_exported import enum CdObjects.MigrationError
+@_exported import enum CdObjects.PropertyValue

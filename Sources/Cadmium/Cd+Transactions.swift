@@ -42,6 +42,8 @@ extension Cd {
     /// Runs `body` in a fresh transaction context on this thread, then commits (steps 1–4 of
     /// Cadmium's `transactOperation`). The thread's previous context and flags are restored.
     static func runTransaction<R>(_ stack: CdStack, _ body: () throws -> R) throws -> R {
+        guard stack.running.enter() else { throw closedStackMisuse() }
+        defer { stack.running.leave() }
         let context = stack.newTransactionContext()
         let state = ThreadState.current
         let saved = (state.context, state.noImplicitCommit, state.insideTransaction)

@@ -105,8 +105,11 @@ public enum Cd {
     ///   - options: engine options, passed through (page size, durability, …). With the default
     ///     full durability, a commit is on disk when it returns.
     ///   - serialTX: the default for `serial: nil` in the transaction calls.
-    /// - Throws: `CdError.incompatibleModel` when the file was written with another model's
-    ///   stored shape, `CdError.store` for engine failures.
+    /// A file written with an older version of the model is migrated first (automatic,
+    /// lightweight migration through the model file's versions; see
+    /// ``initWithStore(model:storeURL:options:migration:serialTX:)`` to plan or turn it off).
+    /// - Throws: `MigrationError` when such a file cannot be migrated (it is left as it was),
+    ///   `CdError.store` for engine failures.
     /// ```swift
     /// try Cd.initWithStore(model: try CdModel(classes: [Item.self]), storeURL: nil)
     /// ```
@@ -114,9 +117,19 @@ public enum Cd {
         model: CdModel, storeURL: URL?, options: StoreOptions = StoreOptions(),
         serialTX: Bool = false
     ) throws {
+        try initWithStore(model: model, storeURL: storeURL, options: options, migration: .automatic, serialTX: serialTX)
+    }
+
+    /// Opens the store (the model's versions and `migration` decide how a store of an older
+    /// version is migrated; Cd+Migration.swift) and creates the root and main contexts.
+    static func openStack(
+        model: CdModel, storeURL: URL?, options: StoreOptions, migration: MigrationOptions, serialTX: Bool
+    ) throws {
         let previous = stack
         try (previous?.store as? ObjectStore)?.close()
-        let store = try ObjectStore.open(path: storeURL?.path, model: model.objectModel, options: options)
+        let store = try ObjectStore.open(
+            path: storeURL?.path, model: model.objectModel, options: options,
+            migration: migration.completed(with: model.versionHistory))
         let stack = CdStack(model: model, store: store)
         globals.withLock {
             $0.stack = stack

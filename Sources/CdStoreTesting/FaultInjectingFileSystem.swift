@@ -152,6 +152,17 @@ public final class FaultInjectingFileSystem: StoreFileSystem {
         }
     }
 
+    /// Renames the live name; like a removal, durable only after `syncDirectory` (FD3).
+    public func rename(_ path: String, to newPath: String) throws {
+        try state.withLock { state in
+            try state.perform(.rename, path) { state, _ in
+                guard state.volume.rename(path, to: newPath) else {
+                    throw StoreError.io(operation: "rename", path: path, errno: ENOENT)
+                }
+            }
+        }
+    }
+
     /// Makes every creation and removal in `path`'s directory durable (FD3).
     public func syncDirectory(containing path: String) throws {
         try state.withLock { state in

@@ -20,6 +20,7 @@ public enum FileOperationKind: String, Sendable, Hashable, CaseIterable {
     case lock
     case close
     case remove
+    case rename
     case syncDirectory
 
     /// The POSIX call `POSIXFileSystem` makes for this operation; `StoreError.io` names it (FS5).
@@ -34,6 +35,7 @@ public enum FileOperationKind: String, Sendable, Hashable, CaseIterable {
         case .lock: return "flock"
         case .close: return "close"
         case .remove: return "unlink"
+        case .rename: return "rename"
         case .syncDirectory: return "fsync"
         }
     }

@@ -9,6 +9,10 @@
 //   --cd              object transactions through `Cd.transactAndWait`, `CdCrashWorkload`
 //   --cd --check      no commits: checks the store through `Cd` and prints "LAST n" (exit 0) or
 //                     the broken rule (exit 5)
+//   --migrate --seed  writes a new version 1 store of `MigrationCrashWorkload` and exits
+//   --migrate         migrates the store to version 2, one "ACK n" per progress event
+//   --migrate --check no migration: checks the store and prints "VERSION v" (exit 0) or the
+//                     broken rule (exit 5)
 //   --structure-campaign [--full] [--start N], --structure-fixture PATH
 //                     the structure campaign's cases, one line each (StructureCampaignChild)
 //
@@ -22,6 +26,7 @@ import Darwin
 import CdFaultSupport
 import CdStore
 import Dispatch
+import Foundation
 
 /// The two ways the child runs, as static functions so that a background queue may call them.
 enum Child {
@@ -83,6 +88,56 @@ enum Child {
     }
 }
 
+extension Child {
+    static func runMigration(path: String, seed: Bool, check: Bool) -> Never {
+        do {
+            if seed {
+                try MigrationCrashWorkload.seed(path: path)
+                exit(0)
+            }
+            if check {
+                do {
+                    let version = try retryingWhileLocked { try MigrationCrashWorkload.check(path: path) }
+                    say("VERSION \(version)")
+                    exit(0)
+                } catch let violation as CrashWorkload.Violation {
+                    say("VIOLATION \(violation)", to: 2)
+                    exit(5)
+                }
+            }
+            say("OPEN 0")
+            // One ACK per phase, and one when the swap is done: kills after 0–6 ACKs then land
+            // in every phase, before and after the rename.
+            let events = LockedCounter()
+            try retryingWhileLocked {
+                try MigrationCrashWorkload.migrate(path: path) { progress in
+                    let swapped = progress.phase == .swapping && progress.fraction == 1
+                    if let n = events.next(ifNew: "\(progress.phase)\(swapped ? " done" : "")") { say("ACK \(n)") }
+                }
+            }
+            exit(0)
+        } catch {
+            say("cadmium-crash-child: \(error)", to: 2)
+            exit(1)
+        }
+    }
+}
+
+/// Numbers the progress events whose mark differs from the one before.
+final class LockedCounter: @unchecked Sendable {
+    private var value = 0
+    private var last = ""
+    private let lock = NSLock()
+    func next(ifNew mark: String) -> Int? {
+        lock.withLock {
+            guard mark != last else { return nil }
+            last = mark
+            value += 1
+            return value
+        }
+    }
+}
+
 let arguments = CommandLine.arguments
 if arguments.contains("--structure-campaign") || arguments.contains("--structure-fixture") {
     exit(StructureCampaignChild.run(arguments) { Child.say($0) })
@@ -98,6 +153,9 @@ var maximum = Int.max
 if let i = arguments.firstIndex(of: "--max"), i + 1 < arguments.count, let n = Int(arguments[i + 1]) { maximum = n }
 
 let limit = maximum
+if flags.contains("--migrate") {
+    Child.runMigration(path: path, seed: flags.contains("--seed"), check: flags.contains("--check"))
+}
 if flags.contains("--cd") {
     let check = flags.contains("--check")
     DispatchQueue.global().async { Child.runCd(path: path, maximum: limit, check: check) }

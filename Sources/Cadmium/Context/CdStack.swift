@@ -45,6 +45,8 @@ final class CdStack: @unchecked Sendable {
     private let saveLock = Lock()
     /// Commits written and not merged into the main context yet (ST1–ST3).
     let merges = LockedState(MergeQueue())
+    /// The transaction bodies running now; `Cd.close()` waits for them (RunningTransactions.swift).
+    let running = RunningTransactions()
 
     init(model: CdModel, store: any StoreBackend) {
         self.model = model

@@ -20,6 +20,8 @@ public struct CdMisuse: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// A1: the API was used before `Cd.initWithStore`.
         case a1
+        /// A2: `Cd.close()` inside a transaction body (it would wait for its own transaction).
+        case a2
         /// B1: `Cd.create` of a class with no entity of that name.
         case b1
         /// B2: a non-transient `Cd.create` on the main thread.

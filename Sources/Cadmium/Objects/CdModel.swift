@@ -24,6 +24,9 @@ public struct CdModel: @unchecked Sendable {
     private let relationshipsByName: [String: [String: RelationshipDescription]]
     /// Entity → its property slots: names resolved once, here, into the store's slot vocabulary.
     private let slotTables: [String: ObjectSlots]
+    /// Every version of the model file this model was read from, and its current one; empty for
+    /// a model built in code (CdModel+Versions.swift).
+    public internal(set) var versionHistory = ModelVersionHistory()
 
     /// The model declared by `classes`: one entity per class, named by ``CdManagedObject/entityName``,
     /// with a property per `@Attribute` and `@Relationship`. A class whose superclass is also
@@ -72,8 +75,7 @@ public struct CdModel: @unchecked Sendable {
     /// component of the entity's class name, as in `MyApp.Employee`). Entities without a class
     /// get plain ``CdManagedObject`` instances.
     public init(contentsOf url: URL, classes: [CdManagedObject.Type]) throws {
-        let file = try ModelFileReader.load(at: url.path)
-        try self.init(objectModel: file.model, classes: classes)
+        try self.init(contentsOf: url, version: nil, classes: classes)
     }
 
     /// An existing entity model bound to `classes` by name.

@@ -48,6 +48,15 @@ public final class InMemoryFileSystem: StoreFileSystem {
         volume.withLock { _ = $0.remove(path) }
     }
 
+    /// Renames atomically (under the volume's lock); open handles keep their file.
+    public func rename(_ path: String, to newPath: String) throws {
+        try volume.withLock { volume in
+            guard volume.rename(path, to: newPath) else {
+                throw StoreError.io(operation: "rename", path: path, errno: InMemoryVolume.noSuchFile)
+            }
+        }
+    }
+
     /// Nothing to do: directory entries in memory are as durable as anything else here.
     public func syncDirectory(containing path: String) throws {}
 

@@ -80,12 +80,24 @@ package struct InMemoryVolume {
 
     package func exists(_ path: String) -> Bool { entries[path] != nil }
 
+    /// ENOENT, for the file systems built on a volume.
+    package static let noSuchFile = ENOENT
+
     /// Unlinks `path`; open handles keep the node (MV2). Returns the node that was unlinked.
     @discardableResult
     package mutating func remove(_ path: String) -> NodeID? {
         guard let node = entries.removeValue(forKey: path) else { return nil }
         releaseIfUnused(node)
         return node
+    }
+
+    /// Gives `path`'s node the name `newPath`, unlinking what had that name (MV2 for its open
+    /// handles). False when `path` does not exist.
+    package mutating func rename(_ path: String, to newPath: String) -> Bool {
+        guard let node = entries.removeValue(forKey: path) else { return false }
+        let replaced = entries.updateValue(node, forKey: newPath)
+        if let replaced, replaced != node { releaseIfUnused(replaced) }
+        return true
     }
 
     /// The bytes of the file at `path`, or nil when there is none.

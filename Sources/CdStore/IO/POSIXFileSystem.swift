@@ -83,6 +83,16 @@ public struct POSIXFileSystem: StoreFileSystem {
         }
     }
 
+    /// `rename(2)`: atomic replacement of `newPath`. Call `syncDirectory(containing:)` to make it
+    /// durable.
+    public func rename(_ path: String, to newPath: String) throws {
+        do {
+            try retryingInterrupts { systemRename(path, newPath) }
+        } catch let error as Errno {
+            throw StoreError.io(operation: "rename", path: path, errno: error.rawValue)
+        }
+    }
+
     /// Opens the directory that contains `path` read-only and fsyncs it, so that files created or
     /// removed there survive power loss (a new file's name, and an unlink, are durable only once
     /// the parent directory is fsynced).
@@ -127,3 +137,6 @@ func retryingInterrupts<R: BinaryInteger>(_ call: () -> R) throws -> R {
         throw Errno(rawValue: code)
     }
 }
+
+/// `rename(2)`, under a name that the file system's own `rename` method does not shadow.
+private func systemRename(_ path: String, _ newPath: String) -> Int32 { rename(path, newPath) }

@@ -58,6 +58,10 @@ public protocol StoreFileSystem: Sendable {
     func fileExists(_ path: String) -> Bool
     /// Removes the file at `path`; removing a missing file is not an error.
     func remove(_ path: String) throws
+    /// Renames the file at `path` to `newPath` in one atomic step, replacing a file there (POSIX
+    /// `rename`): a crash leaves the old name or the new one, never neither. Durable after
+    /// `syncDirectory(containing:)`. Both names must be in the same directory.
+    func rename(_ path: String, to newPath: String) throws
     /// Makes the directory entry of `path` durable (after creating or removing a file there).
     func syncDirectory(containing path: String) throws
 }

@@ -49,6 +49,7 @@ final class HeldSyncFileSystem: StoreFileSystem, @unchecked Sendable {
     }
     func fileExists(_ path: String) -> Bool { base.fileExists(path) }
     func remove(_ path: String) throws { try base.remove(path) }
+    func rename(_ path: String, to newPath: String) throws { try base.rename(path, to: newPath) }
     func syncDirectory(containing path: String) throws { try base.syncDirectory(containing: path) }
 }
 

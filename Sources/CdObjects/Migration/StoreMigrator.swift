@@ -1,0 +1,210 @@
+// Migrating a store file to the model it is opened with, crash-safely.
+//
+// The old store is only read. The new store is written beside it, at `<path>.migration` (with
+// its log `<path>.migration-wal`), complete and closed before it replaces the old one:
+//
+//   1. remove `<path>.migration` and `<path>.migration-wal` left by an earlier attempt;
+//   2. open the old store with the model it was written with, read every object into memory,
+//      close it (its close checkpoints: every commit is in `<path>` and `<path>-wal` is empty);
+//   3. map the objects step by step (lightweight or custom stages), check uniqueness;
+//   4. create the new store at `<path>.migration`, insert every object in one commit, store the
+//      next keys, close it (checkpoint, fsync; its log is emptied);
+//   5. remove `<path>.migration-wal` and `<path>-wal` (both empty, 2 and 4), sync the directory;
+//   6. rename `<path>.migration` to `<path>` (atomic replacement), sync the directory.
+//
+// Invariants (the crash-safety argument, checked by the migration fault and kill tests):
+//  MG5. Until step 6, `<path>` is the old page file, unchanged since its own close, and holds
+//       every commit of the old store: a crash leaves the old store, which opens (a missing log
+//       is an empty one) and is migrated again from step 1.
+//  MG6. Step 6 is one `rename`, and when it runs `<path>.migration` is a complete, closed and
+//       synced store of the new model: after it, `<path>` is the new store, whole.
+//  MG7. No `-wal` file survives beside a page file it does not belong to: both logs are removed
+//       (step 5) before the page files change names, so a log can never be replayed onto the
+//       other store's pages.
+//  MG8. A failure before step 6 (a constraint the old data breaks, a value that needs a custom
+//       stage, an I/O error) removes the new files and throws; `<path>` is as it was.
+
+import CdStore
+import Foundation
+
+/// Migrates store files; `ObjectStore.open(path:model:options:migration:)` uses it.
+enum StoreMigrator {
+    /// What the store at a path records: its version hash and model.
+    struct StoredModel {
+        let hash: String
+        let model: ObjectModel?
+    }
+
+    /// The hash and model recorded in the store at `path`, nil for a missing or new store.
+    static func storedModel(path: String, options: StoreOptions) throws -> StoredModel? {
+        guard options.fileSystem.fileExists(path) else { return nil }
+        let engine: Store
+        do { engine = try Store.open(path: path, options: options) } catch let e as StoreError {
+            throw CdError.store(e)
+        }
+        defer { try? engine.close() }
+        do {
+            return try engine.read { tx -> StoredModel? in
+                guard let meta = try tx.tree(StoreLayout.metaTree), let hash = try meta.get(StoreLayout.metaHashKey)
+                else { return nil }
+                let json = try meta.get(StoreLayout.metaModelKey)
+                let model = json.flatMap { try? JSONDecoder().decode(ObjectModel.self, from: Data($0)) }
+                return StoredModel(hash: String(decoding: hash, as: UTF8.self), model: model)
+            }
+        } catch let e as StoreError {
+            throw CdError.store(e)
+        }
+    }
+
+    /// The path of the new store while it is being written.
+    static func migrationPath(_ path: String) -> String { path + ".migration" }
+
+    /// Migrates the store at `path` (written with `stored`) to `target` (steps 1–6 above).
+    static func migrate(
+        path: String, stored: StoredModel, target: ObjectModel, options: StoreOptions, migration: MigrationOptions
+    ) throws {
+        let fs = options.fileSystem
+        let report = migration.progress ?? { _ in }
+        let newPath = migrationPath(path)
+        // 1. Leftovers of an attempt that did not finish (MG5: never the only copy).
+        try removeNewFiles(newPath, fs)
+        // 2. Read the old store.
+        let steps = try plannedSteps(stored: stored, target: target, plan: migration.plan)
+        let old = try ObjectStore.open(path: path, model: steps.first?.source ?? target, options: options)
+        var data: MigrationData
+        do {
+            data = try MigrationData.read(from: old, progress: report)
+            try old.close()
+        } catch {
+            try? old.close()
+            throw error
+        }
+        // 3. Map, step by step.
+        var originalIDs: [ObjectID: ObjectID] = Dictionary(uniqueKeysWithValues: data.objects.keys.map { ($0, $0) })
+        for step in steps {
+            let name = "\(step.from) → \(step.to)"
+            let total = data.objects.count
+            report(MigrationProgress(phase: .mapping, step: name, completed: 0, total: total))
+            let mapping = LightweightMapping(source: step.source, destination: step.destination)
+            let (mapped, ids) = try mapping.apply(to: data) { done in
+                report(MigrationProgress(phase: .mapping, step: name, completed: done, total: total))
+            }
+            var next = mapped
+            if let transform = step.stage.transform {
+                let context = MigrationStageContext(
+                    from: step.from, to: step.to, source: data, destination: mapped, ids: ids)
+                try transform(context)
+                next = context.destination
+            }
+            var carried: [ObjectID: ObjectID] = [:]
+            for (old, new) in ids { if let original = originalIDs[old] { carried[new] = original } }
+            originalIDs = carried
+            data = next
+        }
+        data.raiseNextKeys()
+        try data.checkUniqueness(originalIDs: originalIDs)
+        // 4. Write the new store beside the old one (MG8 on failure).
+        do {
+            try write(data, at: newPath, options: options, report: report)
+        } catch {
+            try? removeNewFiles(newPath, fs)
+            if let cd = error as? CdError, case .store = cd { throw error }
+            if let cd = error as? CdError { throw MigrationError.invalidObjects(cd) }
+            throw error
+        }
+        // 5. Drop both (empty) logs before the names change (MG7).
+        report(MigrationProgress(phase: .swapping, completed: 0, total: 1))
+        do {
+            try fs.remove(newPath + "-wal")
+            try fs.remove(path + "-wal")
+            try fs.syncDirectory(containing: path)
+            // 6. The swap (MG6).
+            try fs.rename(newPath, to: path)
+            try fs.syncDirectory(containing: path)
+        } catch let e as StoreError {
+            throw CdError.store(e)
+        }
+        report(MigrationProgress(phase: .swapping, completed: 1, total: 1))
+    }
+
+    /// Writes `data` into a new store at `path` and closes it (step 4).
+    private static func write(
+        _ data: MigrationData, at path: String, options: StoreOptions, report: (MigrationProgress) -> Void
+    ) throws {
+        let store = try ObjectStore.open(path: path, model: data.model, options: options)
+        do {
+            report(MigrationProgress(phase: .writing, completed: 0, total: data.objects.count))
+            try store.apply(data.changeSet())
+            try store.engine.write { tx in
+                let stored = StoredObjects(tx: tx, layout: store.layout)
+                for (root, next) in data.nextKeys.sorted(by: { $0.key < $1.key }) {
+                    guard store.layout.roots.contains(root), next > (try stored.storedNextKey(root: root)) else {
+                        continue
+                    }
+                    var bytes: [UInt8] = []
+                    bytes.appendLE(UInt64(bitPattern: next))
+                    try stored.writableTree(StoreLayout.metaTree).put(StoreLayout.nextKeyKey(root: root), bytes)
+                }
+            }
+            report(MigrationProgress(phase: .writing, completed: data.objects.count, total: data.objects.count))
+            try store.close()
+        } catch {
+            try? store.close()
+            throw error
+        }
+    }
+
+    private static func removeNewFiles(_ newPath: String, _ fs: any StoreFileSystem) throws {
+        do {
+            try fs.remove(newPath)
+            try fs.remove(newPath + "-wal")
+        } catch let e as StoreError {
+            throw CdError.store(e)
+        }
+    }
+
+    // MARK: - Steps
+
+    /// One step of a migration: its two models and its stage.
+    struct Step {
+        let from: String
+        let to: String
+        let source: ObjectModel
+        let destination: ObjectModel
+        let stage: MigrationStage
+    }
+
+    /// The steps from the stored model to `target`: through the plan's versions when the stored
+    /// hash is one of them and comes before the target, else one inferred step from the model the
+    /// store records.
+    static func plannedSteps(stored: StoredModel, target: ObjectModel, plan: MigrationPlan?) throws -> [Step] {
+        var versions = plan?.versions ?? []
+        let targetHash = target.versionHash
+        if !versions.contains(where: { $0.versionHash == targetHash }) {
+            versions.append(ModelVersion(name: "target", model: target))
+        }
+        let history = ModelVersionHistory(versions: versions)
+        if let from = history.versions.firstIndex(where: { $0.versionHash == stored.hash }),
+            let to = history.index(ofHash: targetHash), from < to
+        {
+            return (from..<to).map { i in
+                let a = versions[i], b = versions[i + 1]
+                return Step(
+                    from: a.name, to: b.name, source: a.model, destination: b.model,
+                    stage: plan?.stage(from: a.name, to: b.name) ?? .lightweight(from: a.name, to: b.name))
+            }
+        }
+        guard let model = stored.model, model.versionHash == stored.hash else {
+            throw MigrationError.invalidPlan(
+                "the store's model (version hash \(stored.hash)) is neither among the plan's versions nor readable "
+                    + "from the store")
+        }
+        let name = "store"
+        let targetName = versions.first { $0.versionHash == targetHash }?.name ?? "target"
+        return [
+            Step(
+                from: name, to: targetName, source: model, destination: target,
+                stage: plan?.stage(from: name, to: targetName) ?? .lightweight(from: name, to: targetName))
+        ]
+    }
+}

@@ -1,0 +1,88 @@
+// `Cd.close()`: running transactions finish, later ones are refused, the file can be opened
+// again — with the same model or a newer one, which migrates it.
+
+import Foundation
+import Testing
+@testable import Cadmium
+
+/// Version 1 of a note: a title.
+final class NoteV1: CdManagedObject {
+    override class var entityName: String { "Note" }
+    @Attribute var title: String
+}
+
+/// Version 2 of a note: a title and a required `stars` attribute with a default.
+final class NoteV2: CdManagedObject {
+    override class var entityName: String { "Note" }
+    @Attribute var title: String
+    @Attribute var stars: Int64 = 3
+}
+
+extension CadmiumSuites {
+    @Suite struct Close {
+        static func temporaryStore() throws -> URL {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cd-close-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            return dir.appendingPathComponent("notes.cdstore")
+        }
+
+        @MainActor @Test func closeWaitsForRunningTransactionsAndTheFileReopensWithANewerModel() throws {
+            let url = try Self.temporaryStore()
+            defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+            try Cd.initWithStore(model: try CdModel(classes: [NoteV1.self]), storeURL: url)
+            Cd.misuseHandler = { misuse in Issue.record("unexpected misuse: \(misuse)") }
+            let started = DispatchSemaphore(value: 0)
+            let finished = DispatchGroup()
+            finished.enter()
+            DispatchQueue.global().async {
+                Cd.transactAndWait {
+                    started.signal()
+                    Thread.sleep(forTimeInterval: 0.05)
+                    let note = try! Cd.create(NoteV1.self)
+                    note.title = "written while closing"
+                }
+                finished.leave()
+            }
+            started.wait()
+            try Cd.close()
+            finished.wait()
+            // A transaction after the close is refused (A1), as before initialisation.
+            let recorder = MisuseRecorder()
+            recorder.install()
+            try background { Cd.transactAndWait {} }
+            #expect(recorder.kinds == [.a1])
+            // Reopen with version 2: the running transaction's note was committed and migrates.
+            try Cd.initWithStore(model: try CdModel(classes: [NoteV2.self]), storeURL: url)
+            Cd.misuseHandler = { misuse in Issue.record("unexpected misuse: \(misuse)") }
+            let notes = try Cd.objects(NoteV2.self).fetch()
+            #expect(notes.map(\.title) == ["written while closing"])
+            #expect(notes.map(\.stars) == [3])
+            try Cd.close()
+            try Cd.close()  // nothing open: nothing to do
+        }
+
+        @MainActor @Test func closeInsideATransactionIsMisuse() throws {
+            try initCompany()
+            let recorder = MisuseRecorder()
+            recorder.install()
+            let threw = try background { () -> Bool in
+                try Cd.transactAndWait { () -> Bool in
+                    do { try Cd.close() } catch is CdMisuse { return true }
+                    return false
+                }
+            }
+            #expect(threw)
+            #expect(recorder.kinds == [.a2])
+        }
+
+        @MainActor @Test func disabledMigrationRefusesAStoreOfAnotherModel() throws {
+            let url = try Self.temporaryStore()
+            defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+            try Cd.initWithStore(model: try CdModel(classes: [NoteV1.self]), storeURL: url)
+            try Cd.close()
+            expectCdError(code: 134100) {
+                try Cd.initWithStore(model: try CdModel(classes: [NoteV2.self]), storeURL: url, migration: .disabled)
+            }
+        }
+    }
+}

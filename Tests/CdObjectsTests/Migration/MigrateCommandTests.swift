@@ -1,0 +1,35 @@
+import CdFaultSupport
+import CdStore
+import Foundation
+import Testing
+@testable import CdObjects
+
+/// `cdstore-migrate`, the built binary: migrates a checked-in v1 store to SampleModel v3 and
+/// verifies it (exit 0); a migration that is not possible (v3 back to v1, whose `Person.id` is
+/// required without a default) exits 4 and leaves the store as it was.
+@Suite(.enabled(if: ModelFixtures.shouldRun, ModelFixtures.skipReason))
+struct MigrateCommandTests {
+    @Test func migratesAndVerifiesOrRefusesLeavingTheStore() throws {
+        guard let model = ModelFixtures.path("SampleModel.xcdatamodeld") else { return }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cd-migrate-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = dir.appendingPathComponent("s.cdstore").path
+        try FileManager.default.copyItem(atPath: MigrationFixtureTests.fixture(0).path, toPath: store)
+        let tool = try BuiltExecutable.locate("cdstore-migrate")
+        let forward = try BuiltExecutable.run(
+            tool, arguments: ["--no-progress", "--model", model, "--version", "SampleModel3", store])
+        #expect(forward.status == 0, "\(forward.stdout) \(forward.stderr)")
+        #expect(forward.stdout.contains("version SampleModel3.xcdatamodel"))
+        #expect(forward.stdout.contains("verified: no problems"))
+        let history = try ModelFileReader.loadVersions(at: model)
+        let v3 = history.versions[2].versionHash
+        #expect(try StoreMigrator.storedModel(path: store, options: StoreOptions())?.hash == v3)
+        let back = try BuiltExecutable.run(tool, arguments: ["--no-progress", "--model", model, store])
+        #expect(back.status == 4, "\(back.stdout) \(back.stderr)")
+        #expect(back.stderr.contains("Person.id") || back.stderr.contains("id: a value is required"), "\(back.stderr)")
+        #expect(try StoreMigrator.storedModel(path: store, options: StoreOptions())?.hash == v3)
+        let usage = try BuiltExecutable.run(tool, arguments: ["--model", model, "--version", "Nope", store])
+        #expect(usage.status == 16)
+    }
+}
