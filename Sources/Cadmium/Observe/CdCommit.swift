@@ -65,7 +65,8 @@ public struct CdCommit: Sendable, Hashable, CustomStringConvertible {
     /// "commit #3: inserted Employee×2; deleted Department×1".
     public var description: String {
         func list(_ name: String, _ ids: [String: Set<ObjectID>]) -> String? {
-            ids.isEmpty ? nil : name + " " + ids.keys.sorted().map { "\($0)×\(ids[$0]!.count)" }.joined(separator: ", ")
+            guard !ids.isEmpty else { return nil }
+            return name + " " + ids.keys.sorted().map { "\($0)×\(ids[$0]!.count)" }.joined(separator: ", ")
         }
         let parts = [list("inserted", inserted), list("updated", updated), list("deleted", deleted)].compactMap { $0 }
         return "commit #\(number): " + (parts.isEmpty ? "no changes" : parts.joined(separator: "; "))

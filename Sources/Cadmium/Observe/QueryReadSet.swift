@@ -16,6 +16,8 @@ struct QueryReadSet {
     /// Whether some key path leaves the result's own record (a relationship is followed), so a
     /// change to another object can change a result's membership or place.
     private(set) var crossesRelationships = false
+    /// The entities reached through relationships (with their sub-entities), or nil for any.
+    private(set) var relatedEntities: Set<String>? = []
 
     /// The read set of `request` plus the `extraKeyPaths` (a section key path) in `model`.
     init(_ request: FetchRequest, extraKeyPaths: [String] = [], model: ObjectModel) {
@@ -81,13 +83,15 @@ struct QueryReadSet {
             }
             crossesRelationships = true
             current = relationship.destination
-            entities?.insert(current)
-            entities?.formUnion(model.allSubentities(of: current).map(\.name))
+            let reached = [current] + model.allSubentities(of: current).map(\.name)
+            entities?.formUnion(reached)
+            relatedEntities?.formUnion(reached)
         }
     }
 
     private mutating func giveUp() {
         entities = nil
+        relatedEntities = nil
         crossesRelationships = true
     }
 }

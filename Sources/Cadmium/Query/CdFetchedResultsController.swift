@@ -172,10 +172,47 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
     /// Called after the delegate with all the changes of one merge.
     public var onChange: ((CdFetchedResultsChanges<T>) -> Void)?
 
+    /// The results in sort order, or nil before ``performFetch()`` (OB7–OB9).
+    var results: SortedResults<ResultEntry<T>>?
+    /// The entry of each result, by object ID.
+    var entries: [ObjectID: ResultEntry<T>] = [:]
+    /// The sections' names and sizes, in order (RC1).
+    var sectionCounts: [SectionCount] = []
+    /// How a merge is applied without a refetch; nil: the request can only be refetched.
+    var plan: IncrementalPlan?
+    /// Set when an incremental update failed: the next merge refetches.
+    var needsRefetch = false
+    /// `fetchedObjects` and `sections` as last built (they are built when first read after a change).
+    var cachedObjects: [T]?
+    var cachedSections: [CdFetchedResultsSection<T>]?
+
+    /// How long the last merge took to bring the results up to date (not counting the
+    /// delegate's and `onChange`'s calls), and whether it did so incrementally. For benchmarks.
+    @_spi(Benchmarks) public internal(set) var lastUpdate: (duration: Duration, incremental: Bool)?
+
     /// The results of the last fetch, or nil before ``performFetch()``.
-    public internal(set) var fetchedObjects: [T]?
+    public var fetchedObjects: [T]? {
+        guard let results else { return nil }
+        if let cachedObjects { return cachedObjects }
+        let objects = results.elements.map(\.object)
+        cachedObjects = objects
+        return objects
+    }
+
     /// The results in sections, or nil before ``performFetch()``.
-    public internal(set) var sections: [CdFetchedResultsSection<T>]?
+    public var sections: [CdFetchedResultsSection<T>]? {
+        guard let results else { return nil }
+        if let cachedSections { return cachedSections }
+        let objects = fetchedObjects ?? []
+        var start = 0
+        let built = sectionCounts.map { section -> CdFetchedResultsSection<T> in
+            defer { start += section.count }
+            return CdFetchedResultsSection(name: section.name, objects: Array(objects[start..<start + section.count]))
+        }
+        precondition(start == results.count, "sections out of step with the results (RC1)")
+        cachedSections = built
+        return built
+    }
 
     /// Whether the controller is registered with a main context for merges.
     private weak var observedContext: CdManagedObjectContext?
@@ -219,9 +256,10 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
                         + "add .sorted(\"\(sectionNameKeyPath)\") before the other sort keys"
                 ))
         }
+        plan = IncrementalPlan(
+            request: fetchRequest.request, sectionNameKeyPath: sectionNameKeyPath, model: stack.model.objectModel)
         let objects = try fetchRequest.fetch()
-        fetchedObjects = objects
-        sections = makeSections(objects)
+        replaceResults(with: objects)
         if observedContext !== stack.main {
             stack.main.observeMerges(self)
             observedContext = stack.main
@@ -230,52 +268,27 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
 
     /// The object at `indexPath` (traps when out of range, as Core Data does).
     public func object(at indexPath: CdIndexPath) -> T {
-        guard let sections, sections.indices.contains(indexPath.section),
-            sections[indexPath.section].objects.indices.contains(indexPath.row)
+        guard let results, sectionCounts.indices.contains(indexPath.section),
+            (0..<sectionCounts[indexPath.section].count).contains(indexPath.row)
         else {
             preconditionFailure(
                 "CdFetchedResultsController.object(at: \(indexPath)): no such index path "
-                    + "(\(sections?.count ?? 0) sections; call performFetch() first)")
+                    + "(\(sectionCounts.count) sections; call performFetch() first)")
         }
-        return sections[indexPath.section].objects[indexPath.row]
+        let start = sectionCounts[..<indexPath.section].reduce(0) { $0 + $1.count }
+        return results.element(at: start + indexPath.row).object
     }
 
     /// Where `object` is in the results, or nil.
     public func indexPath(forObject object: T) -> CdIndexPath? {
-        guard let sections else { return nil }
-        for (s, section) in sections.enumerated() {
-            if let row = section.objects.firstIndex(where: { $0 === object }) {
-                return CdIndexPath(row: row, section: s)
-            }
-        }
-        return nil
+        guard let results, let id = object.objectID, let entry = entries[id], entry.object === object,
+            let position = results.index(of: entry)
+        else { return nil }
+        return SectionCount.indexPath(of: position, in: sectionCounts)
     }
 
     /// The section names, in order.
-    public var sectionIndexTitles: [String] { sections?.map(\.name) ?? [] }
-
-    // MARK: - Sections
-
-    /// Splits `objects` into runs of equal section names (keeps RC1; RC2 makes runs = groups).
-    func makeSections(_ objects: [T]) -> [CdFetchedResultsSection<T>] {
-        guard let sectionNameKeyPath else {
-            return objects.isEmpty ? [] : [CdFetchedResultsSection(name: "", objects: objects)]
-        }
-        var result: [CdFetchedResultsSection<T>] = []
-        var name: String?
-        var run: [T] = []
-        for object in objects {
-            let objectSection = sectionName(of: object, sectionNameKeyPath)
-            if objectSection != name, let name {
-                result.append(CdFetchedResultsSection(name: name, objects: run))
-                run = []
-            }
-            name = objectSection
-            run.append(object)
-        }
-        if let name { result.append(CdFetchedResultsSection(name: name, objects: run)) }
-        return result
-    }
+    public var sectionIndexTitles: [String] { sectionCounts.map(\.name) }
 
     /// The value of `keyPath` on `object` as text: to-one relationships are followed, nil is "".
     func sectionName(of object: CdManagedObject, _ keyPath: String) -> String {

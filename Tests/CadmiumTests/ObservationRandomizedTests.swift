@@ -1,0 +1,241 @@
+// Randomized: random commits of chores (inserts, deletes, priority and title changes, in
+// bursts) while a task iterates `changes()` of a filtered, sorted request and an incremental
+// fetched results controller (sections by priority) follows along. After every commit both
+// must equal a fresh fetch, and the differences they report must turn the old results into
+// the new ones (deleted and inserted objects exactly, index paths pointing at the right
+// objects, the untouched objects in their old relative order, updated objects reported).
+// Prints its seed; replay one with CADMIUM_SEED.
+
+import Foundation
+import Testing
+@_spi(Benchmarks) @testable import Cadmium
+
+extension CadmiumSuites {
+    @Suite struct ObservationRandomized {
+        /// xorshift64*, seeded.
+        struct Generator: RandomNumberGenerator {
+            var state: UInt64
+            mutating func next() -> UInt64 {
+                state ^= state >> 12
+                state ^= state << 25
+                state ^= state >> 27
+                return state &* 2_685_821_657_736_338_717
+            }
+        }
+
+        /// One reported difference as flat positions, checked against the old and new results.
+        struct Difference {
+            var deleted: [Int] = []
+            var inserted: [Int] = []
+            var moved: [(from: Int, to: Int)] = []
+            var updated: [(from: Int?, to: Int)] = []
+
+            /// Records an issue for each way the difference fails to explain `old` → `new`.
+            func check(old: [ObjectID], new: [ObjectID], committed: Set<ObjectID>, _ what: String) {
+                let oldSet = Set(old), newSet = Set(new)
+                #expect(Set(deleted.map { old[$0] }) == oldSet.subtracting(newSet), "\(what): deleted")
+                #expect(Set(inserted.map { new[$0] }) == newSet.subtracting(oldSet), "\(what): inserted")
+                for m in moved { #expect(old[m.from] == new[m.to], "\(what): move \(m)") }
+                for u in updated {
+                    if let from = u.from { #expect(old[from] == new[u.to], "\(what): update \(u)") }
+                    #expect(committed.contains(new[u.to]), "\(what): update of an object the commit did not change")
+                }
+                let movedIDs = Set(moved.map { new[$0.to] }), updatedIDs = Set(updated.map { new[$0.to] })
+                let still = new.filter { oldSet.contains($0) && !movedIDs.contains($0) }
+                #expect(still == old.filter { newSet.contains($0) && !movedIDs.contains($0) }, "\(what): order kept")
+                for id in still where committed.contains(id) {
+                    #expect(updatedIDs.contains(id), "\(what): \(id) changed in place but was not reported")
+                }
+            }
+        }
+
+        @MainActor @Test func observersMatchAFreshFetchAfterEveryCommit() async throws {
+            let seed =
+                ProcessInfo.processInfo.environment["CADMIUM_SEED"].flatMap(UInt64.init)
+                ?? UInt64.random(in: 1...UInt64.max)
+            print("ObservationRandomized seed \(seed) (replay with CADMIUM_SEED=\(seed))")
+            var random = Generator(state: seed | 1)
+            try initCompany()
+            var commits = Cd.commits.makeAsyncIterator()
+            func query() -> CdFetchRequest<Chore> {
+                Cd.objects(Chore.self).filter("priority >= 3").sorted("priority", ascending: false).sorted("title")
+            }
+            var changes = query().changes().makeAsyncIterator()
+            var seen = try #require(try await changes.next()).results.map { $0.objectID! }
+            let controller = Cd.newFetchedResultsController(
+                Cd.objects(Chore.self).sorted("priority").sorted("title"), sectionNameKeyPath: "priority",
+                cacheName: nil)
+            try controller.performFetch()
+            let reported = LockedBox<[CdFetchedResultsChanges<Chore>]>([])
+            controller.onChange = { change in reported.update { $0.append(change) } }
+            var shown = controller.fetchedObjects!.map { $0.objectID! }
+            var shownCounts = controller.sectionCounts.map(\.count)
+            var keys = Set<ObjectID>()
+            let titles = ["a", "b", "c", "d"]
+
+            for step in 0..<60 {
+                let context = "seed \(seed) step \(step)"
+                // One commit, or a burst of up to three before anyone looks.
+                let burst = random.next() % 4 == 0 ? Int(random.next() % 3) + 1 : 1
+                var committed = Set<ObjectID>()
+                for _ in 0..<burst {
+                    let existing = Array(keys).sorted()
+                    var plan: [(op: Int, id: ObjectID?, priority: Int64, title: String)] = []
+                    for _ in 0..<(Int(random.next() % 6) + 1) {
+                        let op = existing.isEmpty ? 0 : Int(random.next() % 4)
+                        plan.append(
+                            (
+                                op, existing.isEmpty ? nil : existing[Int(random.next() % UInt64(existing.count))],
+                                Int64(random.next() % 8), titles[Int(random.next() % 4)]
+                            ))
+                    }
+                    let work = plan
+                    try await Cd.transaction {
+                        var gone = Set<ObjectID>()
+                        for item in work {
+                            if item.op == 0 {
+                                let chore = try Cd.create(Chore.self)
+                                chore.title = item.title
+                                chore.priority = item.priority
+                                continue
+                            }
+                            guard let id = item.id, !gone.contains(id),
+                                let chore = try Cd.objects(Chore.self).filter("SELF == %@", id).fetchOne()
+                            else { continue }
+                            switch item.op {
+                            case 1:
+                                Cd.delete(chore)
+                                gone.insert(id)
+                            case 2: chore.priority = item.priority
+                            default: chore.title = item.title
+                            }
+                        }
+                    }
+                    let commit = try #require(await commits.next())
+                    keys.formUnion(commit.inserted["Chore"] ?? [])
+                    keys.subtract(commit.deleted["Chore"] ?? [])
+                    committed.formUnion(commit.updated["Chore"] ?? [])
+                }
+
+                // The controller: equal to a fresh fetch, and its changes explain the step.
+                let fresh = try Cd.objects(Chore.self).sorted("priority").sorted("title").fetch()
+                #expect(controller.fetchedObjects!.map { $0.objectID! } == fresh.map { $0.objectID! }, "\(context)")
+                let grouped = Dictionary(grouping: fresh, by: \.priority).keys.sorted().map(String.init)
+                #expect(controller.sectionIndexTitles == grouped, "\(context): sections")
+                #expect(controller.lastUpdate?.incremental == true, "\(context): applied without a refetch")
+                let now = controller.fetchedObjects!.map { $0.objectID! }
+                var difference = Difference()
+                let oldStarts = Self.starts(shownCounts)
+                let newStarts = Self.starts(controller.sectionCounts.map(\.count))
+                // A burst's merges each report against their own intermediate results.
+                for change in burst == 1 ? reported.get() : [] {
+                    for o in change.objects {
+                        func flat(_ path: CdIndexPath?, _ starts: [Int]) -> Int? {
+                            guard let path else { return nil }
+                            guard starts.indices.contains(path.section) else {
+                                Issue.record("\(context): \(o.type) at \(path): no such section")
+                                return 0
+                            }
+                            return starts[path.section] + path.row
+                        }
+                        let from = flat(o.indexPath, oldStarts), to = flat(o.newIndexPath, newStarts)
+                        switch o.type {
+                        case .delete: difference.deleted.append(from!)
+                        case .insert: difference.inserted.append(to!)
+                        case .move: difference.moved.append((from!, to!))
+                        case .update: difference.updated.append((from, to!))
+                        }
+                    }
+                }
+                #expect(burst > 1 || reported.get().count <= 1, "\(context): one call per merge")
+                if burst == 1 { difference.check(old: shown, new: now, committed: committed, "\(context) controller") }
+                reported.set([])
+                shown = now
+                shownCounts = controller.sectionCounts.map(\.count)
+
+                // The observation: when the commit changed its results, the next change is a
+                // fresh fetch, and its positions explain the step.
+                let expected = try query().fetch().map { $0.objectID! }
+                let touched = !committed.intersection(seen).intersection(expected).isEmpty
+                if expected != seen || touched {
+                    let change = try #require(try await changes.next(), "\(context)")
+                    let ids = change.results.map { $0.objectID! }
+                    #expect(ids == expected, "\(context): changes() equals a fresh fetch")
+                    Difference(
+                        deleted: change.deleted, inserted: change.inserted, moved: change.moved,
+                        updated: change.updated.map { (nil, $0) }
+                    ).check(old: seen, new: ids, committed: committed, "\(context) changes()")
+                    seen = ids
+                }
+            }
+        }
+
+        /// The flat position of each section's first row, from the section sizes.
+        static func starts(_ counts: [Int]) -> [Int] {
+            var starts: [Int] = []
+            var at = 0
+            for count in counts {
+                starts.append(at)
+                at += count
+            }
+            return starts
+        }
+    }
+}
+
+extension CadmiumSuites {
+    @Suite struct ControllerFallback {
+        @MainActor @Test func aSortThroughARelationshipRefetchesWhenTheOtherSideChanges() async throws {
+            try initCompany()
+            try await Cd.transaction {
+                for (name, chores) in [("x", ["a", "b"]), ("y", ["c"])] {
+                    let project = try Cd.create(Project.self)
+                    project.title = name
+                    for title in chores {
+                        let chore = try Cd.create(Chore.self)
+                        chore.title = title
+                        chore.project = project
+                    }
+                }
+            }
+            let controller = Cd.newFetchedResultsController(
+                Cd.objects(Chore.self).sorted("project.title").sorted("title"), sectionNameKeyPath: "project.title",
+                cacheName: nil)
+            try controller.performFetch()
+            #expect(controller.fetchedObjects?.map(\.title) == ["a", "b", "c"])
+            let calls = LockedBox(0)
+            controller.onChange = { _ in calls.update { $0 += 1 } }
+            // Renaming project y to "a" moves c (and its section) to the front: only a refetch
+            // can know, since no chore changed.
+            try await Cd.transaction { try Cd.objects(Project.self).filter("title == 'y'").fetchOne()?.title = "a" }
+            await drainMainQueue()
+            #expect(controller.fetchedObjects?.map(\.title) == ["c", "a", "b"])
+            #expect(controller.sectionIndexTitles == ["a", "x"])
+            #expect(controller.lastUpdate?.incremental == false)
+            #expect(calls.get() == 1)
+        }
+
+        @MainActor @Test func attributeSortsAreAppliedIncrementally() async throws {
+            try initCompany()
+            try await Cd.transaction { for t in ["b", "d"] { try Cd.create(Chore.self).title = t } }
+            let controller = Cd.newFetchedResultsController(
+                Cd.objects(Chore.self).filter("title != 'z'").sorted("title"), sectionNameKeyPath: nil, cacheName: nil)
+            try controller.performFetch()
+            let log = ResultsLog()
+            controller.delegate = log
+            try await Cd.transaction {
+                try Cd.create(Chore.self).title = "c"
+                try Cd.create(Chore.self).title = "z"
+                try Cd.objects(Chore.self).filter("title == 'b'").fetchOne()?.title = "e"
+            }
+            #expect(
+                await log.next() == [
+                    "will", "insert c - -> [0, 0]", "move e [0, 0] -> [0, 2]", "did",
+                ])
+            #expect(controller.lastUpdate?.incremental == true)
+            #expect(controller.fetchedObjects?.map(\.title) == ["c", "d", "e"])
+            #expect(controller.indexPath(forObject: controller.fetchedObjects![2]) == CdIndexPath(row: 2, section: 0))
+            #expect(controller.object(at: CdIndexPath(row: 1, section: 0)).title == "d")
+        }
+    }
+}
