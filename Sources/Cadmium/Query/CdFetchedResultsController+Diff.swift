@@ -25,12 +25,13 @@ extension CdFetchedResultsController: MainMergeObserver {
         guard results != nil, let stack = Cd.stack else { return }
         let clock = ContinuousClock()
         let start = clock.now
-        let outcome: (changes: CdFetchedResultsChanges<T>, install: () -> Void)?
+        // `apply` installs the new results and returns the changes; nil: nothing changed.
+        let apply: (() -> CdFetchedResultsChanges<T>)?
         let incremental: Bool
         if let plan, !needsRefetch, plan.canApply(applied) {
             incremental = true
             do {
-                outcome = try incrementalChanges(applied, plan: plan, stack: stack)
+                apply = try incrementalChanges(applied, plan: plan, stack: stack)
             } catch {
                 // The results are as they were; the next merge refetches (keeps RC1 then).
                 needsRefetch = true
@@ -41,17 +42,26 @@ extension CdFetchedResultsController: MainMergeObserver {
             guard let oldSections = sections, let objects = try? fetchRequest.fetch() else { return }
             let state = built(objects)
             let changes = Self.diff(old: oldSections, new: Self.sections(of: state), updated: applied.updated)
-            outcome = (changes, { [self] in install(state) })
+            guard !changes.sections.isEmpty || !changes.objects.isEmpty else {
+                install(state)
+                lastUpdate = (clock.now - start, incremental)
+                return
+            }
+            apply = { [self] in
+                install(state)
+                return changes
+            }
         }
-        lastUpdate = (clock.now - start, incremental)
-        guard let (changes, install) = outcome else { return }
-        guard !changes.sections.isEmpty || !changes.objects.isEmpty else {
-            install()
+        guard let apply else {
+            lastUpdate = (clock.now - start, incremental)
             return
         }
+        let prepared = clock.now - start
         let delegate = self.delegate
         delegate?.controllerWillChangeContent(self)
-        install()
+        let installing = clock.now
+        let changes = apply()
+        lastUpdate = (prepared + (clock.now - installing), incremental)
         if let delegate {
             for change in changes.sections {
                 delegate.controller(self, didChangeSection: change.name, atSectionIndex: change.index, for: change.type)

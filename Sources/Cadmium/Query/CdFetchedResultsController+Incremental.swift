@@ -175,12 +175,13 @@ extension CdFetchedResultsController {
         }
     }
 
-    /// Applies `applied` without a refetch (the header's steps 1–3): returns the changes and a
-    /// closure that installs the new results (called between willChange and the first change,
-    /// RC3), or nil changes when the results did not change.
+    /// Prepares `applied` without a refetch (the header's steps 1–2, reading only): nil when
+    /// the results do not change, else a closure that changes the results in place (no copy
+    /// of the results, so the cost stays that of the commit's objects) and returns what
+    /// changed (step 3). The closure is called between willChange and the first change (RC3).
     func incrementalChanges(
         _ applied: AppliedChanges, plan: IncrementalPlan, stack: CdStack
-    ) throws -> (CdFetchedResultsChanges<T>, install: () -> Void)? {
+    ) throws -> (() -> CdFetchedResultsChanges<T>)? {
         guard let old = results else { return nil }
         let kinds = plan.readSet.resultEntities
         let deleted = applied.deleted.filter { kinds.contains($0.entity) }
@@ -203,8 +204,6 @@ extension CdFetchedResultsController {
         }
 
         // 2. Old places of the results that leave or stay in place.
-        var next = old
-        var counts = sectionCounts
         var leaving: [(entry: ResultEntry<T>, position: Int)] = []
         var inPlace: [(entry: ResultEntry<T>, position: Int)] = []
         for id in deleted.union(candidates) {
@@ -216,42 +215,42 @@ extension CdFetchedResultsController {
                 leaving.append((was, position))
             }
         }
-        let oldCounts = counts
-        for (was, _) in leaving {
-            next.remove(was)
-            if let s = counts.firstIndex(where: { $0.name == was.section }) {
-                counts[s].count -= 1
-                if counts[s].count == 0 { counts.remove(at: s) }
-            }
-        }
-        for now in fresh.values {
-            let position = next.insert(now)
-            if let s = counts.firstIndex(where: { $0.name == now.section }) {
-                counts[s].count += 1
-            } else {
-                // A new section goes after the section of the result before it (RC2 keeps runs).
-                let before = position == 0 ? nil : SectionCount.indexPath(of: position - 1, in: counts)
-                let at = before.map { $0.section + 1 } ?? 0
-                counts.insert(SectionCount(name: now.section, count: 1), at: at)
-            }
-        }
-        let arriving = fresh.values.map { ($0, next.index(of: $0)!) }
-        guard !leaving.isEmpty || !arriving.isEmpty || !inPlace.isEmpty else { return nil }
+        let arrivals = Array(fresh.values)
+        guard !leaving.isEmpty || !arrivals.isEmpty || !inPlace.isEmpty else { return nil }
 
-        // 3. Index paths and the kind of each change.
-        let changes = Self.changes(
-            leaving: leaving, arriving: arriving,
-            inPlace: inPlace.map { ($0.entry, $0.position, next.index(of: $0.entry)!) },
-            oldCounts: oldCounts, newCounts: counts)
-        let install = { [self] in
-            results = next
-            sectionCounts = counts
-            for (was, _) in leaving { entries[was.id] = nil }
-            for (now, _) in arriving { entries[now.id] = now }
+        return { [self] in
+            // 3. In place: out with the leaving, in with the arriving, then the index paths.
+            let oldCounts = sectionCounts
+            var counts = oldCounts
             cachedObjects = nil
             cachedSections = nil
+            for (was, _) in leaving {
+                results!.remove(was)
+                entries[was.id] = nil
+                if let s = counts.firstIndex(where: { $0.name == was.section }) {
+                    counts[s].count -= 1
+                    if counts[s].count == 0 { counts.remove(at: s) }
+                }
+            }
+            for now in arrivals {
+                let position = results!.insert(now)
+                entries[now.id] = now
+                if let s = counts.firstIndex(where: { $0.name == now.section }) {
+                    counts[s].count += 1
+                } else {
+                    // A new section goes after the section of the result before it (RC2 keeps runs).
+                    let before = position == 0 ? nil : SectionCount.indexPath(of: position - 1, in: counts)
+                    let at = before.map { $0.section + 1 } ?? 0
+                    counts.insert(SectionCount(name: now.section, count: 1), at: at)
+                }
+            }
+            sectionCounts = counts
+            let next = results!
+            return Self.changes(
+                leaving: leaving, arriving: arrivals.map { ($0, next.index(of: $0)!) },
+                inPlace: inPlace.map { ($0.entry, $0.position, next.index(of: $0.entry)!) },
+                oldCounts: oldCounts, newCounts: counts)
         }
-        return (changes, install)
     }
 
     /// The changes from the places that results left, took and kept (the header's step 3).
