@@ -27,9 +27,11 @@
 import Foundation
 import CdObjects
 
-/// A result of a controller: the object with the sort key and section it was placed by.
-struct ResultEntry<T: CdManagedObject> {
-    let object: T
+/// A result of a controller: the object with the sort key and section it was placed by. Not
+/// generic, so that the sorted storage's code is specialised for it inside this module (generic
+/// code over an app's class would run unspecialised, several times slower per comparison).
+struct ResultEntry {
+    let object: CdManagedObject
     let id: ObjectID
     /// The sort key values, or the fetch position when the controller only refetches.
     let key: [CdValue]
@@ -99,7 +101,7 @@ struct IncrementalPlan {
 
 extension CdFetchedResultsController {
     /// The strict order of the results: the sort keys, then the primary key (the store's order).
-    func order() -> (ResultEntry<T>, ResultEntry<T>) -> Bool {
+    func order() -> (ResultEntry, ResultEntry) -> Bool {
         let descriptors = plan.map { _ in fetchRequest.request.sortDescriptors } ?? []
         let options = descriptors.map { $0.caseInsensitive ? CdValueComparisonOptions.caseInsensitive : [] }
         let ascending = descriptors.map(\.ascending)
@@ -115,7 +117,7 @@ extension CdFetchedResultsController {
     }
 
     /// The entry of `object` (its sort key read from the object, its section name).
-    func entry(_ object: T, position: Int) -> ResultEntry<T> {
+    func entry(_ object: T, position: Int) -> ResultEntry {
         let key: [CdValue]
         if let plan {
             key = plan.sortPaths.map { path in
@@ -136,7 +138,7 @@ extension CdFetchedResultsController {
     }
 
     /// The controller's state for `objects` (a fetch's results, in order).
-    func built(_ objects: [T]) -> (results: SortedResults<ResultEntry<T>>, counts: [SectionCount]) {
+    func built(_ objects: [T]) -> (results: SortedResults<ResultEntry>, counts: [SectionCount]) {
         var list = objects.enumerated().map { entry($1, position: $0) }
         let order = order()
         if plan != nil { list.sort(by: order) }  // stable; the store's order already (its ties: primary key)
@@ -152,7 +154,7 @@ extension CdFetchedResultsController {
     }
 
     /// Installs a state from `built(_:)`.
-    func install(_ state: (results: SortedResults<ResultEntry<T>>, counts: [SectionCount])) {
+    func install(_ state: (results: SortedResults<ResultEntry>, counts: [SectionCount])) {
         results = state.results
         entries = [:]
         entries.reserveCapacity(state.results.count)
@@ -165,9 +167,9 @@ extension CdFetchedResultsController {
 
     /// The sections of a state from `built(_:)`.
     static func sections(
-        of state: (results: SortedResults<ResultEntry<T>>, counts: [SectionCount])
+        of state: (results: SortedResults<ResultEntry>, counts: [SectionCount])
     ) -> [CdFetchedResultsSection<T>] {
-        let objects = state.results.elements.map(\.object)
+        let objects = state.results.elements.map { unsafeDowncast($0.object, to: T.self) }
         var start = 0
         return state.counts.map { section in
             defer { start += section.count }
@@ -190,7 +192,7 @@ extension CdFetchedResultsController {
         guard !deleted.isEmpty || !candidates.isEmpty else { return nil }
 
         // 1. Which candidates match now, with their new values.
-        var fresh: [ObjectID: ResultEntry<T>] = [:]
+        var fresh: [ObjectID: ResultEntry] = [:]
         if !candidates.isEmpty {
             var request = plan.request
             let keys = try CdPredicate(format: "SELF IN %@", Array(candidates))
@@ -204,8 +206,8 @@ extension CdFetchedResultsController {
         }
 
         // 2. Old places of the results that leave or stay in place.
-        var leaving: [(entry: ResultEntry<T>, position: Int)] = []
-        var inPlace: [(entry: ResultEntry<T>, position: Int)] = []
+        var leaving: [(entry: ResultEntry, position: Int)] = []
+        var inPlace: [(entry: ResultEntry, position: Int)] = []
         for id in deleted.union(candidates) {
             guard let was = entries[id], let position = old.index(of: was) else { continue }
             if let now = fresh[id], now.section == was.section, now.key == was.key {
@@ -255,8 +257,8 @@ extension CdFetchedResultsController {
 
     /// The changes from the places that results left, took and kept (the header's step 3).
     static func changes(
-        leaving: [(entry: ResultEntry<T>, position: Int)], arriving: [(entry: ResultEntry<T>, position: Int)],
-        inPlace: [(entry: ResultEntry<T>, old: Int, new: Int)], oldCounts: [SectionCount], newCounts: [SectionCount]
+        leaving: [(entry: ResultEntry, position: Int)], arriving: [(entry: ResultEntry, position: Int)],
+        inPlace: [(entry: ResultEntry, old: Int, new: Int)], oldCounts: [SectionCount], newCounts: [SectionCount]
     ) -> CdFetchedResultsChanges<T> {
         func path(_ position: Int, _ counts: [SectionCount]) -> CdIndexPath {
             SectionCount.indexPath(of: position, in: counts)!
@@ -282,7 +284,7 @@ extension CdFetchedResultsController {
         let arrivedAt = Dictionary(arriving.map { ($0.entry.id, $0) }, uniquingKeysWith: { a, _ in a })
         var deletes: [CdFetchedResultsObjectChange<T>] = []
         var inserts: [CdFetchedResultsObjectChange<T>] = []
-        var common: [(from: ResultEntry<T>, old: Int, to: ResultEntry<T>, new: Int)] = []
+        var common: [(from: ResultEntry, old: Int, to: ResultEntry, new: Int)] = []
         var stayed = Set<ObjectID>()
         for (was, position) in leaving {
             if let now = arrivedAt[was.id] {
@@ -290,12 +292,16 @@ extension CdFetchedResultsController {
                 stayed.insert(was.id)
             } else {
                 deletes.append(
-                    .init(object: was.object, type: .delete, indexPath: path(position, oldCounts), newIndexPath: nil))
+                    .init(
+                        object: unsafeDowncast(was.object, to: T.self), type: .delete,
+                        indexPath: path(position, oldCounts), newIndexPath: nil))
             }
         }
         for (now, position) in arriving where !stayed.contains(now.id) {
             inserts.append(
-                .init(object: now.object, type: .insert, indexPath: nil, newIndexPath: path(position, newCounts)))
+                .init(
+                    object: unsafeDowncast(now.object, to: T.self), type: .insert, indexPath: nil,
+                    newIndexPath: path(position, newCounts)))
         }
         // A result that left and came back moved if its section or its rank among the untouched
         // results changed; among those with the same rank, all but a longest run in old order did.
@@ -318,14 +324,15 @@ extension CdFetchedResultsController {
         var updates: [CdFetchedResultsObjectChange<T>] = []
         for c in common.sorted(by: { $0.new < $1.new }) {
             let change = CdFetchedResultsObjectChange(
-                object: c.to.object, type: moved.contains(c.from.id) ? .move : .update,
+                object: unsafeDowncast(c.to.object, to: T.self), type: moved.contains(c.from.id) ? .move : .update,
                 indexPath: path(c.old, oldCounts), newIndexPath: path(c.new, newCounts))
             if change.type == .move { moves.append(change) } else { updates.append(change) }
         }
         for item in inPlace {
             updates.append(
                 .init(
-                    object: item.entry.object, type: .update, indexPath: path(item.old, oldCounts),
+                    object: unsafeDowncast(item.entry.object, to: T.self), type: .update,
+                    indexPath: path(item.old, oldCounts),
                     newIndexPath: path(item.new, newCounts)))
         }
         deletes.sort { $0.indexPath! < $1.indexPath! }

@@ -173,9 +173,9 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
     public var onChange: ((CdFetchedResultsChanges<T>) -> Void)?
 
     /// The results in sort order, or nil before ``performFetch()`` (OB7–OB9).
-    var results: SortedResults<ResultEntry<T>>?
+    var results: SortedResults<ResultEntry>?
     /// The entry of each result, by object ID.
-    var entries: [ObjectID: ResultEntry<T>] = [:]
+    var entries: [ObjectID: ResultEntry] = [:]
     /// The sections' names and sizes, in order (RC1).
     var sectionCounts: [SectionCount] = []
     /// How a merge is applied without a refetch; nil: the request can only be refetched.
@@ -194,7 +194,7 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
     public var fetchedObjects: [T]? {
         guard let results else { return nil }
         if let cachedObjects { return cachedObjects }
-        let objects = results.elements.map(\.object)
+        let objects = results.elements.map { unsafeDowncast($0.object, to: T.self) }
         cachedObjects = objects
         return objects
     }
@@ -276,7 +276,7 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
                     + "(\(sectionCounts.count) sections; call performFetch() first)")
         }
         let start = sectionCounts[..<indexPath.section].reduce(0) { $0 + $1.count }
-        return results.element(at: start + indexPath.row).object
+        return unsafeDowncast(results.element(at: start + indexPath.row).object, to: T.self)
     }
 
     /// Where `object` is in the results, or nil.

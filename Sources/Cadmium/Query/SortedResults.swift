@@ -9,7 +9,8 @@
 //        search and appears at most once.
 //   OB8. No chunk is empty and none holds more than `chunkLimit` elements: an insert that
 //        overfills a chunk splits it in two halves, a removal that empties one drops it.
-//   OB9. `count` is the sum of the chunk sizes.
+//   OB9. `sizes[i]` is `chunks[i].count` (kept apart, in one flat array, so that adding up the
+//        sizes before a chunk touches no chunk), and `count` is their sum.
 //
 // Confinement: a value type; the controller's copy is used on the main queue.
 
@@ -19,6 +20,8 @@ struct SortedResults<Element> {
     static var chunkLimit: Int { 512 }
 
     private(set) var chunks: [[Element]] = []
+    /// The size of each chunk (OB9).
+    private var sizes: [Int] = []
     private(set) var count = 0
     /// The strict order of OB7.
     let areInIncreasingOrder: (Element, Element) -> Bool
@@ -30,6 +33,7 @@ struct SortedResults<Element> {
         chunks = stride(from: 0, to: elements.count, by: half).map {
             Array(elements[$0..<min($0 + half, elements.count)])
         }
+        sizes = chunks.map(\.count)
         count = elements.count
     }
 
@@ -56,9 +60,11 @@ struct SortedResults<Element> {
 
     /// The position of the chunk's first element.
     private func start(of chunk: Int) -> Int {
-        var position = 0
-        for i in 0..<chunk { position += chunks[i].count }
-        return position
+        sizes.withUnsafeBufferPointer { sizes in
+            var position = 0
+            for i in 0..<chunk { position += sizes[i] }
+            return position
+        }
     }
 
     /// Whether `a` and `b` are the same place in the order (neither before the other).
@@ -77,11 +83,11 @@ struct SortedResults<Element> {
     func element(at position: Int) -> Element {
         precondition(position >= 0 && position < count, "position \(position) out of 0..<\(count)")
         var rest = position
-        for chunk in chunks {
-            if rest < chunk.count { return chunk[rest] }
-            rest -= chunk.count
+        for (i, size) in sizes.enumerated() {
+            if rest < size { return chunks[i][rest] }
+            rest -= size
         }
-        preconditionFailure("count out of step with the chunks (OB9)")
+        preconditionFailure("count out of step with the chunk sizes (OB9)")
     }
 
     /// Inserts `element` in order and returns its position (keeps OB7–OB9).
@@ -90,15 +96,19 @@ struct SortedResults<Element> {
         count += 1
         guard !chunks.isEmpty else {
             chunks = [[element]]
+            sizes = [1]
             return 0
         }
         let (c, o) = slot(of: element)
         let position = start(of: c) + o
         chunks[c].insert(element, at: o)
+        sizes[c] += 1
         if chunks[c].count > Self.chunkLimit {
             let upper = Array(chunks[c][(Self.chunkLimit / 2)...])
             chunks[c].removeSubrange((Self.chunkLimit / 2)...)
             chunks.insert(upper, at: c + 1)
+            sizes[c] = chunks[c].count
+            sizes.insert(upper.count, at: c + 1)
         }
         return position
     }
@@ -111,7 +121,11 @@ struct SortedResults<Element> {
         guard c < chunks.count, o < chunks[c].count, same(chunks[c][o], element) else { return nil }
         let position = start(of: c) + o
         chunks[c].remove(at: o)
-        if chunks[c].isEmpty { chunks.remove(at: c) }
+        sizes[c] -= 1
+        if chunks[c].isEmpty {
+            chunks.remove(at: c)
+            sizes.remove(at: c)
+        }
         count -= 1
         return position
     }
