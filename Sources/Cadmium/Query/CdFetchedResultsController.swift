@@ -1,9 +1,10 @@
 // `CdFetchedResultsController`: Core Data's NSFetchedResultsController, which Linux lacks, rebuilt
 // on the main context (`Cd.newFetchedResultsController`; docs/CADMIUM-API.md §3). It holds the
 // results of one `CdFetchRequest`, split into sections by `sectionNameKeyPath`, and after each
-// commit is merged into the main context it re-runs the fetch, diffs the new results against the
-// old ones by object identity (`CdFetchedResultsController+Diff.swift`) and tells its delegate and
-// its `onChange` closure what moved.
+// commit is merged into the main context it applies the commit's objects to its results
+// (`+Incremental.swift`; a refetch and diff only where that cannot decide, `+Diff.swift`) and
+// tells its delegate and its `onChange` closure what moved. The results are kept in sort order
+// in chunks (`SortedResults`); `fetchedObjects` and `sections` are built from them when read.
 //
 // Invariants:
 //   RC1. `fetchedObjects` is the request's result in the main context as of the last
@@ -155,9 +156,11 @@ protocol MainMergeObserver: AnyObject {
 /// ```
 ///
 /// Bound to the main context and used on the main queue. After each commit is merged into the
-/// main context, the controller re-runs its fetch and diffs the results by object identity;
-/// changes go to ``delegate`` and then ``onChange``, on the main queue. A commit that does not
-/// change the results makes no call.
+/// main context, the controller tests the commit's objects against the predicate and places them
+/// by the sort, without re-running its fetch (it refetches only where a key path through a
+/// relationship whose other side changed, or a limit or offset, leaves it unable to decide;
+/// docs/OBSERVING.md); changes go to ``delegate`` and then ``onChange``, on the main queue. A
+/// commit that does not change the results makes no call.
 public final class CdFetchedResultsController<T: CdManagedObject> {
     /// The request; changing it takes effect at the next ``performFetch()``.
     public let fetchRequest: CdFetchRequest<T>

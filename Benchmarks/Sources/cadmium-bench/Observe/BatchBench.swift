@@ -42,11 +42,12 @@ struct Batch: ParsableCommand {
             let start = now()
             let count = try onBackgroundThread(body)
             let seconds = now() - start
+            let label = form.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+            let step = name.padding(toLength: 7, withPad: " ", startingAt: 0)
+            let rate = String(format: "%10.0f", Double(count) / seconds)
             print(
-                "\(form.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(name.padding(toLength: 7, withPad: " ", startingAt: 0))"
-                    + " \(String(format: "%8d", count)) objects  \(String(format: "%8.3f", seconds)) s"
-                    + "  \(String(format: "%10.0f", Double(count) / seconds)) objects/s  peak RSS \(peakRSSKiB() / 1024) MiB"
-            )
+                "\(label) \(step) \(String(format: "%8d", count)) objects  \(String(format: "%8.3f", seconds)) s"
+                    + "  \(rate) objects/s  peak RSS \(peakRSSKiB() / 1024) MiB")
         }
         try step("insert") {
             try Cd.transactAndWait { () throws -> Int in
