@@ -114,6 +114,25 @@ extension CadmiumSuites {
             #expect(seen.get() == [4, 5], "nothing after cancellation")
         }
 
+        @MainActor @Test func aSortThroughARelationshipSeesTheOtherSide() async throws {
+            try initCompany()
+            try await Cd.transaction {
+                for (name, title) in [("x", "a"), ("y", "b")] {
+                    let project = try Cd.create(Project.self)
+                    project.title = name
+                    let chore = try Cd.create(Chore.self)
+                    chore.title = title
+                    chore.project = project
+                }
+            }
+            var changes = Cd.objects(Chore.self).sorted("project.title").changes().makeAsyncIterator()
+            #expect(try await changes.next()?.results.map(\.title) == ["a", "b"])
+            // Only a project changes: the observation reads Project through the sort key.
+            try await edit { try Cd.objects(Project.self).filter("title == 'y'").fetchOne()?.title = "w" }
+            let change = try #require(try await changes.next())
+            #expect(change.results.map(\.title) == ["b", "a"] && change.moved.count == 1)
+        }
+
         @MainActor @Test func aPredicateThatDoesNotParseIsThrown() async throws {
             try await seed()
             var changes = Cd.objects(Chore.self).filter("priority >>> 2").changes().makeAsyncIterator()
