@@ -65,11 +65,18 @@ extension CadmiumSuites {
                 if let commit = note.userInfo?[CdCommit.commitKey] as? CdCommit { merged.update { $0.append(commit) } }
             }
             defer { NotificationCenter.default.removeObserver(token) }
-            func query() -> CdFetchRequest<Chore> {
-                Cd.objects(Chore.self).filter("priority >= 3").sorted("priority", ascending: false).sorted("title")
+            // Followed incrementally (0), and refetched (1: a limit makes the request a page).
+            func query(_ way: Int) -> CdFetchRequest<Chore> {
+                let request = Cd.objects(Chore.self).filter("priority >= 3").sorted("priority", ascending: false)
+                    .sorted("title")
+                return way == 0 ? request : request.limit(6)
             }
-            var changes = query().changes().makeAsyncIterator()
-            var seen = try #require(try await changes.next()).results.map { $0.objectID! }
+            var observations = [query(0).changes().makeAsyncIterator(), query(1).changes().makeAsyncIterator()]
+            var seen: [[ObjectID]] = [[], []]
+            for way in 0..<2 {
+                seen[way] = try #require(try await observations[way].next()).results.map { $0.objectID! }
+            }
+            #expect(observations[0].observation.controller != nil && observations[1].observation.controller == nil)
             let controller = Cd.newFetchedResultsController(
                 Cd.objects(Chore.self).sorted("priority"), sectionNameKeyPath: "priority",
                 cacheName: nil)
@@ -189,17 +196,18 @@ extension CadmiumSuites {
 
                 // The observation: when the commit changed its results, the next change is a
                 // fresh fetch, and its positions explain the step.
-                let expected = try query().fetch().map { $0.objectID! }
-                let touched = !committed.intersection(seen).intersection(expected).isEmpty
-                if expected != seen || touched {
-                    let change = try #require(try await changes.next(), "\(context)")
+                for way in 0..<2 {
+                    let expected = try query(way).fetch().map { $0.objectID! }
+                    let touched = !committed.intersection(seen[way]).intersection(expected).isEmpty
+                    guard expected != seen[way] || touched else { continue }
+                    let change = try #require(try await observations[way].next(), "\(context)")
                     let ids = change.results.map { $0.objectID! }
-                    #expect(ids == expected, "\(context): changes() equals a fresh fetch")
+                    #expect(ids == expected, "\(context): changes() \(way) equals a fresh fetch")
                     Difference(
                         deleted: change.deleted, inserted: change.inserted, moved: change.moved,
                         updated: change.updated.map { (nil, $0) }
-                    ).check(old: seen, new: ids, committed: committed, "\(context) changes()")
-                    seen = ids
+                    ).check(old: seen[way], new: ids, committed: committed, "\(context) changes() \(way)")
+                    seen[way] = ids
                 }
             }
         }

@@ -3,13 +3,20 @@
 // new results with the difference (`CdResultsChange.swift`).
 //
 // How it runs. The first `next()` registers a `ResultsObservation` with the main context (held
-// weakly there, strongly by the iterator) and fetches. After each merge into the main context
-// the observation is told what the commit applied; a commit that touches none of the entities
-// the request reads (`QueryReadSet`) is skipped, any other raises a signal. The signal buffer
-// holds one signal, so a burst of commits that arrives while the consumer is busy is coalesced
-// into one step. The next `next()` then re-runs the request on the main actor, diffs it against
-// the results it last delivered, and yields a change if they differ (a commit that left the
-// results as they were yields nothing).
+// weakly there, strongly by the iterator) and fetches. Two ways, chosen by the request:
+//
+//   followed   (no limit or offset; sort keys that are attributes, or paths of to-ones ending
+//              in one) an internal `CdFetchedResultsController` applies each merged commit to
+//              the results incrementally, at the commit's cost, and reports what changed;
+//              each report raises a signal. One report becomes the change as it is; several
+//              (a burst) are combined by diffing the two lists of IDs.
+//   refetched  (any other request) after each merge the observation is told what the commit
+//              applied; a commit that touches none of the entities the request reads
+//              (`QueryReadSet`) is skipped, any other raises a signal, and the next step
+//              re-runs the request and diffs it against the results last delivered.
+//
+// The signal buffer holds one signal, so a burst of commits that arrives while the consumer is
+// busy becomes one change; a commit that leaves the results as they were yields nothing.
 //
 // Invariants:
 //   OB4. Every change is computed and delivered on the main actor; its `results` are exactly
@@ -106,6 +113,10 @@ final class ResultsObservation<T: CdManagedObject>: MainMergeObserver, @unchecke
     private var changedSince = Set<ObjectID>()
     /// Steps run after a signal (tests check that skipped commits run none).
     private(set) var steps = 0
+    /// When the request can be followed incrementally: the controller that follows it, and the
+    /// changes it reported since `lastIDs`. Nil: the request is refetched after each signal.
+    private(set) var controller: CdFetchedResultsController<T>?
+    private var reported: [CdFetchedResultsChanges<T>] = []
 
     init(_ request: CdFetchRequest<T>) {
         self.request = request
@@ -121,10 +132,26 @@ final class ResultsObservation<T: CdManagedObject>: MainMergeObserver, @unchecke
     /// On the main actor: registers for merges and fetches the first results.
     func start() throws -> CdResultsChange<T> {
         let stack = try Cd.requireStack("CdFetchRequest.changes()")
+        let results: [T]
         readSet = QueryReadSet(request.request, model: stack.model.objectModel)
-        // Registered before the fetch: a commit merged after it signals (OB5).
+        // Registered before the fetch: a commit merged after it is noted (and signals) (OB5).
         stack.main.observeMerges(self)
-        let results = try request.fetch()
+        if IncrementalPlan(request: request.request, sectionNameKeyPath: nil, model: stack.model.objectModel) != nil {
+            // A results controller applies each commit to the results at the commit's cost; its
+            // changes since the last delivery are kept until the consumer asks.
+            let controller = CdFetchedResultsController(fetchRequest: request, sectionNameKeyPath: nil, cacheName: nil)
+            controller.onChange = { [weak self] changes in
+                guard let self else { return }
+                reported.append(changes)
+                signal.yield(())
+            }
+            // Registers the controller with the main context before it fetches (OB5).
+            try controller.performFetch()
+            self.controller = controller
+            results = controller.fetchedObjects ?? []
+        } else {
+            results = try request.fetch()
+        }
         remember(results)
         return CdResultsChange(
             results: results, inserted: Array(results.indices), deleted: [], updated: [], moved: [],
@@ -135,6 +162,7 @@ final class ResultsObservation<T: CdManagedObject>: MainMergeObserver, @unchecke
     /// the commits left them as they were (keeps OB4).
     func step() throws -> CdResultsChange<T>? {
         steps += 1
+        if let controller { return followed(controller) }
         let results = try request.fetch()
         let ids = results.map { $0.objectID! }
         let difference = ResultsDifference(old: lastIDs, new: ids, changed: changedSince)
@@ -145,17 +173,48 @@ final class ResultsObservation<T: CdManagedObject>: MainMergeObserver, @unchecke
             updated: difference.updated, moved: difference.moved.map { ($0.from, $0.to) }, isInitial: false)
     }
 
+    /// The controller's results and the difference from the last delivery: its one report as
+    /// it is, or the difference of several (a burst) computed from the two lists (keeps OB4).
+    private func followed(_ controller: CdFetchedResultsController<T>) -> CdResultsChange<T>? {
+        defer { reported = [] }
+        guard !reported.isEmpty else { return nil }
+        let results = controller.fetchedObjects ?? []
+        let ids = results.map { $0.objectID! }
+        var difference = ResultsDifference(old: [], new: [], changed: [])
+        if reported.count == 1 {
+            // One section: a row is a position.
+            for change in reported[0].objects {
+                switch change.type {
+                case .delete: difference.deleted.append(change.indexPath!.row)
+                case .insert: difference.inserted.append(change.newIndexPath!.row)
+                case .move: difference.moved.append(.init(from: change.indexPath!.row, to: change.newIndexPath!.row))
+                case .update: difference.updated.append(change.newIndexPath!.row)
+                }
+            }
+        } else {
+            // An object that left and came back within the burst is in no report as an update:
+            // the commits' own list of updated objects says it changed.
+            difference = ResultsDifference(old: lastIDs, new: ids, changed: changedSince)
+        }
+        remember(results, ids)
+        guard !difference.isEmpty else { return nil }
+        return CdResultsChange(
+            results: results, inserted: difference.inserted.sorted(), deleted: difference.deleted.sorted(),
+            updated: difference.updated.sorted(), moved: difference.moved.map { ($0.from, $0.to) }, isInitial: false)
+    }
+
     private func remember(_ results: [T], _ ids: [ObjectID]? = nil) {
         last = results
         lastIDs = ids ?? results.map { $0.objectID! }
         changedSince = []
     }
 
-    /// On the main queue after each merge: notes the commit and signals, unless it cannot
-    /// change the results (keeps OB5).
+    /// On the main queue after each merge: notes the objects the commit updated and, for a
+    /// refetched request, signals, unless it cannot change the results (keeps OB5).
     func mainContextDidMerge(_ applied: AppliedChanges) {
         guard let readSet, readSet.isAffected(by: applied) else { return }
         changedSince.formUnion(applied.updated)
-        signal.yield(())
+        // A followed request signals through its controller's reports instead.
+        if controller == nil { signal.yield(()) }
     }
 }

@@ -23,6 +23,8 @@ import CdObjects
 extension CdFetchedResultsController: MainMergeObserver {
     func mainContextDidMerge(_ applied: AppliedChanges) {
         guard results != nil, let stack = Cd.stack else { return }
+        // A commit that touches none of the entities the results depend on cannot change them.
+        if !needsRefetch, let readSet, !readSet.isAffected(by: applied) { return }
         let clock = ContinuousClock()
         let start = clock.now
         // `apply` installs the new results and returns the changes; nil: nothing changed.

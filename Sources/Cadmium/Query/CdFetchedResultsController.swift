@@ -183,6 +183,8 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
     var sectionCounts: [SectionCount] = []
     /// How a merge is applied without a refetch; nil: the request can only be refetched.
     var plan: IncrementalPlan?
+    /// The entities the results depend on: a commit that touches none of them is skipped.
+    var readSet: QueryReadSet?
     /// Set when an incremental update failed: the next merge refetches.
     var needsRefetch = false
     /// `fetchedObjects` and `sections` as last built (they are built when first read after a change).
@@ -259,8 +261,10 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
                         + "add .sorted(\"\(sectionNameKeyPath)\") before the other sort keys"
                 ))
         }
-        plan = IncrementalPlan(
-            request: fetchRequest.request, sectionNameKeyPath: sectionNameKeyPath, model: stack.model.objectModel)
+        let model = stack.model.objectModel
+        plan = IncrementalPlan(request: fetchRequest.request, sectionNameKeyPath: sectionNameKeyPath, model: model)
+        readSet = QueryReadSet(
+            fetchRequest.request, extraKeyPaths: sectionNameKeyPath.map { [$0] } ?? [], model: model)
         let objects = try fetchRequest.fetch()
         replaceResults(with: objects)
         if observedContext !== stack.main {
