@@ -6,13 +6,15 @@ import Foundation
 //   cadmium-bench [run] [--quick] [--json PATH] [--docs DIR]   the suite, as a table
 //   cadmium-bench render --json PATH --docs DIR               docs from an earlier results file
 //   cadmium-bench run-one --system S --workload W ...         one child run (used by `run`)
+//   cadmium-bench observe [--results N]                       a results controller's update cost
+//   cadmium-bench batch --form batch|objects                 batch operations beside object-by-object
 
 @main
 struct CadmiumBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cadmium-bench",
         abstract: "Benchmarks Cadmium's storage engine side by side with SQLite.",
-        subcommands: [Run.self, Render.self, RunOne.self],
+        subcommands: [Run.self, Render.self, RunOne.self, Observe.self, Batch.self],
         defaultSubcommand: Run.self
     )
 }

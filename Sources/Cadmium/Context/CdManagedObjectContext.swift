@@ -462,8 +462,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         let handlers = lock.withLock { watched.compactMapValues { $0.object } }
         func send(_ ids: some Sequence<ObjectID>, _ event: CdManagedObjectUpdateEvent) {
             for id in ids.sorted() {
-                guard let object = handlers[id], let handler = object.updateHandler else { continue }
-                handler(event)
+                handlers[id]?.sendUpdateEvent(event)
             }
         }
         send(applied.updated.subtracting(direct), .refreshed)
@@ -503,9 +502,9 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
 
     /// Sends `.refreshed` to `object`'s handler (on the main queue, after the current work).
     func sendRefreshed(_ object: CdManagedObject) {
-        guard kind == .main, let handler = object.updateHandler else { return }
-        let box = Unchecked(handler)
-        DispatchQueue.main.async { box.value(.refreshed) }
+        guard kind == .main, object.hasUpdateHandlers else { return }
+        let box = Unchecked(object)
+        DispatchQueue.main.async { box.value.sendUpdateEvent(.refreshed) }
     }
 }
 

@@ -102,13 +102,17 @@ final class CdStack: @unchecked Sendable {
         DispatchQueue.main.async { self.drainMerges() }
     }
 
-    /// On the main queue: merges every queued commit, oldest first (keeps ST1, ST2).
+    /// On the main queue: merges every queued commit, oldest first (keeps ST1, ST2), and
+    /// announces each (`CommitBroadcast`).
     func drainMerges() {
         let ready = merges.withLock { queue -> [PendingMerge] in
             defer { queue.ready = [] }
             return queue.ready
         }
-        for merge in ready { main.merge(direct: merge.direct, merge.applied) }
+        for merge in ready {
+            main.merge(direct: merge.direct, merge.applied)
+            CommitBroadcast.shared.didMerge(merge.applied)
+        }
     }
 }
 

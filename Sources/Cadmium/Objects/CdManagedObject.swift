@@ -83,6 +83,8 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
         var isInserted = false
         var isDeleted = false
         var updateHandler: ((CdManagedObjectUpdateEvent) -> Void)?
+        /// Handlers added with `addUpdateHandler`, in the order added.
+        var addedUpdateHandlers: [AddedUpdateHandler] = []
         /// Relationships of a transient object (no context).
         var transientRelated: [String: [CdManagedObject]] = [:]
         /// Inverse edits of to-many lists not read yet (MO3).

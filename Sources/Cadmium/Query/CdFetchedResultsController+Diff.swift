@@ -1,6 +1,8 @@
-// After each merge into the main context: re-run the fetch and diff the new sections against
-// the old ones by object identity (the main context has one object per ID, MC1, and the old
-// results keep theirs alive), then call the delegate and `onChange` (keeps RC3).
+// After each merge into the main context: apply the commit incrementally
+// (`CdFetchedResultsController+Incremental.swift`) or, where that cannot decide, re-run the
+// fetch and diff the new sections against the old ones by object identity (the main context
+// has one object per ID, MC1, and the old results keep theirs alive); then call the delegate
+// and `onChange` (keeps RC3). Both ways report the same kinds of change:
 //
 //   section delete   a name in the old sections and not in the new (old index)
 //   section insert   a name in the new sections and not in the old (new index)
@@ -20,18 +22,48 @@ import CdObjects
 
 extension CdFetchedResultsController: MainMergeObserver {
     func mainContextDidMerge(_ applied: AppliedChanges) {
-        guard let oldSections = sections, let objects = try? fetchRequest.fetch() else { return }
-        let newSections = makeSections(objects)
-        let changes = Self.diff(old: oldSections, new: newSections, updated: applied.updated)
-        guard !changes.sections.isEmpty || !changes.objects.isEmpty else {
-            fetchedObjects = objects
-            sections = newSections
+        guard results != nil, let stack = Cd.stack else { return }
+        // A commit that touches none of the entities the results depend on cannot change them.
+        if !needsRefetch, let readSet, !readSet.isAffected(by: applied) { return }
+        let clock = ContinuousClock()
+        let start = clock.now
+        // `apply` installs the new results and returns the changes; nil: nothing changed.
+        let apply: (() -> CdFetchedResultsChanges<T>)?
+        let incremental: Bool
+        if let plan, !needsRefetch, plan.canApply(applied) {
+            incremental = true
+            do {
+                apply = try incrementalChanges(applied, plan: plan, stack: stack)
+            } catch {
+                // The results are as they were; the next merge refetches (keeps RC1 then).
+                needsRefetch = true
+                return
+            }
+        } else {
+            incremental = false
+            guard let oldSections = sections, let objects = try? fetchRequest.fetch() else { return }
+            let state = built(objects)
+            let changes = Self.diff(old: oldSections, new: Self.sections(of: state), updated: applied.updated)
+            guard !changes.sections.isEmpty || !changes.objects.isEmpty else {
+                install(state)
+                lastUpdate = (clock.now - start, incremental)
+                return
+            }
+            apply = { [self] in
+                install(state)
+                return changes
+            }
+        }
+        guard let apply else {
+            lastUpdate = (clock.now - start, incremental)
             return
         }
+        let prepared = clock.now - start
         let delegate = self.delegate
         delegate?.controllerWillChangeContent(self)
-        fetchedObjects = objects
-        sections = newSections
+        let installing = clock.now
+        let changes = apply()
+        lastUpdate = (prepared + (clock.now - installing), incremental)
         if let delegate {
             for change in changes.sections {
                 delegate.controller(self, didChangeSection: change.name, atSectionIndex: change.index, for: change.type)

@@ -1,9 +1,10 @@
 // `CdFetchedResultsController`: Core Data's NSFetchedResultsController, which Linux lacks, rebuilt
 // on the main context (`Cd.newFetchedResultsController`; docs/CADMIUM-API.md §3). It holds the
 // results of one `CdFetchRequest`, split into sections by `sectionNameKeyPath`, and after each
-// commit is merged into the main context it re-runs the fetch, diffs the new results against the
-// old ones by object identity (`CdFetchedResultsController+Diff.swift`) and tells its delegate and
-// its `onChange` closure what moved.
+// commit is merged into the main context it applies the commit's objects to its results
+// (`+Incremental.swift`; a refetch and diff only where that cannot decide, `+Diff.swift`) and
+// tells its delegate and its `onChange` closure what moved. The results are kept in sort order
+// in chunks (`SortedResults`); `fetchedObjects` and `sections` are built from them when read.
 //
 // Invariants:
 //   RC1. `fetchedObjects` is the request's result in the main context as of the last
@@ -155,9 +156,11 @@ protocol MainMergeObserver: AnyObject {
 /// ```
 ///
 /// Bound to the main context and used on the main queue. After each commit is merged into the
-/// main context, the controller re-runs its fetch and diffs the results by object identity;
-/// changes go to ``delegate`` and then ``onChange``, on the main queue. A commit that does not
-/// change the results makes no call.
+/// main context, the controller tests the commit's objects against the predicate and places them
+/// by the sort, without re-running its fetch (it refetches only where a key path through a
+/// relationship whose other side changed, or a limit or offset, leaves it unable to decide;
+/// docs/OBSERVING.md); changes go to ``delegate`` and then ``onChange``, on the main queue. A
+/// commit that does not change the results makes no call.
 public final class CdFetchedResultsController<T: CdManagedObject> {
     /// The request; changing it takes effect at the next ``performFetch()``.
     public let fetchRequest: CdFetchRequest<T>
@@ -172,10 +175,49 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
     /// Called after the delegate with all the changes of one merge.
     public var onChange: ((CdFetchedResultsChanges<T>) -> Void)?
 
+    /// The results in sort order, or nil before ``performFetch()`` (OB7–OB9).
+    var results: SortedResults<ResultEntry>?
+    /// The entry of each result, by object ID.
+    var entries: [ObjectID: ResultEntry] = [:]
+    /// The sections' names and sizes, in order (RC1).
+    var sectionCounts: [SectionCount] = []
+    /// How a merge is applied without a refetch; nil: the request can only be refetched.
+    var plan: IncrementalPlan?
+    /// The entities the results depend on: a commit that touches none of them is skipped.
+    var readSet: QueryReadSet?
+    /// Set when an incremental update failed: the next merge refetches.
+    var needsRefetch = false
+    /// `fetchedObjects` and `sections` as last built (they are built when first read after a change).
+    var cachedObjects: [T]?
+    var cachedSections: [CdFetchedResultsSection<T>]?
+
+    /// How long the last merge took to bring the results up to date (not counting the
+    /// delegate's and `onChange`'s calls), and whether it did so incrementally. For benchmarks.
+    @_spi(Benchmarks) public internal(set) var lastUpdate: (duration: Duration, incremental: Bool)?
+
     /// The results of the last fetch, or nil before ``performFetch()``.
-    public internal(set) var fetchedObjects: [T]?
+    public var fetchedObjects: [T]? {
+        guard let results else { return nil }
+        if let cachedObjects { return cachedObjects }
+        let objects = results.elements.map { unsafeDowncast($0.object, to: T.self) }
+        cachedObjects = objects
+        return objects
+    }
+
     /// The results in sections, or nil before ``performFetch()``.
-    public internal(set) var sections: [CdFetchedResultsSection<T>]?
+    public var sections: [CdFetchedResultsSection<T>]? {
+        guard let results else { return nil }
+        if let cachedSections { return cachedSections }
+        let objects = fetchedObjects ?? []
+        var start = 0
+        let built = sectionCounts.map { section -> CdFetchedResultsSection<T> in
+            defer { start += section.count }
+            return CdFetchedResultsSection(name: section.name, objects: Array(objects[start..<start + section.count]))
+        }
+        precondition(start == results.count, "sections out of step with the results (RC1)")
+        cachedSections = built
+        return built
+    }
 
     /// Whether the controller is registered with a main context for merges.
     private weak var observedContext: CdManagedObjectContext?
@@ -219,9 +261,12 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
                         + "add .sorted(\"\(sectionNameKeyPath)\") before the other sort keys"
                 ))
         }
+        let model = stack.model.objectModel
+        plan = IncrementalPlan(request: fetchRequest.request, sectionNameKeyPath: sectionNameKeyPath, model: model)
+        readSet = QueryReadSet(
+            fetchRequest.request, extraKeyPaths: sectionNameKeyPath.map { [$0] } ?? [], model: model)
         let objects = try fetchRequest.fetch()
-        fetchedObjects = objects
-        sections = makeSections(objects)
+        replaceResults(with: objects)
         if observedContext !== stack.main {
             stack.main.observeMerges(self)
             observedContext = stack.main
@@ -230,52 +275,27 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
 
     /// The object at `indexPath` (traps when out of range, as Core Data does).
     public func object(at indexPath: CdIndexPath) -> T {
-        guard let sections, sections.indices.contains(indexPath.section),
-            sections[indexPath.section].objects.indices.contains(indexPath.row)
+        guard let results, sectionCounts.indices.contains(indexPath.section),
+            (0..<sectionCounts[indexPath.section].count).contains(indexPath.row)
         else {
             preconditionFailure(
                 "CdFetchedResultsController.object(at: \(indexPath)): no such index path "
-                    + "(\(sections?.count ?? 0) sections; call performFetch() first)")
+                    + "(\(sectionCounts.count) sections; call performFetch() first)")
         }
-        return sections[indexPath.section].objects[indexPath.row]
+        let start = sectionCounts[..<indexPath.section].reduce(0) { $0 + $1.count }
+        return unsafeDowncast(results.element(at: start + indexPath.row).object, to: T.self)
     }
 
     /// Where `object` is in the results, or nil.
     public func indexPath(forObject object: T) -> CdIndexPath? {
-        guard let sections else { return nil }
-        for (s, section) in sections.enumerated() {
-            if let row = section.objects.firstIndex(where: { $0 === object }) {
-                return CdIndexPath(row: row, section: s)
-            }
-        }
-        return nil
+        guard let results, let id = object.objectID, let entry = entries[id], entry.object === object,
+            let position = results.index(of: entry)
+        else { return nil }
+        return SectionCount.indexPath(of: position, in: sectionCounts)
     }
 
     /// The section names, in order.
-    public var sectionIndexTitles: [String] { sections?.map(\.name) ?? [] }
-
-    // MARK: - Sections
-
-    /// Splits `objects` into runs of equal section names (keeps RC1; RC2 makes runs = groups).
-    func makeSections(_ objects: [T]) -> [CdFetchedResultsSection<T>] {
-        guard let sectionNameKeyPath else {
-            return objects.isEmpty ? [] : [CdFetchedResultsSection(name: "", objects: objects)]
-        }
-        var result: [CdFetchedResultsSection<T>] = []
-        var name: String?
-        var run: [T] = []
-        for object in objects {
-            let objectSection = sectionName(of: object, sectionNameKeyPath)
-            if objectSection != name, let name {
-                result.append(CdFetchedResultsSection(name: name, objects: run))
-                run = []
-            }
-            name = objectSection
-            run.append(object)
-        }
-        if let name { result.append(CdFetchedResultsSection(name: name, objects: run)) }
-        return result
-    }
+    public var sectionIndexTitles: [String] { sectionCounts.map(\.name) }
 
     /// The value of `keyPath` on `object` as text: to-one relationships are followed, nil is "".
     func sectionName(of object: CdManagedObject, _ keyPath: String) -> String {

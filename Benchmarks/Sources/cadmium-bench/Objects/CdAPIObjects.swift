@@ -220,7 +220,7 @@ final class CdAPIObjects: ObjectSystem {
 /// runs its run loop and so drains the main queue, where Cd merges each commit into the main
 /// context. The background thread says it is done through the main queue too, so every merge
 /// scheduled before that has run when this returns.
-private func onBackgroundThread<R>(_ body: @escaping () throws -> R) throws -> R {
+func onBackgroundThread<R>(_ body: @escaping () throws -> R) throws -> R {
     precondition(Thread.isMainThread, "the harness plays the app's main thread")
     let handOff = BackgroundHandOff(body)
     DispatchQueue.global().async { handOff.run() }

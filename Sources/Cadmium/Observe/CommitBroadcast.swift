@@ -1,0 +1,80 @@
+// The commit broadcast: after each commit is merged into the main context (`CdStack.drainMerges`,
+// on the main queue, in commit order), it numbers the commit, yields it to every `Cd.commits`
+// subscriber and posts the `cdDidMergeCommit` notification.
+//
+// Invariants:
+//   OB1. Commits are numbered 1, 2, 3… in the order they are merged (the main context's merge
+//        order, which is commit order, ST1), and every subscriber sees them in that order.
+//   OB2. A subscriber is registered from the moment `Cd.commits` returns its sequence until
+//        the sequence terminates (its task was cancelled, its iterator was dropped, or it was
+//        finished); termination removes it, so no continuation outlives its consumer.
+//   OB3. Every commit merged while a subscriber is registered is yielded to it: the buffer is
+//        unbounded (a subscriber that never reads keeps its commits until it goes away).
+//
+// Confinement: thread-safe; `didMerge` is called on the main queue only.
+
+import Foundation
+import CdObjects
+import CdStore
+
+/// Fans each merged commit out to the `Cd.commits` subscribers and the notification center.
+final class CommitBroadcast: Sendable {
+    /// The process's broadcast (it outlives a `Cd.initWithStore` that replaces the stack, so a
+    /// subscriber keeps receiving the new store's commits).
+    static let shared = CommitBroadcast()
+
+    private struct State {
+        var merged: UInt64 = 0
+        var nextSubscriber = 0
+        var subscribers: [Int: AsyncStream<CdCommit>.Continuation] = [:]
+    }
+
+    private let state = LockedState(State())
+
+    /// A new subscription: every commit merged from now on (keeps OB2, OB3).
+    func subscribe() -> AsyncStream<CdCommit> {
+        let (stream, continuation) = AsyncStream.makeStream(of: CdCommit.self, bufferingPolicy: .unbounded)
+        let id = state.withLock { state -> Int in
+            state.nextSubscriber += 1
+            state.subscribers[state.nextSubscriber] = continuation
+            return state.nextSubscriber
+        }
+        // Set after registering: nothing can terminate the stream before this function returns it.
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// The number of live subscriptions (tests check that cancelled ones are gone, OB2).
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// On the main queue, after `applied` was merged into the main context: numbers the commit
+    /// and hands it to the subscribers and the notification center (keeps OB1, OB3).
+    func didMerge(_ applied: AppliedChanges) {
+        let (commit, subscribers) = state.withLock { state -> (CdCommit, [AsyncStream<CdCommit>.Continuation]) in
+            state.merged += 1
+            return (CdCommit(number: state.merged, applied), Array(state.subscribers.values))
+        }
+        for subscriber in subscribers { subscriber.yield(commit) }
+        NotificationCenter.default.post(name: .cdDidMergeCommit, object: nil, userInfo: commit.userInfo)
+    }
+}
+
+extension Cd {
+    /// Every commit merged into the main context from now on, as an asynchronous sequence, in
+    /// commit order. Usable from any task; each access is a new, independent subscription,
+    /// which ends when its task is cancelled or its iterator is dropped. A subscriber that does
+    /// not keep up keeps its commits buffered (none is dropped).
+    ///
+    /// ```swift
+    /// let watcher = Task {
+    ///     for await commit in Cd.commits {
+    ///         log.info("\(commit)")        // "commit #3: inserted Employee×2"
+    ///     }
+    /// }
+    /// …
+    /// watcher.cancel()
+    /// ```
+    public static var commits: AsyncStream<CdCommit> { CommitBroadcast.shared.subscribe() }
+}
