@@ -100,6 +100,9 @@ extension PredicateExpressions.Variable: StorePredicateNode {
 extension PredicateExpressions.Value: StorePredicateNode {
     func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
         if let attribute = value as? any CdAttributeValue { return .expression(.constant(attribute.cdValue)) }
+        if let object = value as? CdManagedObject {
+            return .expression(.object(PredicateObjectID(object.predicateIdentity)))
+        }
         if let values = value as? any Sequence {
             var items: [CdPredicateExpression] = []
             for item in values {
@@ -121,7 +124,7 @@ extension PredicateExpressions.NilLiteral: StorePredicateNode {
 extension PredicateExpressions.KeyPath: StorePredicateNode {
     func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
         let base = try translation.expression(root)
-        if Root.Output.self is any CdToManyValue.Type, CdKeyPathNames.describedNames(keyPath) == ["count"] {
+        if let many = Root.Output.self as? any ToManyCount.Type, keyPath == many.countKeyPath {
             return .expression(.function(.count, base))  // `$0.employees.count`
         }
         let names = try CdKeyPathNames.resolve(keyPath).get()
@@ -292,3 +295,23 @@ extension PredicateExpressions.SequenceAllSatisfy: StorePredicateNode {
             translation, sequence, variable.key, test, .all)
     }
 }
+
+/// A to-many whose `count` a `#Predicate` may read (`$0.employees.count` → `employees.@count`).
+protocol ToManyCount {
+    static var countKeyPath: AnyKeyPath { get }
+}
+
+extension Set: ToManyCount where Element: CdManagedObject {
+    static var countKeyPath: AnyKeyPath { setCountKeyPath(Element.self) }
+}
+
+extension Array: ToManyCount where Element: CdManagedObject {
+    static var countKeyPath: AnyKeyPath { arrayCountKeyPath(Element.self) }
+}
+
+/// `\Set<Element>.count`, built outside the conditional extension (where the compiler cannot
+/// emit it).
+private func setCountKeyPath<Element: Hashable>(_: Element.Type) -> AnyKeyPath { \Set<Element>.count }
+
+/// `\Array<Element>.count`.
+private func arrayCountKeyPath<Element>(_: Element.Type) -> AnyKeyPath { \[Element].count }
