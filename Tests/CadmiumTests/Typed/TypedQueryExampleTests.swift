@@ -43,5 +43,16 @@ extension CadmiumSuites {
             #expect(hi == 150_000)
             #expect(same.map(\.name).sorted() == ["Ann", "Axel"])
         }
+
+        @Test func ordinaryBooleanExpressionsKeepTheirMeaning() {
+            // Only a key path (or a to-many aggregate) on the left makes a typed predicate: the
+            // operators and functions below are the standard library's, in the same file.
+            let salary: Int64 = 120_000
+            let name = "Ann"
+            let flags: [Bool] = [salary > 100_000 && name == "Ann", !(salary <= 5) || name != "Bob", 1...3 ~= 2]
+            #expect(flags == [true, true, true])
+            #expect(["Ann", "Bob"].contains(name) && name.contains("n") && max(1, 2) == 2 && min(1, 2) == 1)
+            #expect([3, 4].count == 2)
+        }
     }
 }
