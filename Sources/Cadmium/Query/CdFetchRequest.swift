@@ -1,8 +1,8 @@
 // `CdFetchRequest`: Cadmium's chained query builder (docs/CADMIUM-API.md §3), as a value: every
 // chain method returns a new request and leaves the one it was called on as it was, and the
 // terminals (`fetch`, `fetchOne`, `count`) change nothing, so a request can be stored, shared
-// between threads and run again (Cadmium's requests were mutable and shared; §6 says what
-// differs). `sorted` appends, `or` wraps the whole existing predicate, as in Cadmium.
+// between threads and run again (Cadmium's requests were mutable and shared; docs/CADMIUM-API.md
+// §6 says what differs). `sorted` appends, `or` wraps the whole existing predicate, as in Cadmium.
 // Terminals run in the calling thread's current context (check C1) with a fresh snapshot;
 // inside a transaction the context's pending changes are passed along so the fetch sees them.
 //
