@@ -159,3 +159,27 @@ extension CadmiumSuites {
         }
     }
 }
+
+extension CadmiumSuites.ThreeFormsFixture {
+    /// The cases whose argument is an object, fetched after the data is loaded. `#Predicate` has no
+    /// form for them: it captures only `Codable` and `Sendable` values, which managed objects are not.
+    @MainActor @Test func objectArgumentsInTheFormatAndKeyPathForms() throws {
+        try PredicateFixtureFiles.load()
+        let d102 = try #require(try Cd.objects(FxDepartment.self).filter(\.id == 102).fetchOne())
+        let p7 = try #require(try Cd.objects(FxPerson.self).filter(\.id == 7).fetchOne())
+        let people = Cd.objects(FxPerson.self)
+        let cases: [(String, CdManagedObject, CdFetchRequest<FxPerson>)] = [
+            ("path-3", d102, people.filter(\.department == d102)),
+            ("path-4", d102, people.filter(\.department != d102)),
+            ("path-12", p7, people.filter(contains(\.friends, p7))),
+        ]
+        for (id, argument, typed) in cases {
+            let fixture = try #require(PredicateFixtureFiles.cases[id])
+            let format = people.filter(try CdPredicate(format: fixture.format, argumentArray: [argument]))
+            #expect(try format.fetchValues(\.id).sorted() == fixture.expect, "\(id) format")
+            #expect(try typed.fetchValues(\.id).sorted() == fixture.expect, "\(id) key paths")
+            #expect(try typed.explain() == format.explain(), "\(id)")
+            #expect(typed.request.predicate == format.request.predicate, "\(id)")
+        }
+    }
+}

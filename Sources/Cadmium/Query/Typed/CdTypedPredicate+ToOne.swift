@@ -1,6 +1,6 @@
-// Typed predicates on a to-one relationship itself: `\.department == nil`, `\.department != nil`,
-// and `\.department == someDepartment` (compared by object identity, as `department == %@` with
-// an object argument is).
+// Typed predicates on related objects themselves: `\.department == nil`, `\.department != nil`,
+// `\.department == someDepartment`, and `contains(\.friends, someone)` for a to-many (compared by
+// object identity, as `department == %@` and `friends CONTAINS %@` with an object argument are).
 
 import Foundation
 import CdObjects
@@ -19,4 +19,15 @@ public func == <Root, Object: CdManagedObject>(lhs: KeyPath<Root, Object?>, rhs:
 /// `toOne != object` (`\.department != nil`: some related object).
 public func != <Root, Object: CdManagedObject>(lhs: KeyPath<Root, Object?>, rhs: Object?) -> CdTypedPredicate<Root> {
     .comparison(keyPathExpression(lhs), .notEqual, objectExpression(rhs))
+}
+
+/// `toMany CONTAINS object`: `object` is one of the related objects.
+///
+/// ```swift
+/// let friendsOfAnn = try Cd.objects(Person.self).filter(contains(\.friends, ann)).fetch()
+/// ```
+public func contains<Root, Many: CdToManyValue>(
+    _ keyPath: KeyPath<Root, Many>, _ member: Many.Member
+) -> CdTypedPredicate<Root> where Many.Member: CdManagedObject {
+    .comparison(keyPathExpression(keyPath), .contains, objectExpression(member))
 }

@@ -100,9 +100,6 @@ extension PredicateExpressions.Variable: StorePredicateNode {
 extension PredicateExpressions.Value: StorePredicateNode {
     func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
         if let attribute = value as? any CdAttributeValue { return .expression(.constant(attribute.cdValue)) }
-        if let object = value as? CdManagedObject {
-            return .expression(.object(PredicateObjectID(object.predicateIdentity)))
-        }
         if let values = value as? any Sequence {
             var items: [CdPredicateExpression] = []
             for item in values {
