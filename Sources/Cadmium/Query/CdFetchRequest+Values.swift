@@ -63,11 +63,13 @@ public struct CdColumn<Root>: Sendable {
 }
 
 extension CdFetchRequest {
-    /// This request as a dictionary query of `columns` (its predicate, sort, paging and grouping
-    /// kept).
+    /// This request as a dictionary query of `columns` (its predicate, sort, paging, grouping,
+    /// properties and expressions kept, the columns added after its properties).
     public func rows(_ columns: CdColumn<T>...) -> CdFetchRequest<[String: Any]> {
         var shape = CdFetchRequest<[String: Any]>.Shape(request: request, dictionaries: true)
         shape.groupings = self.shape.groupings
+        shape.properties = self.shape.properties
+        shape.expressions = self.shape.expressions
         shape.buildError = self.shape.buildError
         for column in columns {
             switch column.name {

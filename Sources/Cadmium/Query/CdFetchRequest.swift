@@ -20,7 +20,8 @@ import Foundation
 import CdObjects
 
 /// A query for objects of `T` (`Cd.objects`) or for dictionary rows (`Cd.dictionaryQuery`,
-/// where `T` is `[String: Any]`). A value: chaining returns a new request.
+/// where `T` is `[String: Any]`). A value: each chain method returns a new request with the change
+/// it describes ("ANDs", "appends") and leaves the request it is called on as it was.
 ///
 /// ```swift
 /// let rich = Cd.objects(Employee.self).filter(\.salary > 100_000)
