@@ -1,7 +1,7 @@
 // CdFetchRequest's builder semantics, as Cadmium's (docs/CADMIUM-API.md §3): `or` wraps the whole
-// existing predicate, `sorted` appends, `fetchOne` sets the limit for good, `onlyProperties` is a
-// set; paging, distinct rows, `objectWithID`/`objectsWithIDs`, and `delete()` inside and outside a
-// transaction.
+// existing predicate, `sorted` appends, `onlyProperties` is a set; unlike Cadmium's, `fetchOne`
+// leaves the request as it was (requests are values: RequestValueTests.swift); paging, distinct
+// rows, `objectWithID`/`objectsWithIDs`, and `delete()` inside and outside a transaction.
 
 import Foundation
 import Testing
@@ -36,12 +36,12 @@ extension CadmiumSuites {
             #expect(same.map(\.id) == [10, 2, 3])
         }
 
-        @MainActor @Test func fetchOneSetsTheLimitForGood() throws {
+        @MainActor @Test func fetchOneLeavesTheRequestAsItWas() throws {
             try initCd()
             let request = Cd.objects(TestItem.self).sorted("id")
             #expect(try request.fetchOne()?.id == 1)
-            #expect(try request.fetch().count == 1, "fetchOne left limit = 1 on the request")
-            #expect(request.request.limit == 1)
+            #expect(try request.fetch().count == 5, "fetchOne changed the request's limit")
+            #expect(request.request.limit == nil)
         }
 
         @MainActor @Test func pagingAndCounting() throws {

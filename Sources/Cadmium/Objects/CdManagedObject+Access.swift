@@ -167,7 +167,11 @@ extension CdManagedObject {
     func readRelationship(_ slot: Int) -> [CdManagedObject] {
         let owner = withState { $0.context }
         checkRead(owner: owner, slotName(slot))
-        guard let context = owner else { return withState { $0.transientRelated[slotName(slot)] ?? [] } }
+        guard let context = owner else {
+            // The name first: `slotName` takes the object's lock, which is not reentrant.
+            let name = slotName(slot)
+            return withState { $0.transientRelated[name] ?? [] }
+        }
         return rawTargets(slot).compactMap { context.object(for: $0) }
     }
 

@@ -304,6 +304,8 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
         let name = propertyName(keyPath, ordinal: ordinal)
         let slot = withState { $0.slot(of: name) }
         guard let slot else {
+            // A key-path probe answers for each of its wrappers (ManagedObjectKeyPathProbe, TQ3).
+            if let probed = ManagedObjectKeyPathProbe.slot(of: self, name) { return probed }
             preconditionFailure("\(type(of: self)).\(name) is not a property of entity \(withState { $0.entityName })")
         }
         return slot

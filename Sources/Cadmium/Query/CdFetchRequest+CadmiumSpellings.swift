@@ -17,8 +17,7 @@ extension CdFetchRequest {
     /// ```swift
     /// try Cd.objects(Employee.self).filter("name = %@", someName).sort("name", ascending: true).fetch()
     /// ```
-    @discardableResult
-    public func sort(_ key: String, ascending: Bool = true) -> Self { sorted(key, ascending: ascending) }
+    public func sort(_ key: String, ascending: Bool = true) -> CdFetchRequest<T> { sorted(key, ascending: ascending) }
 
     /// The request itself: Cadmium's `nsFetchRequest`, the value a fetched-results controller
     /// takes.

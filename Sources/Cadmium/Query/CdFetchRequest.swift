@@ -1,50 +1,74 @@
-// `CdFetchRequest`: Cadmium's chained query builder (docs/CADMIUM-API.md §3). Like Cadmium's it is a
-// mutable class: every chain method changes the request and returns it, `sorted` appends,
-// `or` wraps the whole existing predicate, `fetchOne` sets the limit to 1 for good.
+// `CdFetchRequest`: Cadmium's chained query builder (docs/CADMIUM-API.md §3), as a value: every
+// chain method returns a new request and leaves the one it was called on as it was, and the
+// terminals (`fetch`, `fetchOne`, `count`) change nothing, so a request can be stored, shared
+// between threads and run again (Cadmium's requests were mutable and shared; docs/CADMIUM-API.md
+// §6 says what differs). `sorted` appends, `or` wraps the whole existing predicate, as in Cadmium.
 // Terminals run in the calling thread's current context (check C1) with a fresh snapshot;
 // inside a transaction the context's pending changes are passed along so the fetch sees them.
 //
-// Confinement: one thread at a time (it is a builder); `@unchecked Sendable` so that
-// `delete()` can hand it to the transaction it starts.
+// Invariants:
+//  TQ5. A request never changes after its initialiser returns: every stored property is a
+//       `let`, and the chain methods build a new request from a changed copy of `shape`.
+//  TQ6. An error met while shaping the request (a format that does not parse, a key path that
+//       names no stored property, a `#Predicate` part with no store equivalent) is kept in the
+//       new request (the first one wins) and thrown by every terminal; nothing is run.
+//
+// Confinement: none needed (TQ5): `@unchecked Sendable` only because `T` and the kept error are
+// not declared `Sendable`; neither is ever mutated.
 
 import Foundation
 import CdObjects
 
 /// A query for objects of `T` (`Cd.objects`) or for dictionary rows (`Cd.dictionaryQuery`,
-/// where `T` is `[String: Any]`).
+/// where `T` is `[String: Any]`). A value: each chain method returns a new request with the change
+/// it describes ("ANDs", "appends") and leaves the request it is called on as it was.
 ///
 /// ```swift
-/// let rich = try Cd.objects(Employee.self)
-///     .filter("salary > %@", 100_000)
-///     .sorted("name")
-///     .limit(10)
-///     .fetch()
+/// let rich = Cd.objects(Employee.self).filter(\.salary > 100_000)
+/// let firstTen = try rich.sorted(by: \.name).limit(10).fetch()
+/// let howMany = try rich.count()            // `rich` is unchanged by the line above
 /// ```
 public final class CdFetchRequest<T>: @unchecked Sendable {
+    /// Everything a request holds; chain methods change a copy (TQ5).
+    struct Shape {
+        var request: FetchRequest
+        var expressions: [String: FetchExpression] = [:]
+        var properties: [String] = []
+        var groupings: [String] = []
+        var prefetched: [String] = []
+        var fetchBatchSize = 0
+        let dictionaries: Bool
+        /// The first error met while shaping (TQ6).
+        var buildError: (any Error)?
+
+        /// Keeps `error` unless an earlier one is kept (TQ6).
+        mutating func fail(_ error: any Error) { buildError = buildError ?? error }
+    }
+
+    let shape: Shape
+
     /// The underlying request (entity, predicate, sort, paging, rows): the object store's type,
     /// which apps do not see; the builder methods are the way to shape it.
-    package private(set) var request: FetchRequest
-    private var expressions: [String: FetchExpression] = [:]
-    private var properties: [String] = []
-    private var groupings: [String] = []
-    private var prefetched: [String] = []
-    private var fetchBatchSize = 0
-    private let dictionaries: Bool
-    /// A predicate format that failed to parse; thrown by the terminals.
-    private var parseError: (any Error)?
+    package var request: FetchRequest { shape.request }
 
     init(entityName: String, dictionaries: Bool) {
-        request = FetchRequest(entity: entityName)
-        self.dictionaries = dictionaries
+        shape = Shape(request: FetchRequest(entity: entityName), dictionaries: dictionaries)
+    }
+
+    init(shape: Shape) { self.shape = shape }
+
+    /// A new request: this one's shape with `change` applied (keeps TQ5).
+    func changed(_ change: (inout Shape) -> Void) -> CdFetchRequest<T> {
+        var copy = shape
+        change(&copy)
+        return CdFetchRequest(shape: copy)
     }
 
     // MARK: - Filtering
 
     /// ANDs `predicate` with the existing predicate (or sets it).
-    @discardableResult
-    public func filter(_ predicate: CdPredicate) -> Self {
-        request.predicate = request.predicate.map { .and($0, predicate) } ?? predicate
-        return self
+    public func filter(_ predicate: CdPredicate) -> CdFetchRequest<T> {
+        changed { $0.request.predicate = $0.request.predicate.map { .and($0, predicate) } ?? predicate }
     }
 
     /// ANDs a predicate in NSPredicate format (see docs/PREDICATES.md).
@@ -52,53 +76,48 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
     /// ```swift
     /// Cd.objects(Item.self).filter("id > %@ AND id < %@", 1, 5)
     /// ```
-    @discardableResult
-    public func filter(_ format: String, _ args: Any...) -> Self {
-        if let p = parse(format, args) { filter(p) }
-        return self
+    public func filter(_ format: String, _ args: Any...) -> CdFetchRequest<T> {
+        parsed(format, args) { $0.filter($1) }
     }
 
     /// A synonym of ``filter(_:)-(CdPredicate)``.
-    @discardableResult
-    public func and(_ predicate: CdPredicate) -> Self { filter(predicate) }
+    public func and(_ predicate: CdPredicate) -> CdFetchRequest<T> { filter(predicate) }
 
     /// A synonym of ``filter(_:_:)``.
-    @discardableResult
-    public func and(_ format: String, _ args: Any...) -> Self {
-        if let p = parse(format, args) { filter(p) }
-        return self
+    public func and(_ format: String, _ args: Any...) -> CdFetchRequest<T> {
+        parsed(format, args) { $0.filter($1) }
     }
 
     /// ORs `predicate` with the whole existing predicate (or sets it).
-    @discardableResult
-    public func or(_ predicate: CdPredicate) -> Self {
-        request.predicate = request.predicate.map { .or($0, predicate) } ?? predicate
-        return self
+    public func or(_ predicate: CdPredicate) -> CdFetchRequest<T> {
+        changed { $0.request.predicate = $0.request.predicate.map { .or($0, predicate) } ?? predicate }
     }
 
     /// ORs a predicate in NSPredicate format with the whole existing predicate.
-    @discardableResult
-    public func or(_ format: String, _ args: Any...) -> Self {
-        if let p = parse(format, args) { or(p) }
-        return self
+    public func or(_ format: String, _ args: Any...) -> CdFetchRequest<T> {
+        parsed(format, args) { $0.or($1) }
     }
 
-    private func parse(_ format: String, _ args: [Any]) -> CdPredicate? {
+    /// `combine(self, predicate)` for the parsed format, or this request with the parse error
+    /// kept (TQ6).
+    private func parsed(
+        _ format: String, _ args: [Any], _ combine: (CdFetchRequest<T>, CdPredicate) -> CdFetchRequest<T>
+    ) -> CdFetchRequest<T> {
         do {
-            return try PredicateFormatCache.predicate(format, args)
+            return combine(self, try PredicateFormatCache.predicate(format, args))
         } catch {
-            parseError = parseError ?? error
-            return nil
+            return failed(error)
         }
     }
+
+    /// This request with `error` kept for the terminals (TQ6).
+    func failed(_ error: any Error) -> CdFetchRequest<T> { changed { $0.fail(error) } }
 
     // MARK: - Sorting and paging
 
     /// Appends a sort key, so repeated calls add secondary keys.
-    @discardableResult
-    public func sorted(_ key: String, ascending: Bool = true) -> Self {
-        request.sortDescriptors.append(CdObjects.SortDescriptor(key, ascending: ascending))
-        return self
+    public func sorted(_ key: String, ascending: Bool = true) -> CdFetchRequest<T> {
+        changed { $0.request.sortDescriptors.append(CdObjects.SortDescriptor(key, ascending: ascending)) }
     }
 
     /// Appends a sort descriptor.
@@ -106,19 +125,15 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
     /// ```swift
     /// Cd.objects(Employee.self).sorted(CdSortDescriptor("name", caseInsensitive: true))
     /// ```
-    @discardableResult
-    public func sorted(_ descriptor: CdSortDescriptor) -> Self {
-        request.sortDescriptors.append(descriptor)
-        return self
+    public func sorted(_ descriptor: CdSortDescriptor) -> CdFetchRequest<T> {
+        changed { $0.request.sortDescriptors.append(descriptor) }
     }
 
     /// At most `limit` results.
-    @discardableResult
-    public func limit(_ limit: Int) -> Self { request.limit = limit; return self }
+    public func limit(_ limit: Int) -> CdFetchRequest<T> { changed { $0.request.limit = limit } }
 
     /// Skips the first `offset` results.
-    @discardableResult
-    public func offset(_ offset: Int) -> Self { request.offset = offset; return self }
+    public func offset(_ offset: Int) -> CdFetchRequest<T> { changed { $0.request.offset = offset } }
 
     /// Core Data's fetchBatchSize: above 0, an object query returns its objects as faults in
     /// batches of this size, and the first read of an object loads its whole batch from one
@@ -130,12 +145,12 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
     ///     print(item.name)          // one snapshot read per 100 items
     /// }
     /// ```
-    @discardableResult
-    public func batchSize(_ batchSize: Int) -> Self { fetchBatchSize = max(0, batchSize); return self }
+    public func batchSize(_ batchSize: Int) -> CdFetchRequest<T> {
+        changed { $0.fetchBatchSize = Swift.max(0, batchSize) }
+    }
 
     /// Drops duplicate dictionary rows (only for dictionary queries with properties listed).
-    @discardableResult
-    public func distinct(_ distinct: Bool = true) -> Self { request.distinct = distinct; return self }
+    public func distinct(_ distinct: Bool = true) -> CdFetchRequest<T> { changed { $0.request.distinct = distinct } }
 
     /// Relationship key paths whose targets an object query loads with its results, from the
     /// same snapshot (replaces the list). A key path such as `department.employees` prefetches
@@ -145,17 +160,16 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
     /// let departments = try Cd.objects(Department.self).prefetch(["employees"]).fetch()
     /// let names = departments.flatMap(\.employees).map(\.name)   // no further store reads
     /// ```
-    @discardableResult
-    public func prefetch(_ relationships: [String]) -> Self { prefetched = relationships; return self }
+    public func prefetch(_ relationships: [String]) -> CdFetchRequest<T> { changed { $0.prefetched = relationships } }
 
     // MARK: - Dictionary queries
 
     /// Names an expression (`"@sum.salary"`, `"name.@count"`); it is fetched only if `named`
     /// is also listed in ``onlyProperties(_:)``. Dictionary queries only (check C3).
-    @discardableResult
-    public func includeExpression(_ named: String, resultType: AttributeType, withFormat format: String) -> Self {
-        expressions[named] = FetchExpression(name: named, format: format, resultType: resultType)
-        return self
+    public func includeExpression(
+        _ named: String, resultType: AttributeType, withFormat format: String
+    ) -> CdFetchRequest<T> {
+        changed { $0.expressions[named] = FetchExpression(name: named, format: format, resultType: resultType) }
     }
 
     /// Adds to the properties to fetch (a set: repeated names count once). For a dictionary
@@ -166,20 +180,18 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
     /// ```swift
     /// let names = try Cd.objects(Item.self).onlyProperties(["name"]).fetch().map(\.name)
     /// ```
-    @discardableResult
-    public func onlyProperties(_ names: [String]) -> Self {
-        for name in names where !properties.contains(name) { properties.append(name) }
-        return self
+    public func onlyProperties(_ names: [String]) -> CdFetchRequest<T> {
+        changed { shape in
+            for name in names where !shape.properties.contains(name) { shape.properties.append(name) }
+        }
     }
 
     /// Appends grouping keys; each must be in ``onlyProperties(_:)`` (check C2). Dictionary
     /// queries only (check C4).
-    @discardableResult
-    public func groupBy(_ names: [String]) -> Self { groupings += names; return self }
+    public func groupBy(_ names: [String]) -> CdFetchRequest<T> { changed { $0.groupings += names } }
 
     /// Appends one grouping key.
-    @discardableResult
-    public func groupBy(_ name: String) -> Self { groupBy([name]) }
+    public func groupBy(_ name: String) -> CdFetchRequest<T> { groupBy([name]) }
 
     // MARK: - Running
 
@@ -193,9 +205,10 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
                     + "Fetch on the main "
                     + "thread or inside Cd.transact { }, or use Cd.read { } on any thread.")
         }
-        if let parseError { throw parseError }
+        if let buildError = shape.buildError { throw buildError }  // keeps TQ6
         var request = self.request
-        if dictionaries {
+        let (properties, groupings, expressions) = (shape.properties, shape.groupings, shape.expressions)
+        if shape.dictionaries {
             for name in groupings where !properties.contains(name) {
                 throw Misuse.report(
                     .c2,
@@ -235,7 +248,8 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
         let (request, context) = try prepared("fetch()")
         let (snapshot, owned) = try context.readSnapshot()
         defer { if owned { snapshot.end() } }
-        if dictionaries {
+        let (properties, prefetched, fetchBatchSize) = (shape.properties, shape.prefetched, shape.fetchBatchSize)
+        if shape.dictionaries {
             let rows = try snapshot.fetchRows(request, pending: pending(context))
             return rows.map { row in
                 var out: [String: Any] = [:]
@@ -268,10 +282,10 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
         return objects.compactMap { $0 as? T }
     }
 
-    /// The first result; sets the request's limit to 1, as Cadmium does.
+    /// The first result: `limit(1).fetch().first`. The request itself keeps its limit
+    /// (Cadmium set it to 1 for good).
     public func fetchOne() throws -> T? {
-        request.limit = 1
-        return try fetch().first
+        try limit(1).fetch().first
     }
 
     /// The number of results, in the calling thread's current context.
@@ -292,10 +306,7 @@ extension CdFetchRequest where T: CdManagedObject {
             completion?(nil)
             return
         }
-        let copy = CdFetchRequest<T>(entityName: request.entity, dictionaries: false)
-        copy.request = request
-        copy.parseError = parseError
-        Cd.transact(operation: { try copy.delete() }, completion: completion)
+        Cd.transact(operation: { try self.delete() }, completion: completion)
     }
 }
 

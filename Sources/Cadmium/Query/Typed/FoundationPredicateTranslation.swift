@@ -1,0 +1,314 @@
+// Foundation's `#Predicate` → the store's `CdPredicate`. The macro builds a tree of
+// `PredicateExpressions` values; each supported node type conforms to `StorePredicateNode` and
+// translates itself, its children found by a dynamic cast. What the store can run: key paths of
+// stored properties (through to-ones, `?.` included), constants, `nil`, `== != < <= > >=`,
+// `&& || !`, `starts(with:)` (BEGINSWITH), `contains(_:)` on a string (CONTAINS), on a constant
+// collection (IN) or a range (BETWEEN), `count` of a to-many (@count), and `contains(where:)` /
+// `allSatisfy` on a to-many (ANY / ALL, or SUBQUERY). Anything else (arithmetic, `??`,
+// conditionals, method calls the store has no operator for) is a `CdQueryError` of kind
+// `unsupportedExpression` naming the node's type: never evaluated in memory instead.
+
+import Foundation
+import CdObjects
+
+/// One translated node: a predicate, or an expression one side of a comparison.
+enum StoreNode {
+    case predicate(CdPredicate)
+    case expression(CdPredicateExpression)
+}
+
+/// What the variables of a `#Predicate` stand for while its tree is translated.
+struct StoreTranslation {
+    /// The root variable is `SELF`; a `?.` variable stands for the optional it unwraps; a
+    /// closure's element variable is `SELF` of the member predicate it is translated into.
+    var bindings: [PredicateExpressions.VariableID: CdPredicateExpression] = [:]
+
+    /// The translation of `node`, which must be a supported node type.
+    func translate(_ node: Any) throws -> StoreNode {
+        guard let supported = node as? any StorePredicateNode else { throw Self.unsupported(node) }
+        return try supported.storeNode(self)
+    }
+
+    /// `node` as a predicate (a Boolean key path `\.active` becomes `active == true`).
+    func predicate(_ node: Any) throws -> CdPredicate {
+        switch try translate(node) {
+        case let .predicate(p): return p
+        case let .expression(e):
+            return .comparison(PredicateComparison(e, .equal, .constant(.bool(true))))
+        }
+    }
+
+    /// `node` as an expression.
+    func expression(_ node: Any) throws -> CdPredicateExpression {
+        switch try translate(node) {
+        case let .expression(e): return e
+        case .predicate: throw Self.unsupported(node, "a condition used as a value")
+        }
+    }
+
+    /// The error for a node the store cannot run.
+    static func unsupported(_ node: Any, _ why: String = "no store equivalent") -> CdQueryError {
+        let part = String(describing: type(of: node))
+        return CdQueryError(
+            .unsupportedExpression, part: part,
+            message: "\(part) in a #Predicate has \(why); write it with the operators and functions the store "
+                + "runs (docs/QUERIES.md), or filter the fetched objects in Swift")
+    }
+
+    /// `left op right`.
+    func comparison(_ left: Any, _ op: PredicateOperator, _ right: Any) throws -> StoreNode {
+        let l = try expression(left), r = try expression(right)
+        return .predicate(.comparison(PredicateComparison(l, op, r)))
+    }
+}
+
+/// A `PredicateExpressions` node the store can run.
+protocol StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode
+}
+
+extension CdTypedPredicate {
+    /// The store's form of a Foundation predicate; a part with no store equivalent is kept as a
+    /// `CdQueryError` naming it.
+    ///
+    /// ```swift
+    /// let p = CdTypedPredicate(#Predicate<Employee> { $0.salary > 100_000 })
+    /// ```
+    public init(_ predicate: Predicate<Root>) {
+        var translation = StoreTranslation()
+        translation.bindings[predicate.variable.key] = .evaluatedObject
+        self.init(
+            Result {
+                try translation.predicate(predicate.expression)
+            }.mapError {
+                $0 as? CdQueryError ?? CdQueryError(.unsupportedExpression, part: "\(predicate)", message: "\($0)")
+            })
+    }
+}
+
+// MARK: - Leaves
+
+extension PredicateExpressions.Variable: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        guard let bound = translation.bindings[key] else {
+            throw StoreTranslation.unsupported(self, "an unbound variable")
+        }
+        return .expression(bound)
+    }
+}
+
+extension PredicateExpressions.Value: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        if let attribute = value as? any CdAttributeValue { return .expression(.constant(attribute.cdValue)) }
+        if let values = value as? any Sequence {
+            var items: [CdPredicateExpression] = []
+            for item in values {
+                guard let attribute = item as? any CdAttributeValue else {
+                    throw StoreTranslation.unsupported(self, "an element of type \(type(of: item)) with no stored form")
+                }
+                items.append(.constant(attribute.cdValue))
+            }
+            return .expression(.aggregate(items))
+        }
+        throw StoreTranslation.unsupported(self, "a value of type \(Output.self) with no stored form")
+    }
+}
+
+extension PredicateExpressions.NilLiteral: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode { .expression(.constant(.null)) }
+}
+
+extension PredicateExpressions.KeyPath: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        let base = try translation.expression(root)
+        if let many = Root.Output.self as? any ToManyCount.Type, keyPath == many.countKeyPath {
+            return .expression(.function(.count, base))  // `$0.employees.count`
+        }
+        let names = try CdKeyPathNames.resolve(keyPath).get()
+        switch base {
+        case let .keyPath(inner, keys): return .expression(.keyPath(inner, keys + names))
+        default: return .expression(.keyPath(base, names))
+        }
+    }
+}
+
+extension PredicateExpressions.ForcedUnwrap: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode { try translation.translate(inner) }
+}
+
+extension PredicateExpressions.OptionalFlatMap: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        // `$0.department?.name`: the transform reads the unwrapped value; a missing value reads
+        // as nil in the store's key paths, as it does for `?.`.
+        var inner = translation
+        inner.bindings[variable.key] = try translation.expression(wrapped)
+        return try inner.translate(transform)
+    }
+}
+
+// MARK: - Comparisons
+
+extension PredicateExpressions.Equal: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        try Self.condition(translation, lhs, rhs, negated: false) ?? translation.comparison(lhs, .equal, rhs)
+    }
+
+    /// `condition == true/false` (what `?.starts(with:) == true` gives) as the condition itself.
+    static func condition(_ t: StoreTranslation, _ lhs: Any, _ rhs: Any, negated: Bool) throws -> StoreNode? {
+        guard case let .predicate(p) = try? t.translate(lhs),
+            case let .expression(.constant(.bool(b))) = try t.translate(rhs)
+        else { return nil }
+        return .predicate(b != negated ? p : .not(p))
+    }
+}
+
+extension PredicateExpressions.NotEqual: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        try PredicateExpressions.Equal<LHS, RHS>.condition(translation, lhs, rhs, negated: true)
+            ?? translation.comparison(lhs, .notEqual, rhs)
+    }
+}
+
+extension PredicateExpressions.Comparison: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        let mapped: PredicateOperator
+        switch op {
+        case .lessThan: mapped = .lessThan
+        case .lessThanOrEqual: mapped = .lessThanOrEqual
+        case .greaterThan: mapped = .greaterThan
+        case .greaterThanOrEqual: mapped = .greaterThanOrEqual
+        @unknown default: throw StoreTranslation.unsupported(self, "an unknown operator")
+        }
+        return try translation.comparison(lhs, mapped, rhs)
+    }
+}
+
+// MARK: - Logic
+
+extension PredicateExpressions.Conjunction: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        .predicate(.and(try translation.predicate(lhs), try translation.predicate(rhs)))
+    }
+}
+
+extension PredicateExpressions.Disjunction: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        .predicate(.or(try translation.predicate(lhs), try translation.predicate(rhs)))
+    }
+}
+
+extension PredicateExpressions.Negation: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        .predicate(.not(try translation.predicate(wrapped)))
+    }
+}
+
+// MARK: - Strings, membership, ranges
+
+extension PredicateExpressions.SequenceStartsWith: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        try translation.comparison(base, .beginsWith, prefix)
+    }
+}
+
+extension PredicateExpressions.CollectionContainsCollection: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        try translation.comparison(base, .contains, other)
+    }
+}
+
+extension PredicateExpressions.SequenceContains: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        // `["Ann", "Bob"].contains($0.name)`: name IN {…}.
+        try translation.comparison(element, .in, sequence)
+    }
+}
+
+extension PredicateExpressions.RangeExpressionContains: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        let value = try translation.expression(element)
+        if let closed = range as? any ClosedRangeNode {
+            let bounds = try closed.bounds(translation)
+            return .predicate(.comparison(PredicateComparison(value, .between, .aggregate([bounds.0, bounds.1]))))
+        }
+        if let open = range as? any HalfOpenRangeNode {
+            let bounds = try open.bounds(translation)
+            return .predicate(
+                .and(
+                    .comparison(PredicateComparison(value, .greaterThanOrEqual, bounds.0)),
+                    .comparison(PredicateComparison(value, .lessThan, bounds.1))))
+        }
+        throw StoreTranslation.unsupported(range, "no store equivalent as a range")
+    }
+}
+
+/// `lower...upper` in a `#Predicate`.
+protocol ClosedRangeNode {
+    func bounds(_ translation: StoreTranslation) throws -> (CdPredicateExpression, CdPredicateExpression)
+}
+
+/// `lower..<upper` in a `#Predicate`.
+protocol HalfOpenRangeNode {
+    func bounds(_ translation: StoreTranslation) throws -> (CdPredicateExpression, CdPredicateExpression)
+}
+
+extension PredicateExpressions.ClosedRange: ClosedRangeNode {
+    func bounds(_ translation: StoreTranslation) throws -> (CdPredicateExpression, CdPredicateExpression) {
+        (try translation.expression(lower), try translation.expression(upper))
+    }
+}
+
+extension PredicateExpressions.Range: HalfOpenRangeNode {
+    func bounds(_ translation: StoreTranslation) throws -> (CdPredicateExpression, CdPredicateExpression) {
+        (try translation.expression(lower), try translation.expression(upper))
+    }
+}
+
+// MARK: - To-many quantifiers
+
+extension PredicateExpressions.SequenceContainsWhere: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        try Self.quantified(translation, sequence, variable.key, test, .any)
+    }
+
+    /// `quantifier` of `test` (with `variable` as the member) over the to-many `sequence`.
+    static func quantified(
+        _ translation: StoreTranslation, _ sequence: Any, _ variable: PredicateExpressions.VariableID, _ test: Any,
+        _ quantifier: PredicateQuantifier
+    ) throws -> StoreNode {
+        guard case let .keyPath(.evaluatedObject, many) = try translation.expression(sequence) else {
+            throw StoreTranslation.unsupported(sequence, "no store equivalent as a to-many of the object")
+        }
+        var member = StoreTranslation()
+        member.bindings[variable] = .evaluatedObject
+        let inner = try member.predicate(test)
+        return .predicate(MemberPredicates.quantify(inner, over: many, quantifier))
+    }
+}
+
+extension PredicateExpressions.SequenceAllSatisfy: StorePredicateNode {
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        try PredicateExpressions.SequenceContainsWhere<LHS, RHS>.quantified(
+            translation, sequence, variable.key, test, .all)
+    }
+}
+
+/// A to-many whose `count` a `#Predicate` may read (`$0.employees.count` → `employees.@count`).
+protocol ToManyCount {
+    static var countKeyPath: AnyKeyPath { get }
+}
+
+extension Set: ToManyCount where Element: CdManagedObject {
+    static var countKeyPath: AnyKeyPath { setCountKeyPath(Element.self) }
+}
+
+extension Array: ToManyCount where Element: CdManagedObject {
+    static var countKeyPath: AnyKeyPath { arrayCountKeyPath(Element.self) }
+}
+
+/// `\Set<Element>.count`, built outside the conditional extension (where the compiler cannot
+/// emit it).
+private func setCountKeyPath<Element: Hashable>(_: Element.Type) -> AnyKeyPath { \Set<Element>.count }
+
+/// `\Array<Element>.count`.
+private func arrayCountKeyPath<Element>(_: Element.Type) -> AnyKeyPath { \[Element].count }
