@@ -35,8 +35,8 @@ extension CdFetchRequest where T: CdManagedObject {
         let stack = try batchStack("batchDelete()", onMain: .e1, outside: .e2, what: "Delete")
         let ids = try matchingIDs(stack)
         var deleted = 0
-        for start in stride(from: 0, to: ids.count, by: max(1, batchSize)) {
-            let batch = Array(ids[start..<min(start + max(1, batchSize), ids.count)])
+        for start in stride(from: 0, to: ids.count, by: Swift.max(1, batchSize)) {
+            let batch = Array(ids[start..<Swift.min(start + Swift.max(1, batchSize), ids.count)])
             let live = try existing(batch, stack)
             guard !live.isEmpty else { continue }
             let applied = try stack.save(ChangeSet(deleted: Set(live)))
@@ -91,8 +91,8 @@ extension CdFetchRequest where T: CdManagedObject {
         }
         let ids = try matchingIDs(stack)
         var updated = 0
-        for start in stride(from: 0, to: ids.count, by: max(1, batchSize)) {
-            let batch = Array(ids[start..<min(start + max(1, batchSize), ids.count)])
+        for start in stride(from: 0, to: ids.count, by: Swift.max(1, batchSize)) {
+            let batch = Array(ids[start..<Swift.min(start + Swift.max(1, batchSize), ids.count)])
             let rows = try existingRows(batch, reading: reads, stack)
             guard !rows.isEmpty else { continue }
             var changes = ChangeSet()
@@ -117,7 +117,7 @@ extension CdFetchRequest where T: CdManagedObject {
     // MARK: - Running
 
     /// The stack, after the checks of a batch operation: inside a transaction, a request that
-    /// parses (the count runs the request's own checks and throws its parse error).
+    /// was built without error (a predicate that failed to parse is thrown, never read as "all").
     private func batchStack(
         _ call: String, onMain: CdMisuse.Kind, outside: CdMisuse.Kind, what: String
     ) throws -> CdStack {
@@ -135,7 +135,7 @@ extension CdFetchRequest where T: CdManagedObject {
                 "\(form) was called on a background thread outside any transaction. "
                     + "\(what) in batches inside Cd.transact { } / Cd.transactAndWait { }.")
         }
-        _ = try count()
+        if let buildError = shape.buildError { throw buildError }
         return stack
     }
 
