@@ -19,8 +19,9 @@ public struct CdValueRequest<T: CdManagedStruct>: Sendable {
     private var sortDescriptors: [CdSortDescriptor] = []
     private var limitCount: Int?
     private var offsetCount: Int?
-    /// A predicate format that failed to parse; thrown by the terminals.
-    private var parseError: CdPredicateError?
+    /// A predicate format that failed to parse, or a key path or `#Predicate` with no store
+    /// equivalent; thrown by the terminals.
+    private var buildError: (any Error)?
 
     init() {}
 
@@ -56,12 +57,15 @@ public struct CdValueRequest<T: CdManagedStruct>: Sendable {
         do {
             return apply(self, try PredicateFormatCache.predicate(format, args))
         } catch {
-            var copy = self
-            copy.parseError =
-                parseError ?? (error as? CdPredicateError)
-                ?? CdPredicateError(.syntax, "\(format): \(error)")
-            return copy
+            return failed(error as? CdPredicateError ?? CdPredicateError(.syntax, "\(format): \(error)"))
         }
+    }
+
+    /// This request with `error` kept for the terminals (the first error wins).
+    func failed(_ error: any Error) -> Self {
+        var copy = self
+        copy.buildError = buildError ?? error
+        return copy
     }
 
     // MARK: - Sorting and paging
@@ -111,7 +115,7 @@ public struct CdValueRequest<T: CdManagedStruct>: Sendable {
     }
 
     /// The object query of the same shape.
-    private func objectRequest() -> CdFetchRequest<CdManagedObject> {
+    func objectRequest() -> CdFetchRequest<CdManagedObject> {
         // Reassigned at each step: right whether the chain returns the request or a copy.
         var request = CdFetchRequest<CdManagedObject>(entityName: T.entityName, dictionaries: false)
         if let predicate { request = request.filter(predicate) }
@@ -121,13 +125,19 @@ public struct CdValueRequest<T: CdManagedStruct>: Sendable {
         return request
     }
 
-    private func run<R>(_ body: (CdFetchRequest<CdManagedObject>) throws -> R) throws -> R {
-        if let parseError { throw parseError }
+    /// Throws what keeps the request from running: an error kept while it was built, an entity
+    /// the model does not have.
+    func validate() throws {
+        if let buildError { throw buildError }
         if let stack = Cd.stack, stack.model.objectModel.entity(named: T.entityName) == nil {
             throw CdValueError(
                 .unknownEntity, structName: String(describing: T.self), entity: T.entityName,
                 message: "the model has no entity named '\(T.entityName)'.")
         }
+    }
+
+    private func run<R>(_ body: (CdFetchRequest<CdManagedObject>) throws -> R) throws -> R {
+        try validate()
         if Cd.stack != nil, !ThreadState.isMain, ThreadState.currentContext == nil {
             return try Cd.read { try body(objectRequest()) }
         }
