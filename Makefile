@@ -113,9 +113,17 @@ bench-deps: deps
 bench: bench-deps
 	cd $(BENCH_DIR) && $(SWIFT) build -c release --product cadmium-bench
 	cd $(BENCH_DIR) && .build/release/cadmium-bench run --json ../docs/benchmarks/results.json --docs ../docs
+	@echo "fetched results controller update, 100,000 results (docs/BENCHMARKS.md, Observation):"
+	cd $(BENCH_DIR) && .build/release/cadmium-bench observe --results 100000 --repetitions 20
+	@echo "batch operations beside the object-by-object forms, 100,000 employees:"
+	cd $(BENCH_DIR) && .build/release/cadmium-bench batch --form batch --objects 100000
+	cd $(BENCH_DIR) && .build/release/cadmium-bench batch --form objects --objects 100000
 
 # Quick run (seconds of measuring): small sizes, one repetition, no docs changes. Keeps the
 # harness from rotting in CI.
 bench-quick: bench-deps
 	cd $(BENCH_DIR) && $(SWIFT) build -c release --product cadmium-bench
 	cd $(BENCH_DIR) && .build/release/cadmium-bench run --quick
+	cd $(BENCH_DIR) && .build/release/cadmium-bench observe --results 2000 --repetitions 2 --skip-refetch
+	cd $(BENCH_DIR) && .build/release/cadmium-bench batch --form batch --objects 2000
+	cd $(BENCH_DIR) && .build/release/cadmium-bench batch --form objects --objects 2000
