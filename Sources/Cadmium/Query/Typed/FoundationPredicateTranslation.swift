@@ -1,7 +1,8 @@
 // Foundation's `#Predicate` → the store's `CdPredicate`. The macro builds a tree of
 // `PredicateExpressions` values; each supported node type conforms to `StorePredicateNode` and
 // translates itself, its children found by a dynamic cast. What the store can run: key paths of
-// stored properties (through to-ones, `?.` included), constants, `nil`, `== != < <= > >=`,
+// stored properties (through to-ones, `?.` included), constants (RawRepresentable enums as their
+// raw values), `nil`, `== != < <= > >=`,
 // `&& || !`, `starts(with:)` (BEGINSWITH), `contains(_:)` on a string (CONTAINS), on a constant
 // collection (IN) or a range (BETWEEN), `count` of a to-many (@count), and `contains(where:)` /
 // `allSatisfy` on a to-many (ANY / ALL, or SUBQUERY). Anything else (arithmetic, `??`,
@@ -100,6 +101,9 @@ extension PredicateExpressions.Variable: StorePredicateNode {
 extension PredicateExpressions.Value: StorePredicateNode {
     func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
         if let attribute = value as? any CdAttributeValue { return .expression(.constant(attribute.cdValue)) }
+        // A RawRepresentable enum (`$0.type == sedan`) or another fixed-width number, as stored.
+        if let optional = value as? any OptionalOutput, optional.isNone { return .expression(.constant(.null)) }
+        if let stored = ValueTypes.storeValue(of: value) { return .expression(.constant(stored)) }
         if let values = value as? any Sequence {
             var items: [CdPredicateExpression] = []
             for item in values {
@@ -150,23 +154,45 @@ extension PredicateExpressions.OptionalFlatMap: StorePredicateNode {
 
 extension PredicateExpressions.Equal: StorePredicateNode {
     func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
-        try Self.condition(translation, lhs, rhs, negated: false) ?? translation.comparison(lhs, .equal, rhs)
+        try Self.condition(translation, lhs, rhs, negated: false, optional: LHS.Output.self is any OptionalOutput.Type)
+            ?? translation.comparison(lhs, .equal, rhs)
     }
 
     /// `condition == true/false` (what `?.starts(with:) == true` gives) as the condition itself.
-    static func condition(_ t: StoreTranslation, _ lhs: Any, _ rhs: Any, negated: Bool) throws -> StoreNode? {
+    /// When the condition is an optional chain (`Bool?`), nil is neither true nor false in
+    /// Swift, but a store condition on a missing value is false and its `NOT` true: only the
+    /// forms that agree on nil (`== true`, `!= true`) are translated, the others are refused.
+    static func condition(
+        _ t: StoreTranslation, _ lhs: Any, _ rhs: Any, negated: Bool, optional: Bool
+    ) throws -> StoreNode? {
         guard case let .predicate(p) = try? t.translate(lhs),
             case let .expression(.constant(.bool(b))) = try t.translate(rhs)
         else { return nil }
+        if optional, !b {
+            throw StoreTranslation.unsupported(
+                lhs, "no store equivalent compared with false (nil is not false in Swift); write `!= true` or `== true`"
+            )
+        }
         return .predicate(b != negated ? p : .not(p))
     }
 }
 
 extension PredicateExpressions.NotEqual: StorePredicateNode {
     func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
-        try PredicateExpressions.Equal<LHS, RHS>.condition(translation, lhs, rhs, negated: true)
+        try PredicateExpressions.Equal<LHS, RHS>.condition(
+            translation, lhs, rhs, negated: true, optional: LHS.Output.self is any OptionalOutput.Type)
             ?? translation.comparison(lhs, .notEqual, rhs)
     }
+}
+
+/// `Optional`, recognised through its type: a node whose output may be nil.
+protocol OptionalOutput {
+    /// Whether this optional holds no value.
+    var isNone: Bool { get }
+}
+
+extension Optional: OptionalOutput {
+    var isNone: Bool { self == nil }
 }
 
 extension PredicateExpressions.Comparison: StorePredicateNode {
