@@ -37,6 +37,13 @@ final class QueryExecutor {
         guard let entity = layout.entities[request.entity] else {
             throw CdPredicateError(.unknownKey, "the model has no entity named \(request.entity)")
         }
+        // Paging slices the matches with offset and limit: a negative one is refused here.
+        if request.offset < 0 || (request.limit ?? 0) < 0 {
+            throw CdPredicateError(
+                .unsupportedArgument,
+                "the request for \(request.entity) has offset \(request.offset) and limit "
+                    + "\(request.limit.map(String.init) ?? "none"); both must be 0 or more")
+        }
         try request.predicate?.validate(entity: request.entity, schema: ModelPredicateSchema(layout.model))
         for s in request.sortDescriptors { try checkPath(s.key, from: entity) }
         return entity
