@@ -104,8 +104,10 @@ extension CdFetchRequest {
     /// ```swift
     /// let total: Int64 = try Cd.objects(Employee.self).sum(\.salary)
     /// ```
+    /// A sum that does not fit `V` (`Int16` values adding up above `Int16.max`) throws
+    /// ``CdQueryError`` (`resultOutOfRange`).
     public func sum<V: CdAttributeValue>(_ keyPath: KeyPath<T, V>) throws -> V {
-        V.fromCdValue(try aggregate(.sum, keyPath, V.cdAttributeType)) ?? V.cdEmptyValue
+        try typed(aggregate(.sum, keyPath, V.cdAttributeType), .sum, keyPath) ?? V.cdEmptyValue
     }
 
     /// The mean of `keyPath` over the matching objects; nil when none match.
@@ -115,14 +117,26 @@ extension CdFetchRequest {
 
     /// The largest value of `keyPath` among the matching objects; nil when none match.
     public func max<V: CdAttributeValue>(_ keyPath: KeyPath<T, V>) throws -> V? {
-        let value = try aggregate(.max, keyPath, V.cdAttributeType)
-        return value.isNull ? nil : V.fromCdValue(value)
+        try typed(aggregate(.max, keyPath, V.cdAttributeType), .max, keyPath)
     }
 
     /// The smallest value of `keyPath` among the matching objects; nil when none match.
     public func min<V: CdAttributeValue>(_ keyPath: KeyPath<T, V>) throws -> V? {
-        let value = try aggregate(.min, keyPath, V.cdAttributeType)
-        return value.isNull ? nil : V.fromCdValue(value)
+        try typed(aggregate(.min, keyPath, V.cdAttributeType), .min, keyPath)
+    }
+
+    /// `value` as a `V`: nil for no value; `resultOutOfRange` when it does not fit `V`.
+    private func typed<V: CdAttributeValue>(
+        _ value: CdValue, _ function: PredicateAggregateFunction, _ keyPath: AnyKeyPath
+    ) throws -> V? {
+        if value.isNull { return nil }
+        guard let typed = V.fromCdValue(value) else {
+            let part = function.rawValue + "." + ((try? name(keyPath).get()) ?? "\(keyPath)")
+            throw CdQueryError(
+                .resultOutOfRange, part: part,
+                message: "\(part) of \(T.self) is \(value), which does not fit \(V.self) (the attribute's type)")
+        }
+        return typed
     }
 
     /// `function` of `keyPath` over the matching objects, as the store computes it.

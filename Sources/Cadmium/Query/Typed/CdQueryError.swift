@@ -19,6 +19,9 @@ public struct CdQueryError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A part of a `#Predicate` with no store equivalent (a method call, an arithmetic
         /// operator, a conditional, …).
         case unsupportedExpression
+        /// A typed aggregate whose result does not fit the attribute's Swift type (the sum of
+        /// `Int16` values above `Int16.max`).
+        case resultOutOfRange
     }
 
     /// What went wrong.
