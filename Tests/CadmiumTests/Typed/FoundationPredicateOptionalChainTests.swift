@@ -1,7 +1,8 @@
 // A `#Predicate` that compares an optional chain's condition with a Boolean
 // (`$0.email?.starts(with: "a") == true`) means what Swift means: a missing value is neither true
 // nor false. The forms the store can say exactly are translated and return what Swift's
-// evaluation returns; the others are a typed error, never a different answer.
+// evaluation returns; the others are a typed error, never a different answer. So is a whole
+// collection compared with `==` (a Transformable array): only membership (`IN`) takes one.
 
 import Foundation
 import Testing
@@ -34,6 +35,16 @@ extension CadmiumSuites {
             // A condition that is not optional keeps both forms.
             let plain = CdTypedPredicate(#Predicate<Employee> { $0.name.starts(with: "A") == false })
             #expect(try plain.predicate() == CdPredicate(format: "NOT name BEGINSWITH 'A'"))
+        }
+
+        @Test func aCollectionIsComparedOnlyByMembership() throws {
+            let names = ["Ann", "Bob"]
+            let equal = CdTypedPredicate(#Predicate<VF.Other> { $0.tags == names })
+            let unequal = CdTypedPredicate(#Predicate<VF.Other> { $0.tags != names })
+            #expect(throws: CdQueryError.self) { try equal.predicate() }
+            #expect(throws: CdQueryError.self) { try unequal.predicate() }
+            let member = CdTypedPredicate(#Predicate<Employee> { names.contains($0.name) })
+            #expect(try member.predicate() == CdPredicate(format: "name IN {'Ann', 'Bob'}"))
         }
     }
 }

@@ -59,6 +59,10 @@ struct StoreTranslation {
     /// `left op right`.
     func comparison(_ left: Any, _ op: PredicateOperator, _ right: Any) throws -> StoreNode {
         let l = try expression(left), r = try expression(right)
+        // A collection constant is a set of values for IN only: `$0.tags == ["a"]` compares a
+        // whole Swift array, which no store operator does.
+        if op != .in, case .aggregate = r { throw Self.unsupported(right, "no store equivalent as a compared value") }
+        if case .aggregate = l { throw Self.unsupported(left, "no store equivalent as a compared value") }
         return .predicate(.comparison(PredicateComparison(l, op, r)))
     }
 }
