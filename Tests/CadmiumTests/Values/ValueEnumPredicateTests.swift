@@ -34,5 +34,30 @@ extension CadmiumSuites {
                 #expect(noPrevious.map(\.name) == ["a"])
             }
         }
+
+        @Test(arguments: ValueModelSource.allCases) func enumCasesInKeyPathPredicates(_ source: ValueModelSource) throws
+        {
+            try source.open()
+            try background {
+                try Cd.transactAndWait {
+                    for (name, type, previous) in [
+                        ("a", VF.CarType.sedan, nil), ("b", .pickup, .sedan), ("c", .sedan, .hatchback),
+                    ] as [(String, VF.CarType, VF.CarType?)] {
+                        var car = VF.Car(objectID: nil, name: name, type: type, previous: previous)
+                        try car.save()
+                    }
+                }
+                let cars = Cd.values(VF.Car.self)
+                #expect(try cars.filter(\.type == .sedan).sorted(by: \.name).fetch().map(\.name) == ["a", "c"])
+                #expect(try cars.filter(\.type != .sedan).fetch().map(\.name) == ["b"])
+                #expect(try cars.filter(\.previous == .sedan).fetch().map(\.name) == ["b"])
+                #expect(try cars.filter(\.previous == nil).fetch().map(\.name) == ["a"])
+                #expect(try cars.filter(\.previous != nil).sorted(by: \.name).fetch().map(\.name) == ["b", "c"])
+                #expect(try cars.filter(isIn(\.type, [.pickup, .hatchback])).fetch().map(\.name) == ["b"])
+                let typed = try (\VF.Car.type == .pickup || \.previous == .hatchback).predicate()
+                let format = try CdPredicate(format: "type == %@ OR previous == %@", "pickup", "hatchback")
+                #expect(typed == format, "the typed form is the format string's predicate")
+            }
+        }
     }
 }
