@@ -176,7 +176,7 @@ enum StoreMigrator {
 
     /// The steps from the stored model to `target`: through the plan's versions when the stored
     /// hash is one of them and comes before the target, else one inferred step from the model the
-    /// store records.
+    /// store records. A stored hash that comes after the target's is `invalidPlan` (never stepped back).
     static func plannedSteps(stored: StoredModel, target: ObjectModel, plan: MigrationPlan?) throws -> [Step] {
         var versions = plan?.versions ?? []
         let targetHash = target.versionHash
@@ -184,6 +184,15 @@ enum StoreMigrator {
             versions.append(ModelVersion(name: "target", model: target))
         }
         let history = ModelVersionHistory(versions: versions)
+        // A store of a later version than the model opened: an older build of the app must not
+        // step it back and drop what the later versions added.
+        if let from = history.versions.firstIndex(where: { $0.versionHash == stored.hash }),
+            let to = history.index(ofHash: targetHash), from > to
+        {
+            throw MigrationError.invalidPlan(
+                "the store was written with version \(versions[from].name), which comes after "
+                    + "\(versions[to].name), the version it is opened with; a newer store is never migrated back")
+        }
         if let from = history.versions.firstIndex(where: { $0.versionHash == stored.hash }),
             let to = history.index(ofHash: targetHash), from < to
         {
