@@ -10,7 +10,8 @@ extension Cd {
     /// Closes the store opened by ``initWithStore(model:storeURL:options:serialTX:)``: starts no
     /// further transaction (a later or queued one is misuse A1, as before initialisation), waits
     /// for the transactions running now to finish and commit, checkpoints the store and closes
-    /// it. Afterwards `initWithStore` may open the same file again. Closing when nothing is open
+    /// it. Observations of its queries (``CdFetchRequest/changes()``) end: their loops finish.
+    /// Afterwards `initWithStore` may open the same file again. Closing when nothing is open
     /// does nothing.
     ///
     /// - Throws: ``CdMisuse`` A2 when called inside a transaction body (it would wait for
@@ -34,6 +35,8 @@ extension Cd {
         globals.withLock { globals in
             if globals.stack === stack { globals.stack = nil }
         }
+        // Query observations of this stack end now (a waiting `changes()` loop returns, RW1).
+        ResultsObservations.end(on: stack)
         try (stack.store as? ObjectStore)?.close()
     }
 

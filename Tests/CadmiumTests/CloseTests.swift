@@ -84,5 +84,45 @@ extension CadmiumSuites {
                 try Cd.initWithStore(model: try CdModel(classes: [NoteV2.self]), storeURL: url, migration: .disabled)
             }
         }
+
+        /// A commit merged into the main context after `Cd.close()` (its merge was still queued)
+        /// ends a query observation instead of making it fetch from the closed stack (misuse C1,
+        /// which stops the program by default); an idle observation's loop ends at the close.
+        @MainActor @Test func closeEndsQueryObservationsWithoutMisuse() async throws {
+            for refetched in [true, false] {
+                try initCompany()
+                let recorder = MisuseRecorder()
+                recorder.install()
+                let request = Cd.objects(Employee.self).sorted("name")
+                // A limit makes the observation refetch after each commit; without, it is followed.
+                let observed = refetched ? request.limit(5) : request
+                let started = LockedBox(false)
+                let watcher = Task { @MainActor in
+                    var changes = 0
+                    for try await _ in observed.changes() {
+                        changes += 1
+                        started.set(true)
+                    }
+                    return changes
+                }
+                #expect(await waitUntil { started.get() })
+                try background { try Cd.transactAndWait { try Cd.create(Employee.self).name = "late" } }
+                try Cd.close()  // on the main thread: the commit's merge is still queued behind it
+                await drainMainQueue()
+                let changes = try await watcher.value  // ends by itself (RW1)
+                #expect(changes == 1, "only the first results: nothing is fetched after the close")
+                #expect(recorder.kinds.isEmpty, "refetched: \(refetched)")
+                let idle = Task { @MainActor in
+                    try initCompany()
+                    var changes = 0
+                    for try await _ in Cd.objects(Employee.self).changes() { changes += 1 }
+                    return changes
+                }
+                #expect(await waitUntil { ResultsObservations.live.load(ordering: .relaxed) > 0 })
+                try await Task.sleep(nanoseconds: 20_000_000)
+                try Cd.close()
+                #expect(try await idle.value == 1, "the waiting loop ended at the close")
+            }
+        }
     }
 }
