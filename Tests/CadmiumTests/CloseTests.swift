@@ -124,5 +124,20 @@ extension CadmiumSuites {
                 #expect(try await idle.value == 1, "the waiting loop ended at the close")
             }
         }
+
+        /// Opening another store in place of the current one ends the observations of the old
+        /// one, whose main context will never merge again.
+        @MainActor @Test func replacingTheStackEndsItsQueryObservations() async throws {
+            try initCompany()
+            let observing = Task { @MainActor in
+                var changes = 0
+                for try await _ in Cd.objects(Employee.self).changes() { changes += 1 }
+                return changes
+            }
+            #expect(await waitUntil { ResultsObservations.live.load(ordering: .relaxed) > 0 })
+            try await Task.sleep(nanoseconds: 20_000_000)
+            try initCompany()
+            #expect(try await observing.value == 1)
+        }
     }
 }
