@@ -139,5 +139,33 @@ extension CadmiumSuites {
             try initCompany()
             #expect(try await observing.value == 1)
         }
+
+        /// A `Cd.read` body running when `Cd.close()` is called finishes its fetches before the
+        /// store closes (instead of failing with "store is closed"), and closing from inside a
+        /// read body is misuse A2 (it would wait for itself).
+        @MainActor @Test func closeWaitsForRunningReads() async throws {
+            let url = try Self.temporaryStore()
+            let model = try CdModel(classes: [NoteV1.self])
+            try Cd.initWithStore(model: model, storeURL: url)
+            try await Cd.transaction { for i in 0..<50 { try Cd.create(NoteV1.self).title = "n\(i)" } }
+            let entered = LockedBox(false)
+            let reader = Task.detached {
+                try Cd.read { () -> Int in
+                    entered.set(true)
+                    Thread.sleep(forTimeInterval: 0.2)
+                    return try Cd.objects(NoteV1.self).fetch().count
+                }
+            }
+            #expect(await waitUntil { entered.get() })
+            try Cd.close()
+            #expect(try await reader.value == 50)
+            try Cd.initWithStore(model: model, storeURL: url)
+            let recorder = MisuseRecorder()
+            recorder.install()
+            let inside = Task.detached { try Cd.read { try Cd.close() } }
+            await #expect(throws: CdMisuse.self) { try await inside.value }
+            #expect(recorder.kinds == [.a2])
+            try Cd.close()
+        }
     }
 }
