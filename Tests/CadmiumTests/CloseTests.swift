@@ -167,5 +167,23 @@ extension CadmiumSuites {
             #expect(recorder.kinds == [.a2])
             try Cd.close()
         }
+
+        /// A commit whose merge is drained after the store was opened again leaves the old
+        /// stack's controller as it was: it never takes objects of the new main context.
+        @MainActor @Test func aControllerOfAReplacedStackTakesNoObjectsOfTheNewOne() async throws {
+            let url = try Self.temporaryStore()
+            let model = try CdModel(classes: [NoteV1.self])
+            try Cd.initWithStore(model: model, storeURL: url)
+            let controller = Cd.newFetchedResultsController(
+                Cd.objects(NoteV1.self).sorted("title"), sectionNameKeyPath: nil, cacheName: nil)
+            try controller.performFetch()
+            let oldMain = try #require(Cd.stack?.main)
+            try background { try Cd.transactAndWait { try Cd.create(NoteV1.self).title = "late" } }
+            try Cd.initWithStore(model: model, storeURL: url)  // the merge is still queued
+            await drainMainQueue()
+            let objects = controller.fetchedObjects ?? []
+            #expect(objects.allSatisfy { $0.managedObjectContext === oldMain }, "\(objects)")
+            try Cd.close()
+        }
     }
 }
