@@ -116,4 +116,43 @@ import Testing
         #expect(x == Self.str("only in v3"))
         try reopened.close()
     }
+
+    /// While a migration reads, maps and writes, the old store stays locked: another opener
+    /// (another process, here another handle) cannot commit to it — a commit the migrated store
+    /// would silently lack — nor start a second migration.
+    @Test func theOldStoreStaysLockedWhileItIsMigrated() throws {
+        let fs = InMemoryFileSystem()
+        let (list, _) = try Self.seed(fs)
+        let intruder = LockedIntruder()
+        let options = MigrationOptions { progress in
+            guard progress.phase == .mapping || progress.phase == .writing else { return }
+            intruder.tryCommit(fs: fs, list: list)
+        }
+        let store = try ObjectStore.open(path: Self.path, model: Self.v3, options: Self.options(fs), migration: options)
+        defer { try? store.close() }
+        #expect(intruder.attempts > 0)
+        #expect(intruder.commits == 0, "the old store was opened and written during the migration")
+        let title = try store.read { s in try s.values(of: list)?["title"] }
+        #expect(title == Self.str("L"))
+    }
+}
+
+/// Tries to open the old store and commit to it, as another process would, and counts.
+final class LockedIntruder: @unchecked Sendable {
+    // @unchecked: used from the migrating thread only (the progress callback).
+    private(set) var attempts = 0
+    private(set) var commits = 0
+
+    func tryCommit(fs: InMemoryFileSystem, list: ObjectID) {
+        attempts += 1
+        guard
+            let store = try? ObjectStore.open(
+                path: MigrationEdgeCaseTests.path, model: MigrationEdgeCaseTests.v1,
+                options: MigrationEdgeCaseTests.options(fs))
+        else { return }
+        defer { try? store.close() }
+        if (try? store.apply(ChangeSet(updated: [list: ["title": MigrationEdgeCaseTests.str("intruder")]]))) != nil {
+            commits += 1
+        }
+    }
 }
