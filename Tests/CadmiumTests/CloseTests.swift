@@ -185,5 +185,20 @@ extension CadmiumSuites {
             #expect(objects.allSatisfy { $0.managedObjectContext === oldMain }, "\(objects)")
             try Cd.close()
         }
+
+        /// Reading a main-context object after its store was closed is misuse I1 with a message
+        /// that says so (not that the object was read off the main thread, which it was not).
+        @MainActor @Test func readingAnObjectOfAClosedStoreSaysTheStoreWasClosed() async throws {
+            let url = try Self.temporaryStore()
+            try Cd.initWithStore(model: try CdModel(classes: [NoteV1.self]), storeURL: url)
+            try await Cd.transaction { try Cd.create(NoteV1.self).title = "kept" }
+            let note = try #require(try Cd.objects(NoteV1.self).fetchOne())
+            try Cd.close()
+            let recorder = MisuseRecorder()
+            recorder.install()
+            _ = note.title
+            #expect(recorder.kinds == [.i1])
+            #expect(recorder.seen.get().first?.message.contains("Cd.close() closed") == true)
+        }
     }
 }
