@@ -117,6 +117,26 @@ import Testing
         try reopened.close()
     }
 
+    /// A custom stage that lists an object twice in a to-many gets it once, in its first place.
+    @Test func aStageListingAnObjectTwiceGetsItOnce() throws {
+        let fs = InMemoryFileSystem()
+        let (list, items) = try Self.seed(fs)
+        let plan = MigrationPlan(
+            versions: [ModelVersion(name: "v1", model: Self.v1), ModelVersion(name: "v3", model: Self.v3)],
+            stages: [
+                .custom(from: "v1", to: "v3") { step in
+                    let id = try #require(step.destinationID(for: list))
+                    let twice = [items[2], items[0], items[2], items[1], items[0], items[3]]
+                    try step.setValue(.toMany(twice), forKey: "items", of: id)
+                }
+            ])
+        let store = try ObjectStore.open(
+            path: Self.path, model: Self.v3, options: Self.options(fs), migration: MigrationOptions(plan: plan))
+        defer { try? store.close() }
+        let related = try store.read { s in try s.related(list, "items") }
+        #expect(related == [items[2], items[0], items[1], items[3]])
+    }
+
     /// While a migration reads, maps and writes, the old store stays locked: another opener
     /// (another process, here another handle) cannot commit to it — a commit the migrated store
     /// would silently lack — nor start a second migration.
