@@ -240,10 +240,15 @@ extension Cd {
     /// ```
     public static func read<R>(_ body: () throws -> R) throws -> R {
         let stack = try requireStack("Cd.read")
+        // `Cd.close()` waits for a running read as for a transaction (MG1); a read inside a
+        // running body is covered by that body's entry.
+        let state = ThreadState.current
+        let nested = state.insideTransaction || state.context?.kind == .snapshot
+        if !nested, !stack.running.enter() { throw closedStackMisuse() }
+        defer { if !nested { stack.running.leave() } }
         let snapshot = try stack.store.beginSnapshot()
         defer { snapshot.end() }
         let context = CdManagedObjectContext(kind: .snapshot, stack: stack, number: 0, snapshot: snapshot)
-        let state = ThreadState.current
         let saved = state.context
         state.context = context
         defer { state.context = saved }

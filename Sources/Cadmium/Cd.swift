@@ -126,6 +126,8 @@ public enum Cd {
         model: CdModel, storeURL: URL?, options: StoreOptions, migration: MigrationOptions, serialTX: Bool
     ) throws {
         let previous = stack
+        // The previous stack's query observations end with it (RW1).
+        if let previous { ResultsObservations.end(on: previous) }
         try (previous?.store as? ObjectStore)?.close()
         let store = try ObjectStore.open(
             path: storeURL?.path, model: model.objectModel, options: options,

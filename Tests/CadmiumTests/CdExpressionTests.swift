@@ -25,5 +25,23 @@ extension CadmiumSuites {
                 try CdExpression("salary * 9223372036854775807").evaluate(row, object: id)
             }
         }
+
+        /// Text from the user (a tool's argument, a setting) never exhausts the stack: deep
+        /// parentheses, long runs of minus signs and long chains of operators are typed errors,
+        /// and an expression just inside the limit still computes.
+        @Test func deepOrLongExpressionsAreRefusedNotCrashes() throws {
+            let id = ObjectID(entity: "Employee", primaryKey: 1)
+            let row: [String: PropertyValue] = ["salary": .attribute(.integer(100))]
+            let deep = 100_000
+            let parens = CdExpression(String(repeating: "(", count: deep) + "1" + String(repeating: ")", count: deep))
+            #expect(parens.parseError?.message.contains("levels deep") == true)
+            #expect(CdExpression(String(repeating: "-", count: deep) + "1").parseError != nil)
+            let chain = CdExpression(Array(repeating: "salary", count: deep).joined(separator: " + "))
+            #expect(chain.parseError?.message.contains("levels deep") == true)
+            #expect(chain.attributes.isEmpty)
+            let fits = CdExpression(Array(repeating: "salary", count: 150).joined(separator: " + "))
+            #expect(fits.parseError == nil)
+            #expect(try fits.evaluate(row, object: id) == .integer(15_000))
+        }
     }
 }

@@ -84,5 +84,121 @@ extension CadmiumSuites {
                 try Cd.initWithStore(model: try CdModel(classes: [NoteV2.self]), storeURL: url, migration: .disabled)
             }
         }
+
+        /// A commit merged into the main context after `Cd.close()` (its merge was still queued)
+        /// ends a query observation instead of making it fetch from the closed stack (misuse C1,
+        /// which stops the program by default); an idle observation's loop ends at the close.
+        @MainActor @Test func closeEndsQueryObservationsWithoutMisuse() async throws {
+            for refetched in [true, false] {
+                try initCompany()
+                let recorder = MisuseRecorder()
+                recorder.install()
+                let request = Cd.objects(Employee.self).sorted("name")
+                // A limit makes the observation refetch after each commit; without, it is followed.
+                let observed = refetched ? request.limit(5) : request
+                let started = LockedBox(false)
+                let watcher = Task { @MainActor in
+                    var changes = 0
+                    for try await _ in observed.changes() {
+                        changes += 1
+                        started.set(true)
+                    }
+                    return changes
+                }
+                #expect(await waitUntil { started.get() })
+                try background { try Cd.transactAndWait { try Cd.create(Employee.self).name = "late" } }
+                try Cd.close()  // on the main thread: the commit's merge is still queued behind it
+                await drainMainQueue()
+                let changes = try await watcher.value  // ends by itself (RW1)
+                #expect(changes == 1, "only the first results: nothing is fetched after the close")
+                #expect(recorder.kinds.isEmpty, "refetched: \(refetched)")
+                let idle = Task { @MainActor in
+                    try initCompany()
+                    var changes = 0
+                    for try await _ in Cd.objects(Employee.self).changes() { changes += 1 }
+                    return changes
+                }
+                #expect(await waitUntil { ResultsObservations.live.load(ordering: .relaxed) > 0 })
+                try await Task.sleep(nanoseconds: 20_000_000)
+                try Cd.close()
+                #expect(try await idle.value == 1, "the waiting loop ended at the close")
+            }
+        }
+
+        /// Opening another store in place of the current one ends the observations of the old
+        /// one, whose main context will never merge again.
+        @MainActor @Test func replacingTheStackEndsItsQueryObservations() async throws {
+            try initCompany()
+            let observing = Task { @MainActor in
+                var changes = 0
+                for try await _ in Cd.objects(Employee.self).changes() { changes += 1 }
+                return changes
+            }
+            #expect(await waitUntil { ResultsObservations.live.load(ordering: .relaxed) > 0 })
+            try await Task.sleep(nanoseconds: 20_000_000)
+            try initCompany()
+            #expect(try await observing.value == 1)
+        }
+
+        /// A `Cd.read` body running when `Cd.close()` is called finishes its fetches before the
+        /// store closes (instead of failing with "store is closed"), and closing from inside a
+        /// read body is misuse A2 (it would wait for itself).
+        @MainActor @Test func closeWaitsForRunningReads() async throws {
+            let url = try Self.temporaryStore()
+            let model = try CdModel(classes: [NoteV1.self])
+            try Cd.initWithStore(model: model, storeURL: url)
+            try await Cd.transaction { for i in 0..<50 { try Cd.create(NoteV1.self).title = "n\(i)" } }
+            let entered = LockedBox(false)
+            let reader = Task.detached {
+                try Cd.read { () -> Int in
+                    entered.set(true)
+                    Thread.sleep(forTimeInterval: 0.2)
+                    return try Cd.objects(NoteV1.self).fetch().count
+                }
+            }
+            #expect(await waitUntil { entered.get() })
+            try Cd.close()
+            #expect(try await reader.value == 50)
+            try Cd.initWithStore(model: model, storeURL: url)
+            let recorder = MisuseRecorder()
+            recorder.install()
+            let inside = Task.detached { try Cd.read { try Cd.close() } }
+            await #expect(throws: CdMisuse.self) { try await inside.value }
+            #expect(recorder.kinds == [.a2])
+            try Cd.close()
+        }
+
+        /// A commit whose merge is drained after the store was opened again leaves the old
+        /// stack's controller as it was: it never takes objects of the new main context.
+        @MainActor @Test func aControllerOfAReplacedStackTakesNoObjectsOfTheNewOne() async throws {
+            let url = try Self.temporaryStore()
+            let model = try CdModel(classes: [NoteV1.self])
+            try Cd.initWithStore(model: model, storeURL: url)
+            let controller = Cd.newFetchedResultsController(
+                Cd.objects(NoteV1.self).sorted("title"), sectionNameKeyPath: nil, cacheName: nil)
+            try controller.performFetch()
+            let oldMain = try #require(Cd.stack?.main)
+            try background { try Cd.transactAndWait { try Cd.create(NoteV1.self).title = "late" } }
+            try Cd.initWithStore(model: model, storeURL: url)  // the merge is still queued
+            await drainMainQueue()
+            let objects = controller.fetchedObjects ?? []
+            #expect(objects.allSatisfy { $0.managedObjectContext === oldMain }, "\(objects)")
+            try Cd.close()
+        }
+
+        /// Reading a main-context object after its store was closed is misuse I1 with a message
+        /// that says so (not that the object was read off the main thread, which it was not).
+        @MainActor @Test func readingAnObjectOfAClosedStoreSaysTheStoreWasClosed() async throws {
+            let url = try Self.temporaryStore()
+            try Cd.initWithStore(model: try CdModel(classes: [NoteV1.self]), storeURL: url)
+            try await Cd.transaction { try Cd.create(NoteV1.self).title = "kept" }
+            let note = try #require(try Cd.objects(NoteV1.self).fetchOne())
+            try Cd.close()
+            let recorder = MisuseRecorder()
+            recorder.install()
+            _ = note.title
+            #expect(recorder.kinds == [.i1])
+            #expect(recorder.seen.get().first?.message.contains("Cd.close() closed") == true)
+        }
     }
 }

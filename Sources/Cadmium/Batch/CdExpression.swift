@@ -7,7 +7,8 @@
 //
 // Integers combine as 64-bit integers (an overflow is an error); a double on either side, or a
 // division that is not exact, gives a double. A nil operand gives nil. Anything but a number
-// is an error naming the attribute and the object.
+// is an error naming the attribute and the object. A tree taller than `Parser.maxHeight`
+// (deep parentheses, or a long chain of operators) is refused when parsed.
 
 import Foundation
 import CdObjects
@@ -37,7 +38,7 @@ public struct CdExpression: Sendable, Hashable, CustomStringConvertible {
         self.format = format
         var parser = Parser(text: Array(format))
         do {
-            let node = try parser.expression()
+            let node = try parser.expression().node
             parser.skipSpaces()
             guard parser.at == parser.text.count else {
                 throw CdExpressionError(
@@ -138,45 +139,70 @@ public struct CdExpression: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// A recursive-descent parser over the grammar in the header.
+    /// A recursive-descent parser over the grammar in the header. Every node it builds is at
+    /// most `maxHeight` levels tall, so that neither the parse nor the recursive walks of the
+    /// tree (evaluation, hashing, its release) can exhaust a thread's stack, whatever the text.
     private struct Parser {
+        /// The tallest expression tree accepted (nesting and chained operators both count).
+        static let maxHeight = 200
+
         let text: [Character]
         var at = 0
+        /// How many parentheses and negations enclose the factor being parsed.
+        var nesting = 0
 
         mutating func skipSpaces() { while at < text.count, text[at].isWhitespace { at += 1 } }
 
-        mutating func expression() throws -> Node {
-            var node = try term()
+        /// `node` with its height, refused past `maxHeight`.
+        func checked(_ node: Node, height: Int) throws -> (node: Node, height: Int) {
+            guard height <= Self.maxHeight else {
+                throw error("the expression nests or chains more than \(Self.maxHeight) levels deep")
+            }
+            return (node, height)
+        }
+
+        mutating func expression() throws -> (node: Node, height: Int) {
+            var (node, height) = try term()
             while true {
                 skipSpaces()
-                guard at < text.count, text[at] == "+" || text[at] == "-" else { return node }
+                guard at < text.count, text[at] == "+" || text[at] == "-" else { return (node, height) }
                 let op = text[at]
                 at += 1
-                node = .binary(op, node, try term())
+                let right = try term()
+                (node, height) = try checked(.binary(op, node, right.node), height: max(height, right.height) + 1)
             }
         }
 
-        mutating func term() throws -> Node {
-            var node = try factor()
+        mutating func term() throws -> (node: Node, height: Int) {
+            var (node, height) = try factor()
             while true {
                 skipSpaces()
-                guard at < text.count, text[at] == "*" || text[at] == "/" else { return node }
+                guard at < text.count, text[at] == "*" || text[at] == "/" else { return (node, height) }
                 let op = text[at]
                 at += 1
-                node = .binary(op, node, try factor())
+                let right = try factor()
+                (node, height) = try checked(.binary(op, node, right.node), height: max(height, right.height) + 1)
             }
         }
 
-        mutating func factor() throws -> Node {
+        mutating func factor() throws -> (node: Node, height: Int) {
             skipSpaces()
             guard at < text.count else { throw error("an operand is missing at the end") }
+            guard nesting < Self.maxHeight else {
+                throw error("the expression nests or chains more than \(Self.maxHeight) levels deep")
+            }
             let c = text[at]
             if c == "-" {
                 at += 1
-                return .negate(try factor())
+                nesting += 1
+                defer { nesting -= 1 }
+                let inner = try factor()
+                return try checked(.negate(inner.node), height: inner.height + 1)
             }
             if c == "(" {
                 at += 1
+                nesting += 1
+                defer { nesting -= 1 }
                 let inner = try expression()
                 skipSpaces()
                 guard at < text.count, text[at] == ")" else { throw error("')' expected") }
@@ -187,8 +213,8 @@ public struct CdExpression: Sendable, Hashable, CustomStringConvertible {
                 let start = at
                 while at < text.count, text[at].isNumber || text[at] == "." || text[at] == "_" { at += 1 }
                 let literal = String(text[start..<at]).replacingOccurrences(of: "_", with: "")
-                if let i = Int64(literal) { return .number(.integer(i)) }
-                if let d = Double(literal) { return .number(.double(d)) }
+                if let i = Int64(literal) { return (.number(.integer(i)), 1) }
+                if let d = Double(literal) { return (.number(.double(d)), 1) }
                 at = start
                 throw error("'\(literal)' is not a number")
             }
@@ -198,7 +224,7 @@ public struct CdExpression: Sendable, Hashable, CustomStringConvertible {
                 if at < text.count, text[at] == "." {
                     throw error("key paths through relationships are not supported; name an attribute")
                 }
-                return .attribute(String(text[start..<at]))
+                return (.attribute(String(text[start..<at])), 1)
             }
             throw error("unexpected '\(c)'")
         }

@@ -31,6 +31,7 @@ extension CdFetchRequest where T: CdManagedObject {
     ///
     /// - Throws: misuse E1 on the main thread, E2 outside a transaction; a predicate that does
     ///   not parse; the store's errors (the batches before the failing one stay committed).
+    @discardableResult
     public func batchDelete(batchSize: Int = 1_000) throws -> Int {
         let stack = try batchStack("batchDelete()", onMain: .e1, outside: .e2, what: "Delete")
         let ids = try matchingIDs(stack)
@@ -63,6 +64,7 @@ extension CdFetchRequest where T: CdManagedObject {
     ///   for a name that is not an attribute of the entity or a value of the wrong kind;
     ///   ``CdExpressionError``; the store's errors (the batches before the failing one stay
     ///   committed).
+    @discardableResult
     public func batchUpdate(_ values: [String: Any], batchSize: Int = 1_000) throws -> Int {
         let stack = try batchStack("batchUpdate(_:)", onMain: .j1, outside: .j3, what: "Update")
         let model = stack.model.objectModel

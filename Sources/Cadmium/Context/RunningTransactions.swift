@@ -2,7 +2,7 @@
 // the running ones before it closes the store.
 //
 // Invariants:
-//  MG1. Once `closeAndWait` has begun, `enter` admits no transaction: every body that runs on
+//  MG1. Once `closeAndWait` has begun, `enter` admits no transaction or read: every body that runs on
 //       the stack entered before, and `closeAndWait` returns only after each of them left.
 //
 // Confinement: thread-safe (one condition variable guards the count and the flag).

@@ -29,6 +29,11 @@ extension CdManagedObject {
                 current == nil ? .i2 : .i4,
                 "\(what), \(ThreadState.situation). Objects read with Cd.read { } "
                     + "are used inside that block only: read the values you need there and return them.")
+        } else if owner.kind == .main, owner.stack !== Cd.stack {
+            Misuse.report(
+                .i1,
+                "\(what), whose store Cd.close() closed (or Cd.initWithStore replaced). Its objects are not "
+                    + "read any more: fetch the object again from the store that is open now.")
         } else if owner.kind == .main {
             Misuse.report(
                 .i1,

@@ -15,14 +15,17 @@
 //
 // Shifts caused by other inserts and deletes are not moves, as in Core Data (a table view
 // applies them itself). A refetch that fails (the store failed underneath) leaves the results
-// as they were; the next merge or `performFetch` tries again.
+// as they were; the next merge or `performFetch` tries again. A controller of a stack that
+// `Cd.close()` or another `Cd.initWithStore` ended stays as it was.
 
 import Foundation
 import CdObjects
 
 extension CdFetchedResultsController: MainMergeObserver {
     func mainContextDidMerge(_ applied: AppliedChanges) {
-        guard results != nil, let stack = Cd.stack else { return }
+        // A merge of a stack that was closed or replaced since is not read from the open one
+        // (whose objects belong to another main context): the controller stays as it was.
+        guard results != nil, let stack = Cd.stack, stack.main === observedContext else { return }
         // A commit that touches none of the entities the results depend on cannot change them.
         if !needsRefetch, let readSet, !readSet.isAffected(by: applied) { return }
         let clock = ContinuousClock()

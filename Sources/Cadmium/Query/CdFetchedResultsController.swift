@@ -219,8 +219,8 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
         return built
     }
 
-    /// Whether the controller is registered with a main context for merges.
-    private weak var observedContext: CdManagedObjectContext?
+    /// The main context the controller is registered with for merges.
+    weak var observedContext: CdManagedObjectContext?
 
     /// A controller on the main context. Reports misuse A1 before `Cd.initWithStore` (and
     /// ``performFetch()`` then throws it).

@@ -3,17 +3,19 @@
 // The old store is only read. The new store is written beside it, at `<path>.migration` (with
 // its log `<path>.migration-wal`), complete and closed before it replaces the old one:
 //
-//   1. remove `<path>.migration` and `<path>.migration-wal` left by an earlier attempt;
-//   2. open the old store with the model it was written with, read every object into memory,
-//      close it (its close checkpoints: every commit is in `<path>` and `<path>-wal` is empty);
+//   1. open the old store with the model it was written with (it stays open, and locked,
+//      until step 4 is done); remove `<path>.migration` and `<path>.migration-wal` left by an
+//      earlier attempt;
+//   2. read every object of the old store into memory;
 //   3. map the objects step by step (lightweight or custom stages), check uniqueness;
 //   4. create the new store at `<path>.migration`, insert every object in one commit, store the
-//      next keys, close it (checkpoint, fsync; its log is emptied);
-//   5. remove `<path>.migration-wal` and `<path>-wal` (both empty, 2 and 4), sync the directory;
+//      next keys, close it (checkpoint, fsync; its log is emptied); then close the old store
+//      (its close checkpoints: every commit is in `<path>` and `<path>-wal` is empty);
+//   5. remove `<path>.migration-wal` and `<path>-wal` (both empty, 4), sync the directory;
 //   6. rename `<path>.migration` to `<path>` (atomic replacement), sync the directory.
 //
 // Invariants (the crash-safety argument, checked by the migration fault and kill tests):
-//  MG5. Until step 6, `<path>` is the old page file, unchanged since its own close, and holds
+//  MG5. Until step 6, `<path>` is the old page file (with its log while it is open), and holds
 //       every commit of the old store: a crash leaves the old store, which opens (a missing log
 //       is an empty one) and is migrated again from step 1.
 //  MG6. Step 6 is one `rename`, and when it runs `<path>.migration` is a complete, closed and
@@ -21,6 +23,9 @@
 //  MG7. No `-wal` file survives beside a page file it does not belong to: both logs are removed
 //       (step 5) before the page files change names, so a log can never be replayed onto the
 //       other store's pages.
+//  MG9. While the objects are read, mapped and written (steps 2–4) the old store is open and
+//       holds its lock: another process cannot open it, commit to it (a commit the new store
+//       would not have) or start a second migration that removes this one's new files.
 //  MG8. A failure before step 6 (a constraint the old data breaks, a value that needs a custom
 //       stage, an I/O error) removes the new files and throws; `<path>` is as it was.
 
@@ -66,19 +71,16 @@ enum StoreMigrator {
         let fs = options.fileSystem
         let report = migration.progress ?? { _ in }
         let newPath = migrationPath(path)
-        // 1. Leftovers of an attempt that did not finish (MG5: never the only copy).
+        let steps = try plannedSteps(stored: stored, target: target, plan: migration.plan)
+        // The old store stays open, and so locked, until the new one is written (MG9).
+        let old = try ObjectStore.open(path: path, model: steps.first?.source ?? target, options: options)
+        var closed = false
+        defer { if !closed { try? old.close() } }
+        // 1. Leftovers of an attempt that did not finish (MG5: never the only copy), removed
+        // under the old store's lock, so never the files of a migration running now (MG9).
         try removeNewFiles(newPath, fs)
         // 2. Read the old store.
-        let steps = try plannedSteps(stored: stored, target: target, plan: migration.plan)
-        let old = try ObjectStore.open(path: path, model: steps.first?.source ?? target, options: options)
-        var data: MigrationData
-        do {
-            data = try MigrationData.read(from: old, progress: report)
-            try old.close()
-        } catch {
-            try? old.close()
-            throw error
-        }
+        var data = try MigrationData.read(from: old, progress: report)
         // 3. Map, step by step.
         var originalIDs: [ObjectID: ObjectID] = Dictionary(uniqueKeysWithValues: data.objects.keys.map { ($0, $0) })
         for step in steps {
@@ -110,6 +112,12 @@ enum StoreMigrator {
             try? removeNewFiles(newPath, fs)
             if let cd = error as? CdError, case .store = cd { throw error }
             if let cd = error as? CdError { throw MigrationError.invalidObjects(cd) }
+            throw error
+        }
+        // The old store's close checkpoints it: every commit is in `<path>`, its log is empty.
+        closed = true
+        do { try old.close() } catch {
+            try? removeNewFiles(newPath, fs)
             throw error
         }
         // 5. Drop both (empty) logs before the names change (MG7).
@@ -176,7 +184,7 @@ enum StoreMigrator {
 
     /// The steps from the stored model to `target`: through the plan's versions when the stored
     /// hash is one of them and comes before the target, else one inferred step from the model the
-    /// store records.
+    /// store records. A stored hash that comes after the target's is `invalidPlan` (never stepped back).
     static func plannedSteps(stored: StoredModel, target: ObjectModel, plan: MigrationPlan?) throws -> [Step] {
         var versions = plan?.versions ?? []
         let targetHash = target.versionHash
@@ -184,6 +192,15 @@ enum StoreMigrator {
             versions.append(ModelVersion(name: "target", model: target))
         }
         let history = ModelVersionHistory(versions: versions)
+        // A store of a later version than the model opened: an older build of the app must not
+        // step it back and drop what the later versions added.
+        if let from = history.versions.firstIndex(where: { $0.versionHash == stored.hash }),
+            let to = history.index(ofHash: targetHash), from > to
+        {
+            throw MigrationError.invalidPlan(
+                "the store was written with version \(versions[from].name), which comes after "
+                    + "\(versions[to].name), the version it is opened with; a newer store is never migrated back")
+        }
         if let from = history.versions.firstIndex(where: { $0.versionHash == stored.hash }),
             let to = history.index(ofHash: targetHash), from < to
         {
