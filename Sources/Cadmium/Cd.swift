@@ -126,8 +126,21 @@ public enum Cd {
         model: CdModel, storeURL: URL?, options: StoreOptions, migration: MigrationOptions, serialTX: Bool
     ) throws {
         let previous = stack
-        // The previous stack's query observations end with it (RW1).
-        if let previous { ResultsObservations.end(on: previous) }
+        if let previous {
+            // Replacing a stack closes it as `Cd.close()` does: not from inside one of its own
+            // bodies (it would wait for itself), and only once its running bodies are done, so
+            // that none of them fails half-way with "store is closed" (keeps MG1).
+            if ThreadState.current.insideTransaction || ThreadState.current.context?.kind == .snapshot {
+                throw Misuse.report(
+                    .a2,
+                    "Cd.initWithStore was called inside a transaction or Cd.read body while a store is open; "
+                        + "replacing the store would wait for that body forever. Open the new store from outside "
+                        + "any transaction or read.")
+            }
+            previous.running.closeAndWait()
+            // The previous stack's query observations end with it (RW1).
+            ResultsObservations.end(on: previous)
+        }
         try (previous?.store as? ObjectStore)?.close()
         let store = try ObjectStore.open(
             path: storeURL?.path, model: model.objectModel, options: options,

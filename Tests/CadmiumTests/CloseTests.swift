@@ -168,6 +168,33 @@ extension CadmiumSuites {
             try Cd.close()
         }
 
+        /// Opening a store while another is open waits, as `Cd.close()` does, for the transactions
+        /// running on the old one: their commits land in the old file instead of failing half-way
+        /// with "store is closed". Opening from inside a transaction body is misuse A2.
+        @MainActor @Test func initWithStoreWaitsForRunningTransactionsOfTheOldStore() async throws {
+            let url = try Self.temporaryStore()
+            let model = try CdModel(classes: [NoteV1.self])
+            try Cd.initWithStore(model: model, storeURL: url)
+            let entered = LockedBox(false)
+            let writer = Task.detached {
+                try Cd.transactAndWait {
+                    entered.set(true)
+                    Thread.sleep(forTimeInterval: 0.2)
+                    for i in 0..<10 { try Cd.create(NoteV1.self).title = "w\(i)" }
+                }
+            }
+            #expect(await waitUntil { entered.get() })
+            try Cd.initWithStore(model: model, storeURL: url)
+            try await writer.value
+            #expect(try Cd.objects(NoteV1.self).count() == 10, "the old store's transaction committed whole")
+            let recorder = MisuseRecorder()
+            recorder.install()
+            let inside = Task.detached { try Cd.transactAndWait { try Cd.initWithStore(model: model, storeURL: url) } }
+            await #expect(throws: CdMisuse.self) { try await inside.value }
+            #expect(recorder.kinds == [.a2])
+            try Cd.close()
+        }
+
         /// A commit whose merge is drained after the store was opened again leaves the old
         /// stack's controller as it was: it never takes objects of the new main context.
         @MainActor @Test func aControllerOfAReplacedStackTakesNoObjectsOfTheNewOne() async throws {
