@@ -229,6 +229,21 @@ extension Cd {
         return context
     }
 
+    /// The running transaction's context for a call that writes: misuse `onMain` on the main
+    /// thread (its context is read-only), `outside` on a background thread outside any
+    /// transaction; `advice` ends both messages.
+    static func writingTransaction(
+        _ call: String, onMain: CdMisuse.Kind, outside: CdMisuse.Kind, advice: String
+    ) throws -> CdManagedObjectContext {
+        if ThreadState.isMain {
+            throw Misuse.report(onMain, "\(call) was called on the main thread, whose context is read-only. \(advice)")
+        }
+        guard let context = ThreadState.current.context, context.kind == .transaction else {
+            throw Misuse.report(outside, "\(call) was called on a background thread outside any transaction. \(advice)")
+        }
+        return context
+    }
+
     // MARK: - Read snapshots
 
     /// Runs `body` with a read-only snapshot of the last commit as the thread's context, on any

@@ -33,18 +33,9 @@ extension Cd {
             throw Misuse.report(
                 .b1, "\(form): the model has no entity named '\(T.entityName)'. Add the class to CdModel(classes:).")
         }
-        if ThreadState.isMain {
-            throw Misuse.report(
-                .b2,
-                "\(form) was called on the main thread, whose context is read-only. "
-                    + "Insert in batches inside Cd.transact { } / Cd.transactAndWait { }.")
-        }
-        guard let context = ThreadState.current.context, context.kind == .transaction else {
-            throw Misuse.report(
-                .b3,
-                "\(form) was called on a background thread outside any transaction. "
-                    + "Insert in batches inside Cd.transact { } / Cd.transactAndWait { }.")
-        }
+        _ = try writingTransaction(
+            form, onMain: .b2, outside: .b3,
+            advice: "Insert in batches inside Cd.transact { } / Cd.transactAndWait { }.")
         let model = stack.model.objectModel
         let size = max(1, batchSize)
         var inserted = 0

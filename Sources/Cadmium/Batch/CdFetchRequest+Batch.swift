@@ -125,18 +125,9 @@ extension CdFetchRequest where T: CdManagedObject {
     ) throws -> CdStack {
         let form = "CdFetchRequest.\(call) on \(request.entity)"
         let stack = try Cd.requireStack(form)
-        if ThreadState.isMain {
-            throw Misuse.report(
-                onMain,
-                "\(form) was called on the main thread, whose context is read-only. "
-                    + "\(what) in batches inside Cd.transact { } / Cd.transactAndWait { }.")
-        }
-        guard let context = ThreadState.current.context, context.kind == .transaction else {
-            throw Misuse.report(
-                outside,
-                "\(form) was called on a background thread outside any transaction. "
-                    + "\(what) in batches inside Cd.transact { } / Cd.transactAndWait { }.")
-        }
+        _ = try Cd.writingTransaction(
+            form, onMain: onMain, outside: outside,
+            advice: "\(what) in batches inside Cd.transact { } / Cd.transactAndWait { }.")
         if let buildError = shape.buildError { throw buildError }
         return stack
     }

@@ -27,22 +27,12 @@ extension Cd {
             throw CdDynamicAccessError.unknownEntity(entityName)
         }
         let form = "Cd.create(entityNamed: \"\(entityName)\")"
-        var context: CdManagedObjectContext?
-        if !transient {
-            if ThreadState.isMain {
-                throw Misuse.report(
-                    .b2,
-                    "\(form) was called on the main thread, whose context is read-only. "
-                        + "Create objects inside Cd.transact { }, or pass transient: true.")
-            }
-            guard let current = ThreadState.current.context, current.kind == .transaction else {
-                throw Misuse.report(
-                    .b3,
-                    "\(form) was called on a background thread outside any transaction. "
-                        + "Create objects inside Cd.transact { } / Cd.transactAndWait { }, or pass transient: true.")
-            }
-            context = current
-        }
+        let context =
+            transient
+            ? nil
+            : try writingTransaction(
+                form, onMain: .b2, outside: .b3,
+                advice: "Create objects inside Cd.transact { } / Cd.transactAndWait { }, or pass transient: true.")
         let id = try context.map { _ in try stack.store.newObjectIDs(entity: entityName, count: 1)[0] }
         let object = (stack.model.objectClass(for: entityName) ?? CdManagedObject.self).init()
         object.prepareNew(entity: entityName, in: stack.model)

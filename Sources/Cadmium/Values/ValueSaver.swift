@@ -99,19 +99,9 @@ enum ValueSaver {
         _ call: String, onMain: CdMisuse.Kind, outside: CdMisuse.Kind
     ) throws -> CdManagedObjectContext {
         _ = try Cd.requireStack(call)
-        if ThreadState.isMain {
-            throw Misuse.report(
-                onMain,
-                "\(call) was called on the main thread, whose context is read-only. "
-                    + "Save and delete values inside Cd.transact { } / Cd.transactAndWait { }.")
-        }
-        guard let context = ThreadState.current.context, context.kind == .transaction else {
-            throw Misuse.report(
-                outside,
-                "\(call) was called on a background thread outside any transaction. "
-                    + "Save and delete values inside Cd.transact { } / Cd.transactAndWait { }.")
-        }
-        return context
+        return try Cd.writingTransaction(
+            call, onMain: onMain, outside: outside,
+            advice: "Save and delete values inside Cd.transact { } / Cd.transactAndWait { }.")
     }
 
     /// The object of `id` in `context`; `notFound` when it is deleted or was never there.
