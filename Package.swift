@@ -73,11 +73,14 @@ let package = Package(
             name: "cadmium-compatibility-app",
             dependencies: ["Cadmium"]
         ),
+        // The command-line tools' shared terminal output (progress line); shipped in no library.
+        .target(name: "CdToolSupport", dependencies: ["CdStore"]),
         .executableTarget(
             name: "cdstore-verify",
             dependencies: [
                 "CdStore",
                 "CdObjects",
+                "CdToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -86,6 +89,7 @@ let package = Package(
             dependencies: [
                 "CdStore",
                 "CdObjects",
+                "CdToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
