@@ -6,11 +6,14 @@ SWIFT_TEST_FLAGS ?=
 
 all: build
 
-# zlib's headers come from Debian's zlib1g-dev; install them when missing (CI runs as root).
+# The C libraries come from Debian: libdeflate-dev (the page codec and CRC-32) and zlib1g-dev
+# (the tests check that zlib reads every page). Install them when missing (CI runs as root).
 deps:
-	@if ! pkg-config --exists zlib 2>/dev/null && [ ! -f /usr/include/zlib.h ]; then \
-		echo "installing zlib1g-dev"; \
-		(apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zlib1g-dev pkg-config; \
+	@if ! pkg-config --exists zlib libdeflate 2>/dev/null \
+		|| [ ! -f /usr/include/zlib.h ] || [ ! -f /usr/include/libdeflate.h ]; then \
+		echo "installing zlib1g-dev libdeflate-dev"; \
+		(apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			zlib1g-dev libdeflate-dev pkg-config; \
 	fi
 
 build: deps

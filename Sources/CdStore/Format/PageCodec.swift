@@ -1,13 +1,17 @@
-import CZlib
+import CDeflate
 
-// zlib raw-deflate compression of page images. One `PageCompressor` belongs to the writer (a
-// reused deflate stream: on 4 KiB pages, `compress2()` per call runs at about half the speed of
-// a stream kept and reset with `deflateReset`, 30 against 56–69 MB/s at level 1); inflate streams
-// are pooled for concurrent readers.
+// Raw DEFLATE (RFC 1951) compression of page images, through libdeflate's whole-buffer calls. The
+// streams are the ones zlib reads and writes with window bits −15: stores written with zlib open
+// unchanged, and zlib inflates every image written here (a test checks both ways). On 8 KiB pages
+// of this engine's records, libdeflate level 1 deflates in ~28 µs against zlib level 1's ~64 µs
+// (ratio 3.18 against 3.08) and inflates in ~8 µs against zlib's ~20 µs.
+//
+// One `PageCompressor` belongs to the writer; decompressors are pooled for concurrent readers.
 //
 // Invariants:
 //  Z1. Decompression writes into a buffer of exactly one page and never allocates more: a stream
-//      that would produce more, or less, than one page is corruption.
+//      that would produce more, or less, than one page is corruption, and so are bytes after the
+//      stream's final block.
 //  Z2. Compression output is used only when it is smaller than the raw page (`stored raw` otherwise).
 
 /// Codec id stored in each page image header. Persisted: frozen.
@@ -16,91 +20,92 @@ package enum PageCodecID: UInt8 {
     case deflate = 1
 }
 
-/// Compresses pages with a reused raw-deflate stream. Not thread-safe: one per writer.
+/// Compresses pages into raw DEFLATE streams. Not thread-safe: one per writer.
 package final class PageCompressor {
-    private var stream = z_stream()
+    private let compressor: OpaquePointer?
     private var output: [UInt8]
     let level: Int32
 
+    /// A compressor at `level`, clamped to 0...9 (0 stores raw pages, 1 is fastest, 9 smallest).
     package init(level: Int, pageSize: Int) {
         self.level = Int32(max(0, min(9, level)))
-        // raw deflate (negative window bits), memLevel 8, default strategy.
-        let status = deflateInit2_(
-            &stream, self.level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
-            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-        precondition(status == Z_OK, "deflateInit2 failed: \(status)")
-        output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(pageSize))) + 16)
+        if self.level == 0 {
+            compressor = nil
+            output = []
+        } else {
+            guard let c = libdeflate_alloc_compressor(self.level) else {
+                fatalError("libdeflate could not allocate a compressor: out of memory")
+            }
+            compressor = c
+            output = [UInt8](repeating: 0, count: libdeflate_deflate_compress_bound(c, pageSize) + 16)
+        }
     }
 
-    deinit { deflateEnd(&stream) }
+    deinit { if let compressor { libdeflate_free_compressor(compressor) } }
 
     /// Returns the codec used and the stored bytes for one page (Z2).
     package func compress(_ page: UnsafeRawBufferPointer) -> (PageCodecID, ArraySlice<UInt8>) {
-        if level == 0 { return (.raw, ArraySlice(page)) }
-        deflateReset(&stream)
-        let produced: Int = output.withUnsafeMutableBytes { out -> Int in
-            stream.next_in = UnsafeMutablePointer(mutating: page.baseAddress!.assumingMemoryBound(to: Bytef.self))
-            stream.avail_in = uInt(page.count)
-            stream.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
-            stream.avail_out = uInt(out.count)
-            let status = deflate(&stream, Z_FINISH)
-            guard status == Z_STREAM_END else { return Int.max }
-            return out.count - Int(stream.avail_out)
+        guard let compressor, let base = page.baseAddress else { return (.raw, ArraySlice(page)) }
+        // Only output shorter than the page is worth keeping (Z2): a smaller buffer lets
+        // libdeflate give up early, returning 0, on an incompressible page.
+        let limit = min(output.count, page.count - 1)
+        let produced = output.withUnsafeMutableBytes { out in
+            libdeflate_deflate_compress(compressor, base, page.count, out.baseAddress!, limit)
         }
-        if produced >= page.count { return (.raw, ArraySlice(page)) }
+        if produced == 0 || produced >= page.count { return (.raw, ArraySlice(page)) }
         return (.deflate, output[0..<produced])
     }
 }
 
-/// A pool of inflate streams shared by all readers of a store.
+/// A pool of decompressors shared by all readers of a store.
 package final class PageDecompressorPool: @unchecked Sendable {
     private let lock = Lock()
-    private var free: [UnsafeMutablePointer<z_stream>] = []
+    private var free: [OpaquePointer] = []
 
     package init() {}
 
-    deinit {
-        for s in free {
-            inflateEnd(s)
-            s.deallocate()
+    deinit { for d in free { libdeflate_free_decompressor(d) } }
+
+    private func take() -> OpaquePointer {
+        if let d = lock.withLock({ free.popLast() }) { return d }
+        guard let d = libdeflate_alloc_decompressor() else {
+            fatalError("libdeflate could not allocate a decompressor: out of memory")
         }
+        return d
     }
 
-    private func take() -> UnsafeMutablePointer<z_stream> {
-        if let s = lock.withLock({ free.popLast() }) { return s }
-        let s = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        s.initialize(to: z_stream())
-        let status = inflateInit2_(s, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-        precondition(status == Z_OK, "inflateInit2 failed: \(status)")
-        return s
-    }
-
-    private func give(_ s: UnsafeMutablePointer<z_stream>) {
-        lock.withLock {
-            if free.count < 16 { free.append(s); return }; inflateEnd(s); s.deallocate()
+    private func give(_ d: OpaquePointer) {
+        let kept = lock.withLock { () -> Bool in
+            guard free.count < 16 else { return false }
+            free.append(d)
+            return true
         }
+        if !kept { libdeflate_free_decompressor(d) }
     }
 
     /// Inflates `stored` into `page`, which is exactly one page long (Z1). Returns an error text
     /// when the stream is damaged or does not produce exactly one page.
     package func decompress(_ stored: UnsafeRawBufferPointer, into page: UnsafeMutableRawBufferPointer) -> String? {
-        let s = take()
-        defer { give(s) }
-        inflateReset(s)
-        s.pointee.next_in = UnsafeMutablePointer(mutating: stored.baseAddress?.assumingMemoryBound(to: Bytef.self))
-        s.pointee.avail_in = uInt(stored.count)
-        s.pointee.next_out = page.baseAddress!.assumingMemoryBound(to: Bytef.self)
-        s.pointee.avail_out = uInt(page.count)
-        let status = inflate(s, Z_FINISH)
-        let produced = page.count - Int(s.pointee.avail_out)
-        if status == Z_STREAM_END {
+        guard let input = stored.baseAddress, !stored.isEmpty else { return "compressed stream is truncated" }
+        let d = take()
+        defer { give(d) }
+        var consumed = 0
+        var produced = 0
+        let result = libdeflate_deflate_decompress_ex(
+            d, input, stored.count, page.baseAddress!, page.count, &consumed, &produced)
+        switch result {
+        case LIBDEFLATE_SUCCESS:
             if produced != page.count { return "decompressed to \(produced) bytes, not one page of \(page.count)" }
-            if s.pointee.avail_in != 0 { return "\(s.pointee.avail_in) stray bytes after the compressed stream" }
+            if consumed != stored.count { return "\(stored.count - consumed) stray bytes after the compressed stream" }
             return nil
+        case LIBDEFLATE_INSUFFICIENT_SPACE:
+            return "decompresses to more than one page"
+        case LIBDEFLATE_SHORT_OUTPUT:
+            return "compressed stream is truncated"
+        default:
+            // libdeflate reads past the end of a cut stream as zero bits, so a truncated stream
+            // usually shows as bad data rather than short output.
+            return "compressed stream is damaged or truncated (libdeflate result \(result.rawValue))"
         }
-        if status == Z_BUF_ERROR || status == Z_OK {
-            return produced == page.count ? "decompresses to more than one page" : "compressed stream is truncated"
-        }
-        return "zlib inflate failed with status \(status)"
     }
 }

@@ -23,7 +23,8 @@ public struct StoreOptions: Sendable {
     public var cacheBytes: Int = 64 << 20
     /// When commits are fsynced.
     public var durability: Durability = .full
-    /// zlib level for page images: 0 stores raw pages, 1 (the default) is fastest, 9 smallest.
+    /// Deflate level for page images (zlib's scale): 0 stores raw pages, 1 (the default) is
+    /// fastest, 9 smallest.
     public var compressionLevel: Int = 1
     /// The WAL size past which a commit runs a checkpoint.
     public var checkpointThresholdBytes: UInt64 = 4 << 20
