@@ -21,6 +21,13 @@
 //        (`CdModel.changeSetValues`).
 //   MC3. `generation` grows with every change, so a change set built at one generation is
 //        current exactly while the generation has not moved.
+//   MC4. A snapshot context (`Cd.read`) keeps at most about twice the objects that somebody else
+//        holds, and at least `sweepFloor`: when `retained` reaches `sweepAt`, the objects only
+//        `retained` holds are dropped. Its objects are read-only and every read comes from the
+//        one pinned snapshot, so a dropped object fetched again has the same values, and its
+//        identity could only be compared through a reference somebody holds, which keeps it
+//        (MC1). A loop of fetches in one `Cd.read` thus runs in memory for its live results,
+//        not for everything it ever fetched.
 //
 // Confinement: a main context is used on the main thread, a transaction context on the thread
 // running its body. `lock` guards the registry and change lists so that a misuse that the
@@ -45,8 +52,13 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     private let lock = Lock()
     /// Main and root contexts: objects held weakly (MC1).
     private var registry: [ObjectID: WeakObject] = [:]
-    /// Transaction and snapshot contexts: objects held until the body ends (MC1).
+    /// Transaction and snapshot contexts: objects held until the body ends (MC1); a snapshot
+    /// context drops the ones nobody else holds (MC4).
     private var retained: [ObjectID: CdManagedObject] = [:]
+    /// Snapshot context: the size of `retained` at which the next sweep runs (MC4).
+    private var sweepAt = CdManagedObjectContext.sweepFloor
+    /// The fewest objects a snapshot context keeps without sweeping (MC4).
+    static let sweepFloor = 4096
     /// Objects inserted in this context, in order (those deleted since are skipped, MC2).
     private var insertedObjects: [CdManagedObject] = []
     /// Inserted objects not deleted since.
@@ -125,12 +137,17 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                 state.loaded = true
             }
         }
-        return lock.withLock {
+        var dropped: [CdManagedObject] = []
+        let registered = lock.withLock { () -> CdManagedObject in
             // Another call may have registered one meanwhile (a misuse across threads): MC1.
             if let known = lookupLocked(id) { return known }
             registerLocked(object, id)
+            if kind == .snapshot && retained.count >= sweepAt { dropped = sweepUnheldLocked() }
             return object
         }
+        // The dropped objects are released here, outside the lock: a subclass's deinit may read.
+        dropped.removeAll()
+        return registered
     }
 
     /// The registered object of `id`, if any.
@@ -145,6 +162,24 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             registry[id] = WeakObject(object)
         }
     }
+
+    /// Snapshot context: takes out the objects that only `retained` holds, and sets the next
+    /// sweep at twice what is left (keeps MC4). Amortized O(1) per registered object. Returns
+    /// them, for the caller to release once the lock is free.
+    private func sweepUnheldLocked() -> [CdManagedObject] {
+        var unheld: [ObjectID] = []
+        var index = retained.startIndex
+        while index != retained.endIndex {
+            if isKnownUniquelyReferenced(&retained.values[index]) { unheld.append(retained.keys[index]) }
+            index = retained.index(after: index)
+        }
+        let dropped = unheld.compactMap { retained.removeValue(forKey: $0) }
+        sweepAt = max(Self.sweepFloor, retained.count * 2)
+        return dropped
+    }
+
+    /// How many objects the context holds (transaction and snapshot contexts), for tests of MC4.
+    var retainedCount: Int { lock.withLock { retained.count } }
 
     /// Adds a new object (from create or insert) as inserted in this context.
     func insertNew(_ object: CdManagedObject, id: ObjectID) {
