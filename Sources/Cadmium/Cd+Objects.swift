@@ -63,6 +63,7 @@ extension Cd {
             }
             context = current
         }
+        context?.flushIfNeeded()
         let ids = try context.map { _ in try stack.store.newObjectIDs(entity: entity.name, count: count) }
         return (0..<count).map { i in
             let object = T()
