@@ -33,13 +33,14 @@ import CdStore
 /// for batch in batches { try writer.apply(slots: batch) }
 /// let applied = try writer.commit()
 /// ```
-package final class ObjectStoreWriter {
-    package let store: ObjectStore
+public final class ObjectStoreWriter {
+    /// The store written to.
+    public let store: ObjectStore
     private var tx: WriteTransaction?
     /// Objects that failed validation in their last batch (BW2).
     private var suspects: Set<ObjectID> = []
     /// What the batches applied so far (BW3).
-    package private(set) var applied = AppliedChanges()
+    public private(set) var applied = AppliedChanges()
     /// The largest next key each batch stored, per root (OS1 of ObjectStore).
     private var writtenKeys: [String: Int64] = [:]
     /// The snapshot over the write transaction, made again after each batch.
@@ -53,11 +54,17 @@ package final class ObjectStoreWriter {
     deinit { tx?.abort() }
 
     /// Whether the writer still holds its transaction (not committed, rolled back or failed).
-    package var isOpen: Bool { tx != nil }
+    public var isOpen: Bool { tx != nil }
 
-    /// Applies one batch of a public change set into the transaction; returns what it applied.
+    /// Applies one batch into the transaction, with the checks of `ObjectStore.apply` against
+    /// everything the earlier batches wrote (validation waits for `commit`, BW2); returns what
+    /// the batch applied. On a throw every batch is rolled back and the writer is finished.
+    ///
+    /// ```swift
+    /// try writer.apply(ChangeSet(inserted: [id: ["name": .attribute(.string("R&D"))]]))
+    /// ```
     @discardableResult
-    package func apply(_ changes: ChangeSet) throws -> AppliedChanges {
+    public func apply(_ changes: ChangeSet) throws -> AppliedChanges {
         try write { stored in ChangeApplier(layout: store.layout, stored: stored, changes: changes, overlay: false) }
     }
 
@@ -70,7 +77,11 @@ package final class ObjectStoreWriter {
     /// A snapshot that reads through the write transaction: the store as the batches so far
     /// left it. Valid until the next batch, `commit` or `rollback`; its `end()` leaves the
     /// transaction open.
-    package func snapshot() throws -> ObjectSnapshot {
+    ///
+    /// ```swift
+    /// let n = try writer.snapshot().count(FetchRequest(entity: "Employee"))
+    /// ```
+    public func snapshot() throws -> ObjectSnapshot {
         if let cachedSnapshot { return cachedSnapshot }
         let snapshot = ObjectSnapshot(store: store, tx: try open())
         cachedSnapshot = snapshot
@@ -104,16 +115,25 @@ package final class ObjectStoreWriter {
         }
     }
 
-    /// Commits every batch and waits for durability; returns what they applied (BW3).
+    /// Commits every batch as one commit and waits for durability; returns what they applied
+    /// (BW3). Throws the validation failures of the final state (BW2), rolling everything back.
+    ///
+    /// ```swift
+    /// let applied = try writer.commit()
+    /// ```
     @discardableResult
-    package func commit() throws -> AppliedChanges {
+    public func commit() throws -> AppliedChanges {
         let written = try commitWithoutWaiting()
         try store.finishApply(written)
         return written.applied
     }
 
     /// Discards every batch (BW1). Harmless when already finished.
-    package func rollback() {
+    ///
+    /// ```swift
+    /// writer.rollback()
+    /// ```
+    public func rollback() {
         cachedSnapshot = nil
         tx?.abort()
         tx = nil
@@ -165,6 +185,13 @@ package final class ObjectStoreWriter {
 
 extension ObjectStore {
     /// Begins a streaming write (`ObjectStoreWriter`): waits while another write runs, then
-    /// holds the engine's writer until the writer commits or rolls back (BW1).
-    package func beginWriter() throws -> ObjectStoreWriter { try ObjectStoreWriter(store: self) }
+    /// holds the engine's writer until the writer commits or rolls back (BW1). A bulk load in
+    /// batches so runs in bounded memory and commits once.
+    ///
+    /// ```swift
+    /// let writer = try store.beginWriter()
+    /// for batch in batches { try writer.apply(batch) }
+    /// try writer.commit()
+    /// ```
+    public func beginWriter() throws -> ObjectStoreWriter { try ObjectStoreWriter(store: self) }
 }
