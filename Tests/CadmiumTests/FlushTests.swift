@@ -77,6 +77,26 @@ extension CadmiumSuites {
             }
         }
 
+        @Test func aFlushLetsGoOfObjectsNobodyHolds() throws {
+            try initFlushing()
+            try background {
+                try Cd.transactAndWait {
+                    weak var first: Employee?
+                    do {
+                        let e = try Cd.create(Employee.self)
+                        e.name = "first"
+                        first = e
+                    }
+                    #expect(first != nil, "pending: the context holds it")
+                    for i in 0..<5 { try Cd.create(Employee.self).name = "e\(i)" }
+                    #expect(first == nil, "flushed and not held: gone")
+                    let again = try #require(try Cd.objects(Employee.self).filter("name == 'first'").fetchOne())
+                    #expect(again.name == "first")
+                }
+                #expect(try committedCount(Employee.self) == 6)
+            }
+        }
+
         @Test func relationshipsJoinFlushedAndPendingObjects() throws {
             try initFlushing()
             try background {

@@ -62,7 +62,6 @@ extension CdManagedObjectContext {
         guard var batch = pendingSlotChanges() else { return }
         batch.deleted = []  // FL2: deletions wait for the commit
         guard !batch.inserted.isEmpty || !batch.updated.isEmpty else { return }
-        let (inserted, changed) = lock.withLock { (insertedObjects, changedObjects) }
         do {
             let writer: ObjectStoreWriter
             if let open = lock.withLock({ self.writer }) {
@@ -74,22 +73,31 @@ extension CdManagedObjectContext {
             }
             let applied = try writer.apply(slots: batch)
             let direct = batch.updated.map(\.id)
-            // Keeps FL2: the flushed objects are clean and held weakly from now on.
-            let objects = lock.withLock { () -> [CdManagedObject] in
+            // Keeps FL2: the flushed objects are clean and held weakly from now on. (Changed
+            // objects the context had released already are not in `retained`.)
+            var objects = lock.withLock { () -> [CdManagedObject] in
                 flushedDirect.formUnion(direct)
+                let objects = Array(retained.values) + changedObjects
                 insertedObjects = []
                 liveInserted = 0
                 changedObjects = []
                 pendingCache = nil
-                released = released.filter { $0.value.object != nil }
-                let objects = Array(retained.values)
-                for (id, object) in retained { released[id] = WeakObject(object) }
                 retained = [:]
                 return objects
             }
             bump()
-            for object in objects { Self.markSaved(object, applied) }
-            withExtendedLifetime((inserted, changed)) {}
+            // An object that only this list holds goes now, without a weak reference or a reset:
+            // nobody can reach it again (a bulk insert's objects, mostly).
+            var kept: [(ObjectID, WeakObject)] = []
+            while var object = objects.popLast() {
+                if isKnownUniquelyReferenced(&object) { continue }
+                Self.markSaved(object, applied)
+                if let id = object.objectID { kept.append((id, WeakObject(object))) }
+            }
+            lock.withLock {
+                released = released.filter { $0.value.object != nil }
+                for (id, weak) in kept { released[id] = weak }
+            }
         } catch {
             // Keeps FL3.
             lock.withLock { flushFailure = error }
