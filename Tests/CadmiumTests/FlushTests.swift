@@ -1,5 +1,5 @@
 // A transaction that flushes its changes into the store before its commit
-// (CdManagedObjectContext+Flush.swift, FL1–FL5): with the threshold lowered to a few objects,
+// (CdManagedObjectContext+Flush.swift, BW4–BW8): with the threshold lowered to a few objects,
 // reads inside the body still see every object, flushed objects stay usable, the commit stays
 // atomic (a failure or a throw leaves the store as it was), and the commit's notification lists
 // every object.

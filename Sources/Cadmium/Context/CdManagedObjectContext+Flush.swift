@@ -12,7 +12,7 @@
 // it is visible to readers or other transactions before its commit.
 //
 // Invariants:
-//  FL1. A context holds a writer from its first flush until its commit, a failed flush or the end
+//  BW4. A context holds a writer from its first flush until its commit, a failed flush or the end
 //       of its body (`dropWriter`), and only on its body's thread; `ThreadState.holdsStoreWriter`
 //       is set exactly while the thread's context holds one. A writer holds the engine's writer
 //       gate, so every other commit waits for it. Such a thread never waits for another commit:
@@ -22,16 +22,16 @@
 //       (`CdStack.save`) instead of waiting for itself. A body that blocks on another thread's
 //       commit while it holds the writer deadlocks, as it would holding any lock that commit
 //       needs: such a body must commit (`Cd.commit()`) first.
-//  FL2. Flushed objects leave `insertedObjects`, `changedObjects` and `retained`; `released`
+//  BW5. Flushed objects leave `insertedObjects`, `changedObjects` and `retained`; `released`
 //       holds them weakly so that an object the body still holds stays the one object of its ID
 //       (MC1). Pending deletions (`deleted`) are not flushed: they wait for the commit, whose
 //       last batch runs their delete rules over everything flushed.
-//  FL3. A flush that fails rolls back every batch, drops the writer and keeps the error; the
+//  BW6. A flush that fails rolls back every batch, drops the writer and keeps the error; the
 //       transaction is lost, and its commit throws that error (the store is left as it was).
-//  FL4. While a context holds a writer, its reads (faults, fetches, counts) go through the
+//  BW7. While a context holds a writer, its reads (faults, fetches, counts) go through the
 //       writer's snapshot, which sees every batch, with the pending changes as overlay; they
-//       never see another transaction's uncommitted work, since there is none meanwhile (FL1).
-//  FL5. The commit's notification (`AppliedChanges`, merged into the main context and sent to
+//       never see another transaction's uncommitted work, since there is none meanwhile (BW4).
+//  BW8. The commit's notification (`AppliedChanges`, merged into the main context and sent to
 //       `Cd.commits`) reports every object of every batch, as one commit would (BW3).
 
 import CdObjects
@@ -47,7 +47,7 @@ extension CdManagedObjectContext {
     static let defaultFlushThreshold = 10_000
 
     /// Called before an object is created in a transaction: flushes the pending changes when
-    /// there are more than `flushThreshold` (keeps FL1–FL3).
+    /// there are more than `flushThreshold` (keeps BW4–BW6).
     func flushIfNeeded() {
         guard kind == .transaction else { return }
         let threshold = stack.flushThreshold.load(ordering: .relaxed)
@@ -59,10 +59,10 @@ extension CdManagedObjectContext {
     private func flush() {
         let state = ThreadState.current
         let holds = lock.withLock { writer != nil }
-        // Keeps FL1: the writer of an outer transaction on this thread would block ours.
+        // Keeps BW4: the writer of an outer transaction on this thread would block ours.
         if !holds && state.holdsStoreWriter { return }
         guard var batch = pendingSlotChanges() else { return }
-        batch.deleted = []  // FL2: deletions wait for the commit
+        batch.deleted = []  // BW5: deletions wait for the commit
         guard !batch.inserted.isEmpty || !batch.updated.isEmpty else { return }
         do {
             let writer: ObjectStoreWriter
@@ -75,7 +75,7 @@ extension CdManagedObjectContext {
             }
             let applied = try writer.apply(slots: batch)
             let direct = batch.updated.map(\.id)
-            // Keeps FL2: the flushed objects are clean and held weakly from now on. (Changed
+            // Keeps BW5: the flushed objects are clean and held weakly from now on. (Changed
             // objects the context had released already are not in `retained`.)
             var objects = lock.withLock { () -> [CdManagedObject] in
                 flushedDirect.formUnion(direct)
@@ -101,14 +101,14 @@ extension CdManagedObjectContext {
                 for (id, weak) in kept { released[id] = weak }
             }
         } catch {
-            // Keeps FL3.
+            // Keeps BW6.
             lock.withLock { flushFailure = error }
             dropWriter()
         }
     }
 
-    /// The snapshot of the writer, when this context holds one (FL4); the flush's error when a
-    /// flush failed (FL3).
+    /// The snapshot of the writer, when this context holds one (BW7); the flush's error when a
+    /// flush failed (BW6).
     func flushedSnapshot() throws -> ObjectSnapshot? {
         guard kind == .transaction else { return nil }
         let (open, failure) = lock.withLock { () -> (ObjectStoreWriter?, (any Error)?) in (writer, flushFailure) }
@@ -117,7 +117,7 @@ extension CdManagedObjectContext {
     }
 
     /// The commit of a context that flushed: the rest as the last batch, then one commit of the
-    /// writer through the root (FL5). Throws the error of a failed flush (FL3).
+    /// writer through the root (BW8). Throws the error of a failed flush (BW6).
     func commitFlushed() throws -> AppliedChanges {
         let (open, failure, direct) = lock.withLock {
             () -> (ObjectStoreWriter?, (any Error)?, Set<ObjectID>) in (writer, flushFailure, flushedDirect)
@@ -136,7 +136,7 @@ extension CdManagedObjectContext {
         }
     }
 
-    /// Rolls back and forgets the writer, if any (keeps FL1).
+    /// Rolls back and forgets the writer, if any (keeps BW4).
     func dropWriter() {
         let dropped = lock.withLock { () -> ObjectStoreWriter? in
             defer {

@@ -48,12 +48,12 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// Transaction and snapshot contexts: objects held until the body ends (MC1), except those
     /// a flush made clean (`released`).
     var retained: [ObjectID: CdManagedObject] = [:]
-    /// Transaction context: objects a flush wrote and made clean, held weakly (MC1, FL2 in
+    /// Transaction context: objects a flush wrote and made clean, held weakly (MC1, BW5 in
     /// CdManagedObjectContext+Flush.swift).
     var released: [ObjectID: WeakObject] = [:]
-    /// Transaction context: the store writer holding the flushed changes (FL1), if any.
+    /// Transaction context: the store writer holding the flushed changes (BW4), if any.
     var writer: ObjectStoreWriter?
-    /// Transaction context: why a flush failed; the commit throws it (FL3).
+    /// Transaction context: why a flush failed; the commit throws it (BW6).
     var flushFailure: (any Error)?
     /// Transaction context: the objects flushed batches updated themselves.
     var flushedDirect: Set<ObjectID> = []
@@ -226,7 +226,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     // MARK: - Loading
 
     /// A snapshot to read from: the pinned one, or a fresh one (the caller ends it).
-    /// A transaction context that flushed reads through its writer (FL4).
+    /// A transaction context that flushed reads through its writer (BW7).
     func readSnapshot() throws -> (any SnapshotBackend, ended: Bool) {
         if let pinned { return (pinned, false) }
         if let flushed = try flushedSnapshot() { return (flushed, false) }

@@ -85,7 +85,7 @@ final class CdStack: @unchecked Sendable {
         direct: Set<ObjectID>, write: () throws -> WrittenApply
     ) throws -> AppliedChanges {
         if ThreadState.current.holdsStoreWriter {
-            // FL1 (CdManagedObjectContext+Flush.swift): the writer this commit would wait for is
+            // BW4 (CdManagedObjectContext+Flush.swift): the writer this commit would wait for is
             // held by a transaction on this very thread.
             throw CdError.store(
                 .invalidArgument(
@@ -107,7 +107,7 @@ final class CdStack: @unchecked Sendable {
         return written.applied
     }
 
-    /// Begins the streaming writer of a transaction that flushes (FL1 in
+    /// Begins the streaming writer of a transaction that flushes (BW4 in
     /// CdManagedObjectContext+Flush.swift), under `saveLock`: every commit written before it has
     /// its ticket, so the writer's ticket, taken before it lets the engine's writer go, follows
     /// them (keeps ST1).

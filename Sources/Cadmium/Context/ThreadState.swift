@@ -20,7 +20,7 @@ final class ThreadState {
     var insideTransaction = false
     /// The main thread is inside a sanctioned merge (J1 does not apply).
     var insideMainMerge = false
-    /// Whether this thread's transaction context holds the store's writer (FL1 in
+    /// Whether this thread's transaction context holds the store's writer (BW4 in
     /// CdManagedObjectContext+Flush.swift).
     var holdsStoreWriter = false
     /// The ordinal the next property wrapper initialised on this thread takes (`WrapperOrdinals`).
