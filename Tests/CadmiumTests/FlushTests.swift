@@ -144,6 +144,21 @@ extension CadmiumSuites {
             }
         }
 
+        @Test func anExplicitCommitAfterAFlushCommitsAndTheBodyGoesOn() throws {
+            try initFlushing()
+            try background {
+                try Cd.transactAndWait {
+                    for i in 0..<6 { try Cd.create(Employee.self).name = "a\(i)" }
+                    try Cd.commit()
+                    #expect(try Cd.transactionContext().writer == nil, "the commit let the writer go")
+                    #expect(try committedCount(Employee.self) == 6)
+                    for i in 0..<6 { try Cd.create(Employee.self).name = "b\(i)" }
+                    #expect(try Cd.objects(Employee.self).count() == 12)
+                }
+                #expect(try committedCount(Employee.self) == 12)
+            }
+        }
+
         @Test func aBodyThatThrowsRollsBackEveryFlush() throws {
             struct Stop: Error {}
             try initFlushing()
