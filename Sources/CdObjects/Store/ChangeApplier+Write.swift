@@ -135,6 +135,7 @@ extension ChangeApplier {
         }
         for (id, rec, index, key) in added { try addIndexEntry(key, index, id, rec) }
         var result = AppliedChanges()
+        result.inserted.reserveCapacity(staged.inserted.count)  // one allocation, no rehash as it grows
         var largest: [String: Int64] = [:]
         // In key order: the record trees then grow at their right edge.
         // Inserted objects are validated here; after the first failure nothing more is written

@@ -174,7 +174,11 @@ public final class ObjectStoreWriter {
 
     /// Adds a batch's changes to `applied` (keeps BW3).
     private func merge(_ batch: AppliedChanges) {
-        applied.inserted.formUnion(batch.inserted)
+        if applied.inserted.isEmpty {
+            applied.inserted = batch.inserted  // the first batch's set, taken as it is
+        } else {
+            applied.inserted.formUnion(batch.inserted)
+        }
         for id in batch.updated where !applied.inserted.contains(id) { applied.updated.insert(id) }
         for id in batch.deleted {
             applied.updated.remove(id)
