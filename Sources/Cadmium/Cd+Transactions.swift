@@ -29,11 +29,13 @@ extension Cd {
         (serial ?? defaultSerialTransactions) || (serial != false && queue != nil)
     }
 
-    static func requireStack(_ call: String) throws -> CdStack {
+    /// The stack, or misuse A1. `call` is built only for the report: describing a type in it
+    /// costs about a microsecond, and `Cd.create` asks on every object.
+    static func requireStack(_ call: @autoclosure () -> String) throws -> CdStack {
         if let stack { return stack }
         throw Misuse.report(
             .a1,
-            "\(call) was called before Cd.initWithStore(model:storeURL:serialTX:). "
+            "\(call()) was called before Cd.initWithStore(model:storeURL:serialTX:). "
                 + "Initialise Cadmium first, once, at startup.")
     }
 

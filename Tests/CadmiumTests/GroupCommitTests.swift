@@ -38,6 +38,7 @@ private final class ShufflingStore: StoreBackend, @unchecked Sendable {
         try inner.finishApply(written)
     }
     func beginSnapshot() throws -> any SnapshotBackend { try inner.beginSnapshot() }
+    func beginWriter() throws -> ObjectStoreWriter { try inner.beginWriter() }
 
     /// Called under the stack's save lock, so `written` is in commit order.
     private func record(_ written: WrittenApply) -> WrittenApply {

@@ -49,26 +49,35 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// A number for messages ("transaction context #12").
     let number: Int
 
-    private let lock = Lock()
+    let lock = Lock()
     /// Main and root contexts: objects held weakly (MC1).
     private var registry: [ObjectID: WeakObject] = [:]
-    /// Transaction and snapshot contexts: objects held until the body ends (MC1); a snapshot
-    /// context drops the ones nobody else holds (MC4).
-    private var retained: [ObjectID: CdManagedObject] = [:]
+    /// Transaction and snapshot contexts: objects held until the body ends (MC1), except those
+    /// a flush made clean (`released`); a snapshot context drops the ones nobody else holds (MC4).
+    var retained: [ObjectID: CdManagedObject] = [:]
     /// Snapshot context: the size of `retained` at which the next sweep runs (MC4).
     private var sweepAt = CdManagedObjectContext.sweepFloor
     /// The fewest objects a snapshot context keeps without sweeping (MC4).
     static let sweepFloor = 4096
+    /// Transaction context: objects a flush wrote and made clean, held weakly (MC1, BW5 in
+    /// CdManagedObjectContext+Flush.swift).
+    var released: [ObjectID: WeakObject] = [:]
+    /// Transaction context: the store writer holding the flushed changes (BW4), if any.
+    var writer: ObjectStoreWriter?
+    /// Transaction context: why a flush failed; the commit throws it (BW6).
+    var flushFailure: (any Error)?
+    /// Transaction context: the objects flushed batches updated themselves.
+    var flushedDirect: Set<ObjectID> = []
     /// Objects inserted in this context, in order (those deleted since are skipped, MC2).
-    private var insertedObjects: [CdManagedObject] = []
+    var insertedObjects: [CdManagedObject] = []
     /// Inserted objects not deleted since.
-    private var liveInserted = 0
+    var liveInserted = 0
     private var deleted: Set<ObjectID> = []
     /// Objects with changed slots, each listed once (`State.listed`, MC2).
-    private var changedObjects: [CdManagedObject] = []
+    var changedObjects: [CdManagedObject] = []
     /// `pendingChanges()` as last built, with the generation it was built at (fetches in a
     /// transaction ask for it each time, so a loop of fetches does not rebuild it).
-    private var pendingCache: (ChangeSet, generation: Int)?
+    var pendingCache: (ChangeSet, generation: Int)?
     /// Counts changes (MC3).
     private let generation = Atomic<Int>(0)
     /// Main context: objects with an update handler.
@@ -103,7 +112,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// Whether the context has uncommitted changes.
     public var hasChanges: Bool {
         let listed = lock.withLock { () -> [CdManagedObject]? in
-            if liveInserted > 0 || !deleted.isEmpty { return nil }
+            if liveInserted > 0 || !deleted.isEmpty || writer != nil { return nil }
             return changedObjects
         }
         guard let listed else { return true }
@@ -113,13 +122,16 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// The registered object of `id` (the lock is held).
     @inline(__always)
     private func lookupLocked(_ id: ObjectID) -> CdManagedObject? {
-        if kind == .transaction || kind == .snapshot { return retained[id] }
+        if kind == .transaction || kind == .snapshot {
+            if let object = retained[id] { return object }
+            return released.isEmpty ? nil : released[id]?.object
+        }
         return registry[id]?.object
     }
 
     /// Notes a change (keeps MC3).
     @inline(__always)
-    private func bump() { generation.add(1, ordering: .relaxed) }
+    func bump() { generation.add(1, ordering: .relaxed) }
 
     // MARK: - Objects
 
@@ -248,13 +260,16 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     // MARK: - Loading
 
     /// A snapshot to read from: the pinned one, or a fresh one (the caller ends it).
+    /// A transaction context that flushed reads through its writer (BW7).
     func readSnapshot() throws -> (any SnapshotBackend, ended: Bool) {
         if let pinned { return (pinned, false) }
+        if let flushed = try flushedSnapshot() { return (flushed, false) }
         return (try stack.store.beginSnapshot(), true)
     }
 
     func loadValues(_ id: ObjectID) throws -> [String: PropertyValue]? {
         if let pinned { return try pinned.values(of: id) }
+        if let flushed = try flushedSnapshot() { return try flushed.values(of: id) }
         let snapshot = try stack.store.beginSnapshot()
         defer { snapshot.end() }
         return try snapshot.values(of: id)
@@ -262,6 +277,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
 
     func loadRelated(_ id: ObjectID, _ key: String) throws -> [ObjectID] {
         if let pinned { return try pinned.related(id, key) }
+        if let flushed = try flushedSnapshot() { return try flushed.related(id, key) }
         let snapshot = try stack.store.beginSnapshot()
         defer { snapshot.end() }
         return try snapshot.related(id, key)
@@ -400,6 +416,9 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// Commits the context's changes through the root (durable when this returns) and clears
     /// them; nothing happens when there are none.
     func commit() throws {
+        if kind == .transaction, lock.withLock({ writer != nil || flushFailure != nil }) {
+            return didCommit(try commitFlushed())
+        }
         let applied: AppliedChanges
         if let slots = pendingSlotChanges() {
             guard !slots.isEmpty else { return }
@@ -420,31 +439,35 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             deleted = []
             changedObjects = []
             pendingCache = nil
-            return retained.values.map { $0 }
+            return retained.values.map { $0 } + released.values.compactMap(\.object)
         }
         bump()
-        for object in objects {
-            object.withState { state in
-                state.isInserted = false
-                state.changed.removeAll()
-                state.changedExtra = []
-                state.listed = false
-                state.deferredListEdits = []
-                if let id = state.objectID {
-                    if applied.deleted.contains(id) { state.isDeleted = true }
-                    // The store may have changed inverses: reload relationships when next read.
-                    if applied.updated.contains(id) || applied.inserted.contains(id) {
-                        if let slots = state.slots {
-                            let kinds = slots.properties.kinds
-                            for slot in state.buffer.indices where slot >= kinds.count || kinds[slot] != .attribute {
-                                state.buffer[slot] = nil
-                            }
+        for object in objects { Self.markSaved(object, applied) }
+    }
+
+    /// An object's state after a commit or flush that wrote `applied`: no changes; deleted when
+    /// the store deleted it; relationships reloaded when next read where the store changed it.
+    static func markSaved(_ object: CdManagedObject, _ applied: AppliedChanges) {
+        object.withState { state in
+            state.isInserted = false
+            state.changed.removeAll()
+            state.changedExtra = []
+            state.listed = false
+            state.deferredListEdits = []
+            if let id = state.objectID {
+                if applied.deleted.contains(id) { state.isDeleted = true }
+                // The store may have changed inverses: reload relationships when next read.
+                if applied.updated.contains(id) || applied.inserted.contains(id) {
+                    if let slots = state.slots {
+                        let kinds = slots.properties.kinds
+                        for slot in state.buffer.indices where slot >= kinds.count || kinds[slot] != .attribute {
+                            state.buffer[slot] = nil
                         }
-                        state.extra = state.extra.filter { if case .attribute = $0.value { true } else { false } }
-                        state.loaded = false
-                        state.partial.removeAll()
-                        state.batch = nil
                     }
+                    state.extra = state.extra.filter { if case .attribute = $0.value { true } else { false } }
+                    state.loaded = false
+                    state.partial.removeAll()
+                    state.batch = nil
                 }
             }
         }
@@ -461,9 +484,12 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                 pendingCache = nil
                 retained = [:]
                 registry = [:]
+                released = [:]
+                flushFailure = nil
             }
             return (retained, insertedObjects, changedObjects)
         }
+        dropWriter()
         bump()
         // Released here, outside the lock: freeing many objects takes a while.
         withExtendedLifetime(dropped) {}

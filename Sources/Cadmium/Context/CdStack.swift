@@ -31,6 +31,7 @@
 import Foundation
 import CdObjects
 import CdStore
+import Synchronization
 
 final class CdStack: @unchecked Sendable {
     // @unchecked: the lets are set once in init; `contextCounter`, `saveLock` and `merges` are locks.
@@ -47,6 +48,9 @@ final class CdStack: @unchecked Sendable {
     let merges = LockedState(MergeQueue())
     /// The transaction bodies running now; `Cd.close()` waits for them (RunningTransactions.swift).
     let running = RunningTransactions()
+    /// How many pending inserted and changed objects a transaction context holds before it
+    /// flushes them (CdManagedObjectContext+Flush.swift); tests lower it.
+    let flushThreshold = Atomic<Int>(CdManagedObjectContext.defaultFlushThreshold)
 
     init(model: CdModel, store: any StoreBackend) {
         self.model = model
@@ -80,11 +84,49 @@ final class CdStack: @unchecked Sendable {
     private func save(
         direct: Set<ObjectID>, write: () throws -> WrittenApply
     ) throws -> AppliedChanges {
+        if ThreadState.current.holdsStoreWriter {
+            // BW4 (CdManagedObjectContext+Flush.swift): the writer this commit would wait for is
+            // held by a transaction on this very thread.
+            throw CdError.store(
+                .invalidArgument(
+                    "a commit was started on a thread whose transaction holds the store's writer (it flushed "
+                        + "a bulk of changes and commits at its end), so it would wait for itself; commit the "
+                        + "outer transaction first (Cd.commit()) or run this commit outside it"))
+        }
         let (written, ticket) = try saveLock.withLock {
             let written = try write()
             return (written, merges.withLock { $0.takeTicket() })
         }
         do {
+            try store.finishApply(written)
+        } catch {
+            finish(ticket, nil)
+            throw error
+        }
+        finish(ticket, PendingMerge(direct: direct, applied: written.applied))
+        return written.applied
+    }
+
+    /// Begins the streaming writer of a transaction that flushes (BW4 in
+    /// CdManagedObjectContext+Flush.swift), under `saveLock`: every commit written before it has
+    /// its ticket, so the writer's ticket, taken before it lets the engine's writer go, follows
+    /// them (keeps ST1).
+    func beginWriter() throws -> ObjectStoreWriter {
+        try saveLock.withLock { try store.beginWriter() }
+    }
+
+    /// Commits `writer` after `last` wrote its last batch: takes the ticket while the writer still
+    /// holds the engine's writer (so in commit order, ST1), waits for durability and queues the
+    /// merge (keeps ST3). On a throw everything the writer held is rolled back.
+    func save(writer: ObjectStoreWriter, direct: Set<ObjectID>, last: () throws -> Void) throws -> AppliedChanges {
+        do { try last() } catch {
+            writer.rollback()
+            throw error
+        }
+        let ticket = merges.withLock { $0.takeTicket() }
+        let written: WrittenApply
+        do {
+            written = try writer.commitWithoutWaiting()
             try store.finishApply(written)
         } catch {
             finish(ticket, nil)

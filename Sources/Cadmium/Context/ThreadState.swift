@@ -20,6 +20,9 @@ final class ThreadState {
     var insideTransaction = false
     /// The main thread is inside a sanctioned merge (J1 does not apply).
     var insideMainMerge = false
+    /// Whether this thread's transaction context holds the store's writer (BW4 in
+    /// CdManagedObjectContext+Flush.swift).
+    var holdsStoreWriter = false
     /// The ordinal the next property wrapper initialised on this thread takes (`WrapperOrdinals`).
     var nextWrapperOrdinal = 0
     /// While `WrapperSpecs.capture` runs: the specs of the wrappers initialised, by ordinal.

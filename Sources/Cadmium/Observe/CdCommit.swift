@@ -36,8 +36,18 @@ public struct CdCommit: Sendable, Hashable, CustomStringConvertible {
     public static let deletedKey = "deleted"
 
     init(number: UInt64, _ applied: AppliedChanges) {
+        // One set per entity, filtered from `ids` (no intermediate arrays); a commit of one
+        // entity shares `ids` itself. A bulk insert of a million objects so costs one copy of
+        // its IDs here, not three.
         func byEntity(_ ids: Set<ObjectID>) -> [String: Set<ObjectID>] {
-            Dictionary(grouping: ids, by: \.entity).mapValues(Set.init)
+            var entities: Set<String> = []
+            var last: String?
+            for id in ids where id.entity != last {
+                last = id.entity
+                entities.insert(id.entity)
+            }
+            if entities.count == 1, let only = entities.first { return [only: ids] }
+            return Dictionary(uniqueKeysWithValues: entities.map { e in (e, ids.filter { $0.entity == e }) })
         }
         self.number = number
         inserted = byEntity(applied.inserted)

@@ -24,6 +24,9 @@ protocol StoreBackend: AnyObject, Sendable {
     /// snapshots; throws when its fsync failed.
     func finishApply(_ written: WrittenApply) throws
     func beginSnapshot() throws -> any SnapshotBackend
+    /// Begins a streaming write (`ObjectStoreWriter`): holds the store's writer until it commits
+    /// or rolls back.
+    func beginWriter() throws -> ObjectStoreWriter
 }
 
 /// A read snapshot of the last commit. One thread at a time.

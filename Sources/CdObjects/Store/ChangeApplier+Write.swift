@@ -24,6 +24,26 @@ extension ChangeApplier {
         var errors = denialErrors()
         for id in updated {
             guard let rec = try record(id) else { continue }
+            try validate(id, rec, isNew: false, orDefer: &errors)
+        }
+        return errors
+    }
+
+    /// `validate`, or with `deferred` set (a streaming writer's batch), notes a failing object
+    /// there instead of reporting it: the writer validates it again at its commit (keeps BW2).
+    private func validate(_ id: ObjectID, _ rec: Record, isNew: Bool, orDefer errors: inout [CdError]) throws {
+        guard deferred != nil else { return try validate(id, rec, isNew: isNew, into: &errors) }
+        var mine: [CdError] = []
+        try validate(id, rec, isNew: isNew, into: &mine)
+        if !mine.isEmpty { deferred?.insert(id) }
+    }
+
+    /// Validation failures of the objects `ids` as the transaction holds them now (deleted or
+    /// missing ones are skipped): a streaming writer's check at its commit (BW2).
+    func validationErrors(ofStored ids: Set<ObjectID>) throws -> [CdError] {
+        var errors: [CdError] = []
+        for id in ids.sorted() {
+            guard let rec = try record(id) else { continue }
             try validate(id, rec, isNew: false, into: &errors)
         }
         return errors
@@ -115,6 +135,7 @@ extension ChangeApplier {
         }
         for (id, rec, index, key) in added { try addIndexEntry(key, index, id, rec) }
         var result = AppliedChanges()
+        result.inserted.reserveCapacity(staged.inserted.count)  // one allocation, no rehash as it grows
         var largest: [String: Int64] = [:]
         // In key order: the record trees then grow at their right edge.
         // Inserted objects are validated here; after the first failure nothing more is written
@@ -127,7 +148,7 @@ extension ChangeApplier {
             let id = object.id, entity = object.entity
             if isDeleting(id) { continue }
             let rec = records[id] ?? Self.staged(object, toOnes: entity.toOnes.count)
-            try validate(id, rec, isNew: true, into: &errors)
+            try validate(id, rec, isNew: true, orDefer: &errors)
             guard errors.isEmpty, violation == nil else { continue }
             try stored.writableTree(entity.recordTree).put(
                 RecordCodec.key(id.primaryKey), RecordCodec.encode(rec, layout: layout))

@@ -65,6 +65,10 @@ final class ChangeApplier {
     var deleting: Set<ObjectID>
     /// Deny rules that found related objects: (object, relationship, blockers).
     var denials: [(ObjectID, RelationshipDescription, [ObjectID])] = []
+    /// A streaming writer's batch (`ObjectStoreWriter`): objects that fail attribute or count
+    /// validation are collected here and written anyway, to be validated again at the writer's
+    /// commit; nil for `apply`, which reports them.
+    var deferred: Set<ObjectID>?
     /// Next keys stored before this change set, per root (inserted keys below them are checked).
     var storedNextKeys: [String: Int64] = [:]
     /// The last answer of `entityLayout(_:)`.

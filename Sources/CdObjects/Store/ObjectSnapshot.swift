@@ -16,22 +16,24 @@ import CdStore
 /// ```
 public final class ObjectSnapshot {
     let store: ObjectStore
-    let tx: ReadTransaction
+    /// A read transaction, or the write transaction of an `ObjectStoreWriter` (which the
+    /// snapshot never ends: the writer commits or rolls it back).
+    let tx: Transaction
     let stored: StoredObjects
 
-    init(store: ObjectStore, tx: ReadTransaction) {
+    init(store: ObjectStore, tx: Transaction) {
         self.store = store
         self.tx = tx
         self.stored = StoredObjects(tx: tx, layout: store.layout)
     }
 
-    deinit { tx.end() }
+    deinit { (tx as? ReadTransaction)?.end() }
 
     /// The commit this snapshot sees.
     public var commit: CommitSequence { tx.snapshot }
 
     /// Releases the snapshot (also on deinit).
-    public func end() { tx.end() }
+    public func end() { (tx as? ReadTransaction)?.end() }
 
     /// Stored attributes (`.attribute`, nil as `.attribute(.null)`) and to-one targets (`.toOne`)
     /// of an object; nil when no such object exists.

@@ -32,8 +32,9 @@ public final class ObjectStore: @unchecked Sendable {
     /// The engine store underneath.
     public let engine: Store
     let layout: StoreLayout
-    private let counterLock = Lock()
-    private var nextKeys: [String: Int64]
+    /// Guards `nextKeys` (OS1).
+    let counterLock = Lock()
+    var nextKeys: [String: Int64]
 
     private init(model: ObjectModel, engine: Store, layout: StoreLayout, nextKeys: [String: Int64]) {
         self.model = model

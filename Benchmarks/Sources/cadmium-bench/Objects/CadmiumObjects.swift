@@ -53,18 +53,31 @@ final class CadmiumObjects: ObjectSystem {
         ]
     }
 
+    /// Employees per change set of the bulk insert's streaming writer.
+    static let insertBatch = 10_000
+
+    /// One transaction, written in batches through a streaming writer (`ObjectStoreWriter`), as
+    /// the Cd contexts flush a large transaction: memory stays bounded by a batch.
     func insert(_ employees: [EmployeeData], withDepartments: Bool) throws {
-        var changes = ChangeSet()
-        changes.inserted.reserveCapacity(employees.count + EmployeeData.departments)
+        let writer = try store.beginWriter()
         if withDepartments {
+            var departments = ChangeSet()
             _ = try store.newObjectIDs(entity: "Department", count: EmployeeData.departments)
             for d in 1...EmployeeData.departments {
-                changes.inserted[Self.department(Int64(d))] = ["name": .attribute(.string("Department \(d)"))]
+                departments.inserted[Self.department(Int64(d))] = ["name": .attribute(.string("Department \(d)"))]
             }
+            try writer.apply(departments)
         }
         _ = try store.newObjectIDs(entity: "Employee", count: employees.count)
-        for e in employees { changes.inserted[Self.id(e.id)] = values(e) }
-        try store.apply(changes)
+        for start in stride(from: 0, to: employees.count, by: Self.insertBatch) {
+            var changes = ChangeSet()
+            changes.inserted.reserveCapacity(Self.insertBatch)
+            for e in employees[start..<min(start + Self.insertBatch, employees.count)] {
+                changes.inserted[Self.id(e.id)] = values(e)
+            }
+            try writer.apply(changes)
+        }
+        try writer.commit()
     }
 
     func insertEach(_ employees: [EmployeeData]) throws {

@@ -82,8 +82,14 @@ final class CdAPIObjects: ObjectSystem {
                         departments[d.objectID!.primaryKey] = d
                     }
                 }
-                let staff = try Cd.create(Employee.self, count: employees.count)
-                for (object, e) in zip(staff, employees) {
+                // One object at a time, as an app loop writes it: Cd flushes the pending objects
+                // into the store every `CdStack.flushThreshold` and lets them go, so memory stays
+                // bounded (an array of all the objects, as `create(_:count:)` returns, would not).
+                var first: ObjectID?, last: ObjectID?
+                for e in employees {
+                    let object = try Cd.create(Employee.self)
+                    if first == nil { first = object.objectID }
+                    last = object.objectID
                     object.name = e.name
                     object.salary = e.salary
                     object.hired = e.hired
@@ -92,10 +98,10 @@ final class CdAPIObjects: ObjectSystem {
                     // copies the department's list so far (docs/BENCHMARKS.md, profiles).
                     object.department = departments[e.department]
                 }
-                // One call numbers the objects consecutively, so the ends tell.
+                // One transaction numbers the objects consecutively, so the ends tell.
                 precondition(
-                    staff.first?.objectID == employees.first.map { Self.employeeID($0.id) }
-                        && staff.last?.objectID == employees.last.map { Self.employeeID($0.id) },
+                    first == employees.first.map { Self.employeeID($0.id) }
+                        && last == employees.last.map { Self.employeeID($0.id) },
                     "Cd numbered the employees otherwise than EmployeeData's keys")
             }
         }
