@@ -126,6 +126,7 @@ extension CdManagedObject {
     }
 
     /// The value of the attribute in `slot` (`.null` when unset), after check I.
+    @usableFromInline
     func readAttribute(_ slot: Int) -> CdValue {
         var (owner, value, ready) = withState { state in
             (state.context, state.buffer[slot], state.loaded || state.partial.contains(slot) || state.context == nil)
@@ -146,6 +147,7 @@ extension CdManagedObject {
     }
 
     /// Sets the attribute in `slot`, after check J.
+    @usableFromInline
     func writeAttribute(_ slot: Int, _ value: CdValue) {
         let (owner, loaded) = withState { ($0.context, $0.loaded) }
         guard checkWrite(owner: owner, slotName(slot), toMany: false) else { return }

@@ -290,7 +290,7 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
 
     /// The slot of the wrapper stored at `keyPath` whose ordinal is `ordinal`: one array read
     /// for an instance of the entity's own class (OSL1); otherwise found by name.
-    @inline(__always)
+    @inline(__always) @usableFromInline
     func slot(_ keyPath: AnyKeyPath, ordinal: Int) -> Int {
         let found = withState { state -> Int? in
             state.resolveSlots()

@@ -12,6 +12,11 @@
 //   4. changed to-many lists; 5. next keys.
 //  U1. When a unique entry is checked, every entry the change set removes is already gone and
 //      every entry it adds before is present, so swaps pass and duplicates inside the set fail.
+//  U2. Steps 1–3 and the unread list edits of step 4 write one tree at a time, in key order
+//      (records by primary key, index and relationship entries by their bytes): a delete or
+//      update of many objects then changes each page of a tree in one visit. In hash order every
+//      write descended to a random page, and once the dirty pages outgrew the cache each page
+//      was spilled and read back (decompressed) several times.
 
 import CdStore
 
@@ -91,28 +96,29 @@ extension ChangeApplier {
     /// of each root becomes the largest of the stored one, the counter and the largest inserted
     /// key + 1. Returns what was applied and the next keys written.
     func write(nextKeys: [String: Int64]) throws -> (AppliedChanges, [String: Int64]) {
-        // 1–2. Deleted objects.
-        for id in deleted {
+        // 1–2. Deleted objects and the changed index entries of updated objects: the entries are
+        // collected per tree and removed in key order (keeps U2).
+        var removals: [String: [[UInt8]]] = [:]
+        var added: [(ObjectID, Record, IndexLayout, [UInt8])] = []
+        for id in deleted.sorted() {
             guard let original = originals[id] ?? nil else { continue }
             let entity = original.entity
             for index in entity.indexes {
-                try stored.writableTree(index.definition.tree).delete(
+                removals[index.definition.tree, default: []].append(
                     IndexKey.key(index, original, primaryKey: id.primaryKey))
             }
-            try stored.writableTree(entity.recordTree).delete(RecordCodec.key(id.primaryKey))
+            removals[entity.recordTree, default: []].append(RecordCodec.key(id.primaryKey))
             for r in entity.toManys {
-                let t = try stored.writableTree(entity.toManyTrees[r.name]!)
+                let tree = entity.toManyTrees[r.name]!
                 let lower = RecordCodec.key(id.primaryKey)
-                var keys: [[UInt8]] = []
-                try t.scan(from: lower, upTo: IndexKey.successor(lower)) { k, _ in
-                    keys.append(k); return true
+                try stored.writableTree(tree).scan(from: lower, upTo: IndexKey.successor(lower)) { k, _ in
+                    removals[tree, default: []].append(k)
+                    return true
                 }
-                for k in keys { try t.delete(k) }
             }
         }
         // 1. Changed index entries of updated objects.
-        var added: [(ObjectID, Record, IndexLayout, [UInt8])] = []
-        let updatedRecords = updated.compactMap { id -> (ObjectID, Record, Record)? in
+        let updatedRecords = updated.sorted().compactMap { id -> (ObjectID, Record, Record)? in
             guard let current = records[id], let original = originals[id] ?? nil,
                 current.values != original.values || current.toOne != original.toOne
             else { return nil }
@@ -123,15 +129,24 @@ extension ChangeApplier {
                 let old = IndexKey.key(index, original, primaryKey: id.primaryKey)
                 let new = IndexKey.key(index, current, primaryKey: id.primaryKey)
                 if old != new {
-                    try stored.writableTree(index.definition.tree).delete(old)
+                    removals[index.definition.tree, default: []].append(old)
                     added.append((id, current, index, new))
                 }
             }
         }
-        // 3. Records and new entries.
+        for tree in removals.keys.sorted() {
+            let t = try stored.writableTree(tree)
+            for key in removals[tree]!.sorted(by: Self.precedes) { try t.delete(key) }
+        }
+        // 3. Records (in ID order: each entity's records by primary key) and new entries, per
+        // index in key order (keeps U2).
         for (id, _, current) in updatedRecords {
             try stored.writableTree(current.entity.recordTree).put(
                 RecordCodec.key(id.primaryKey), RecordCodec.encode(current, layout: layout))
+        }
+        added.sort { a, b in
+            a.2.definition.tree != b.2.definition.tree
+                ? a.2.definition.tree < b.2.definition.tree : Self.precedes(a.3, b.3)
         }
         for (id, rec, index, key) in added { try addIndexEntry(key, index, id, rec) }
         var result = AppliedChanges()
@@ -180,8 +195,11 @@ extension ChangeApplier {
             }
             let t = try stored.writableTree(tree)
             let source = RecordCodec.key(key.object.primaryKey)
-            for m in delta.removed { try t.delete(source + RecordCodec.key(m.primaryKey)) }
-            for m in delta.added {
+            // In key order (keeps U2).
+            for m in delta.removed.sorted(by: { $0.primaryKey < $1.primaryKey }) {
+                try t.delete(source + RecordCodec.key(m.primaryKey))
+            }
+            for m in delta.added.sorted(by: { $0.primaryKey < $1.primaryKey }) {
                 var v: [UInt8] = []
                 v.appendVarint(UInt64(entityLayout(m.entity)!.code))
                 try t.put(source + RecordCodec.key(m.primaryKey), v)
@@ -289,6 +307,9 @@ extension ChangeApplier {
             }
         }
     }
+
+    /// Byte order of tree keys (the engine's key order).
+    static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool { a.lexicographicallyPrecedes(b) }
 
     static func position(_ i: Int) -> [UInt8] {
         var p: [UInt8] = []

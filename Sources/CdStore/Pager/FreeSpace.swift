@@ -82,21 +82,22 @@ struct FreeSpace {
     }
 
     /// Builds the free space of a data area from its used extents, or reports the first overlap.
-    static func derive(
-        used: [(start: UInt64, length: UInt64, what: String)], dataEnd: UInt64
-    ) -> Result<FreeSpace, DamageReport> {
+    /// The extents' owners are named only in the report.
+    static func derive(used: [UsedExtent], dataEnd: UInt64) -> Result<FreeSpace, DamageReport> {
         var space = FreeSpace(dataEnd: dataEnd)
         var cursor = FileHeader.dataStart
-        var previous = "the file header"
-        for e in used.sorted(by: { $0.start < $1.start }) {
+        var previous: UsedExtent?
+        func name(_ e: UsedExtent?) -> String { e.map { "\($0.owner) at offset \($0.start)" } ?? "the file header" }
+        // A checkpointed file mostly lists its extents in offset order already: sort only if not.
+        var sorted = used
+        if !zip(used, used.dropFirst()).allSatisfy({ $0.start <= $1.start }) { sorted.sort { $0.start < $1.start } }
+        for e in sorted {
             let len = PageMapLayout.roundUp(e.length)
-            if e.start < cursor {
-                return .failure("\(e.what) at offset \(e.start) overlaps \(previous)")
-            }
+            if e.start < cursor { return .failure("\(name(e)) overlaps \(name(previous))") }
             if e.start > cursor { space.insert(start: cursor, length: e.start - cursor) }
             cursor = e.start + len
-            previous = "\(e.what) at offset \(e.start)"
-            if cursor > dataEnd { return .failure("\(e.what) at offset \(e.start) ends past the data end \(dataEnd)") }
+            previous = e
+            if cursor > dataEnd { return .failure("\(name(e)) ends past the data end \(dataEnd)") }
         }
         if cursor < dataEnd { space.dataEnd = cursor }
         return .success(space)

@@ -143,15 +143,18 @@ extension Store {
         return (map, chunks)
     }
 
-    static func usedExtents(
-        header: FileHeader, map: [MapEntry], chunks: [ChunkLocation]
-    ) -> [(start: UInt64, length: UInt64, what: String)] {
-        var used: [(UInt64, UInt64, String)] = []
+    static func usedExtents(header: FileHeader, map: [MapEntry], chunks: [ChunkLocation]) -> [UsedExtent] {
+        var used: [UsedExtent] = []
         used.reserveCapacity(map.count + chunks.count + 1)
-        for (n, e) in map.enumerated() where e.isPresent { used.append((e.offset, UInt64(e.length), "page \(n)")) }
-        for (i, c) in chunks.enumerated() { used.append((c.offset, UInt64(c.length), "map chunk \(i)")) }
+        for (n, e) in map.enumerated() where e.isPresent {
+            used.append(UsedExtent(start: e.offset, length: UInt64(e.length), owner: .page(n)))
+        }
+        for (i, c) in chunks.enumerated() {
+            used.append(UsedExtent(start: c.offset, length: UInt64(c.length), owner: .mapChunk(i)))
+        }
         if header.chunkCount > 0 {
-            used.append((header.directoryOffset, UInt64(header.directoryLength), "the map directory"))
+            used.append(
+                UsedExtent(start: header.directoryOffset, length: UInt64(header.directoryLength), owner: .mapDirectory))
         }
         return used
     }
