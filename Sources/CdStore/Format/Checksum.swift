@@ -17,6 +17,13 @@ package enum Checksum {
         return UInt32(truncatingIfNeeded: crc)
     }
 
+    /// The CRC-32 of A followed by B, from A's CRC (`first`, or the seed the run continues
+    /// from), B's own CRC started from 0 (`second`) and B's length: a CRC already computed over B
+    /// is reused for a longer run that ends in B, in O(log n) steps instead of a pass over B.
+    package static func combine(_ first: UInt32, _ second: UInt32, secondLength: Int) -> UInt32 {
+        UInt32(truncatingIfNeeded: CZlib.crc32_combine(uLong(first), uLong(second), .init(secondLength)))
+    }
+
     package static func crc32(_ bytes: [UInt8], seed: UInt32 = 0) -> UInt32 {
         bytes.withUnsafeBytes { crc32($0, seed: seed) }
     }
