@@ -21,10 +21,11 @@
 //  R5. A commit of at most `rawImagePageLimit` pages writes its images raw: a stream of small
 //      commits rewrites the same few pages, and compressing each version would cost a deflate per
 //      page per commit; the checkpoint compresses the one version it copies. Larger commits
-//      compress at commit, so a bulk load's WAL stays as small as its page file. The meta page is
-//      the exception: it is 32 bytes of counters and zeros, so its deflate is a few dozen bytes
-//      made in a few microseconds, where its raw image would be a whole page of every commit's
-//      log and fsync.
+//      compress at commit, so a bulk load's WAL stays as small as its page file. Mostly-empty
+//      pages are the exception: the meta page (32 bytes of counters and zeros) and tree pages at
+//      most an eighth full are deflated by `SparsePageDeflate`, a single pass that costs about what
+//      the raw image's CRC and copy would, where the raw image would be a whole page of every
+//      commit's log and fsync.
 
 /// A write transaction. Only one exists at a time; ``Store/write(_:)`` is the usual way in.
 ///
@@ -96,6 +97,18 @@ public final class WriteTransaction: Transaction, PageSink {
 
     /// The most pages a commit writes as raw images (R5).
     static let rawImagePageLimit = 8
+
+    /// The deflate stream of a mostly-empty page of a small commit (R5), from the cheap sparse
+    /// encoder: the meta page, or a tree page whose cells and slots take at most an eighth of it.
+    /// Nil for any other page, or when the stream would not be under a quarter of the page.
+    static func sparseImage(_ page: PageBuffer, _ number: PageNumber) -> [UInt8]? {
+        if number != MetaPage.number {
+            guard page.pageType == .leaf || page.pageType == .branch,
+                let node = try? BTreeNode(page, number: number), node.usedBytes <= page.count / 8
+            else { return nil }
+        }
+        return SparsePageDeflate.encode(page.bytes, limit: page.count / 4)
+    }
 
     // MARK: - PageSource / PageSink
 
@@ -372,7 +385,9 @@ public final class WriteTransaction: Transaction, PageSink {
                     imageCRC: head.withUnsafeBytes { PageImage.header(of: $0).crc }, frameIndex: frames.count)
             }
             let frame: WALFrameRecord
-            if let pageCompressor = number == MetaPage.number ? store.compressor : compressor {
+            if raw, let sparse = Self.sparseImage(page, number) {
+                frame = sparse.withUnsafeBytes { appendImage(.deflate, $0) }
+            } else if let pageCompressor = compressor {
                 let (codec, stored) = pageCompressor.compress(page.bytes)
                 frame = stored.withUnsafeBytes { appendImage(codec, $0) }
             } else {

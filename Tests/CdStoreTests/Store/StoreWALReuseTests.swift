@@ -133,10 +133,38 @@ import Testing
         #expect(try StoreVerifier.verify(path: dir.path("raw")).problems.isEmpty)
     }
 
+    @Test func smallCommitsLogNearlyEmptyPagesDeflated() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.path("sparse"), options: Self.options(threshold: 1 << 40))
+        try store.write { tx in try tx.openOrCreateTree("t").put(Self.key(1), Self.value(1)) }
+        try store.write { tx in try tx.tree("t")!.put(Self.key(2), Self.value(2)) }
+        let wal = try POSIXFileSystem().open(store.walPath, mode: .readOnly)
+        let scan = try WALScan.scan(wal, pageSize: store.pageSize)
+        let last = try #require(scan.commits.last)
+        var bytes = 0
+        for frame in last.frames where frame.kind == .page {
+            let offset = frame.payloadOffset
+            #expect(try wal.readExactly(2, at: offset, location: .offset(offset))[1] == PageCodecID.deflate.rawValue)
+            bytes += Int(frame.payloadLength)
+        }
+        try wal.close()
+        // The meta page and a leaf holding two records: a few hundred bytes, not two pages.
+        #expect(bytes < 1_024, "\(bytes) bytes of images")
+        try store.close()
+        let reopened = try Store.open(path: dir.path("sparse"))
+        #expect(try reopened.read { tx in try tx.tree("t")!.get(Self.key(2)) } == Self.value(2))
+        try reopened.close()
+        #expect(try StoreVerifier.verify(path: dir.path("sparse")).problems.isEmpty)
+    }
+
     @Test func checkpointRefusesADamagedRawImage() throws {
         let dir = try TemporaryDirectory()
         let store = try Store.open(path: dir.path("damaged"), options: Self.options(threshold: 1 << 40))
-        try store.write { tx in try tx.openOrCreateTree("t").put(Self.key(1), Self.value(1)) }
+        // Enough records that the leaf is not sparse: a small commit logs it raw (R5).
+        try store.write { tx in
+            let t = try tx.openOrCreateTree("t")
+            for i in 1...40 { try t.put(Self.key(i), Self.value(i)) }
+        }
         try store.checkpoint()
         try store.write { tx in try tx.tree("t")!.put(Self.key(2), Self.value(2)) }
         // Flip one byte inside the small commit's first raw image, behind the store's back.
@@ -145,7 +173,7 @@ import Testing
             defer { try? wal.close() }
             return try WALScan.scan(wal, pageSize: store.pageSize)
         }()
-        // (The meta page's image is deflated even in a small commit: the first raw one is a tree page.)
+        // (The meta page's image is deflated even in a small commit: the first raw one is the leaf's.)
         let frame = try #require(scan.commits.last?.frames.first { $0.kind == .page && $0.page != MetaPage.number })
         let handle = try #require(FileHandle(forUpdatingAtPath: store.walPath))
         let target = frame.payloadOffset + UInt64(PageImage.headerSize) + 100
