@@ -205,17 +205,19 @@ extension ChangeApplier {
                 try t.put(source + RecordCodec.key(m.primaryKey), v)
             }
         }
-        // 5. Next keys.
+        // 5. Next keys (the stored ones as `ObjectStore` knows them, OS4, else read).
         var written: [String: Int64] = [:]
         for root in Set(largest.keys).union(nextKeys.keys) {
-            let storedNext = try stored.storedNextKey(root: root)
-            let next = max(storedNext, nextKeys[root] ?? 1, (largest[root] ?? 0) + 1)
-            if next != storedNext {
+            let storedNext = try nextKey(root)
+            let needed = max(storedNext, nextKeys[root] ?? 1, (largest[root] ?? 0) + 1)
+            if needed != storedNext {
                 var v: [UInt8] = []
-                v.appendLE(UInt64(bitPattern: next))
+                v.appendLE(UInt64(bitPattern: needed))
                 try stored.writableTree(StoreLayout.metaTree).put(StoreLayout.nextKeyKey(root: root), v)
+                storedNextKeys[root] = needed
             }
-            written[root] = next
+            if let top = largest[root], let bound = usedKeyBounds[root], top >= bound { usedKeyBounds[root] = top + 1 }
+            written[root] = needed
         }
         result.updated = updated.subtracting(result.inserted)
         result.deleted = deleted

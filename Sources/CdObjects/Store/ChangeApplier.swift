@@ -69,8 +69,13 @@ final class ChangeApplier {
     /// validation are collected here and written anyway, to be validated again at the writer's
     /// commit; nil for `apply`, which reports them.
     var deferred: Set<ObjectID>?
-    /// Next keys stored before this change set, per root (inserted keys below them are checked).
+    /// Next keys stored, per root: before this change set, and after phase 4 what it stores.
+    /// Seeded by `ObjectStore` from what it knows (read from `cd.meta` otherwise).
     var storedNextKeys: [String: Int64] = [:]
+    /// Per root, a key below which every stored object's key lies (`ObjectStore` OS4): an inserted
+    /// key at or above it needs no look-up to be known free. Seeded by `ObjectStore`; a root
+    /// missing here falls back to its stored next key (OS1). Phase 4 raises it past the inserts.
+    var usedKeyBounds: [String: Int64] = [:]
     /// The last answer of `entityLayout(_:)`.
     private var lastEntityLayout: EntityLayout?
 
@@ -172,7 +177,7 @@ final class ChangeApplier {
                         entity: entity.name, objectID: id.description, key: "primaryKey",
                         message: "primary keys start at 1"))
             }
-            if !overlay, id.primaryKey < (try nextKey(entity.root)), try storedKeyTaken(id, entity) {
+            if !overlay, id.primaryKey < (try usedKeyBound(entity.root)), try storedKeyTaken(id, entity) {
                 throw CdError.validation(
                     ValidationFailure(
                         entity: entity.name, objectID: id.description, key: "primaryKey",
@@ -191,7 +196,13 @@ final class ChangeApplier {
         }
     }
 
-    private func nextKey(_ root: String) throws -> Int64 {
+    /// Every stored key of `root` is below this (OS4 of ObjectStore, else OS1).
+    private func usedKeyBound(_ root: String) throws -> Int64 {
+        if let n = usedKeyBounds[root] { return n }
+        return try nextKey(root)
+    }
+
+    func nextKey(_ root: String) throws -> Int64 {
         if let n = storedNextKeys[root] { return n }
         let n = try stored.storedNextKey(root: root)
         storedNextKeys[root] = n

@@ -14,6 +14,12 @@
 //       layout computed from `model` reads every stored record (EL1).
 //  OS3. The stored object format (`cd.meta` key `format`) is the one this build writes (checked
 //       at open by `StoreLayout.formatProblem`, the check the verifier reports with).
+//  OS4. `storedNextKeys[root]` is the root's next key as the last commit stored it, and every
+//       stored object's key of the root is below `usedKeyBounds[root]` (at open both are the
+//       stored next key, OS1; each commit raises them past what it stored and inserted). This
+//       store is the only writer of `cd.meta` and records while open (a migration writes next
+//       keys to a store it closes at once), so an apply needs neither read: an inserted key at
+//       or above the used bound is free without a look-up.
 
 import CdStore
 import Foundation
@@ -32,15 +38,21 @@ public final class ObjectStore: @unchecked Sendable {
     /// The engine store underneath.
     public let engine: Store
     let layout: StoreLayout
-    /// Guards `nextKeys` (OS1).
+    /// Guards `nextKeys`, `storedNextKeys` and `usedKeyBounds` (OS1, OS4).
     let counterLock = Lock()
     var nextKeys: [String: Int64]
+    /// What the last commit stored as each root's next key (OS4).
+    var storedNextKeys: [String: Int64]
+    /// Per root, a bound on the keys of stored objects (OS4).
+    var usedKeyBounds: [String: Int64]
 
     private init(model: ObjectModel, engine: Store, layout: StoreLayout, nextKeys: [String: Int64]) {
         self.model = model
         self.engine = engine
         self.layout = layout
         self.nextKeys = nextKeys
+        self.storedNextKeys = nextKeys
+        self.usedKeyBounds = nextKeys
     }
 
     /// Opens (creating when missing) the object store at `path`; `nil` is an in-memory store.
@@ -207,6 +219,10 @@ public final class ObjectStore: @unchecked Sendable {
             return try engine.write { tx in
                 let stored = StoredObjects(tx: tx, layout: layout)
                 let applier = make(stored)
+                // Keeps OS4: what this store knows of `cd.meta`, so the apply does not read it.
+                (applier.storedNextKeys, applier.usedKeyBounds) = counterLock.withLock {
+                    (storedNextKeys, usedKeyBounds)
+                }
                 try applier.prepare()
                 try applier.throwIfInvalid()
                 let counters = counterLock.withLock { nextKeys }
@@ -214,6 +230,9 @@ public final class ObjectStore: @unchecked Sendable {
                 let commit = try tx.commitWithoutWaiting()
                 counterLock.withLock {
                     for (root, next) in written where next > nextKeys[root, default: 1] { nextKeys[root] = next }
+                    // Written: the commit's next keys and key bounds are the store's now (OS4).
+                    storedNextKeys = applier.storedNextKeys
+                    usedKeyBounds = applier.usedKeyBounds
                 }
                 return WrittenApply(applied: applied, commit: commit)
             }

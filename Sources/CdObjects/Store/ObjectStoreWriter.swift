@@ -103,8 +103,13 @@ public final class ObjectStoreWriter {
             self.tx = nil
             let commit = try tx.commitWithoutWaiting()
             store.counterLock.withLock {
-                for (root, next) in writtenKeys where next > store.nextKeys[root, default: 1] {
-                    store.nextKeys[root] = next
+                for (root, next) in writtenKeys {
+                    if next > store.nextKeys[root, default: 1] { store.nextKeys[root] = next }
+                    // Keeps OS4 of ObjectStore: the batches stored `next` as the root's next key
+                    // (their last store of it is the largest), and every stored key of the root
+                    // is below it (OS1), the ones the batches inserted too.
+                    store.storedNextKeys[root] = next
+                    store.usedKeyBounds[root] = next
                 }
             }
             return WrittenApply(applied: applied, commit: commit)

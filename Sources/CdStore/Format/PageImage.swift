@@ -33,16 +33,29 @@ enum PageImage {
         compressor: PageCompressor?
     ) -> [UInt8] {
         let (codec, stored) = compressor?.compress(page.bytes) ?? (.raw, ArraySlice(page.bytes))
-        var w = ByteWriter(capacity: headerSize + stored.count)
-        w.u8(page.base.load(as: UInt8.self))
+        var image = header(
+            type: page.base.load(as: UInt8.self), codec: codec, number: number, commit: commit,
+            storedCount: stored.count, storedCRC: Checksum.crc32(stored))
+        image.reserveCapacity(headerSize + stored.count)
+        image.append(contentsOf: stored)
+        return image
+    }
+
+    /// The `headerSize` bytes that precede `storedCount` stored bytes whose CRC-32 (from 0) is
+    /// `storedCRC`: the image CRC is combined from it (`Checksum.combine`), so a caller that
+    /// needs the stored bytes' CRC anyway (a WAL frame's chain) reads them once.
+    static func header(
+        type: UInt8, codec: PageCodecID, number: PageNumber, commit: CommitSequence, storedCount: Int,
+        storedCRC: UInt32
+    ) -> [UInt8] {
+        var w = ByteWriter(capacity: headerSize)
+        w.u8(type)
         w.u8(codec.rawValue)
         w.u16(0)
         w.u32(number.rawValue)
         w.u64(commit.rawValue)
-        w.u32(UInt32(stored.count))
-        let headCRC = Checksum.crc32(w.bytes)
-        w.u32(Checksum.crc32(stored, seed: headCRC))
-        w.raw(stored)
+        w.u32(UInt32(storedCount))
+        w.u32(Checksum.combine(Checksum.crc32(w.bytes), storedCRC, secondLength: storedCount))
         return w.bytes
     }
 

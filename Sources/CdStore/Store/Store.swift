@@ -87,6 +87,12 @@ public final class Store: @unchecked Sendable {
 
     // Writer-only (writerGate).
     let compressor: PageCompressor
+    /// The bytes of the last commit's WAL write, kept for their capacity: a stream of small
+    /// commits builds each write in the same memory instead of allocating (and, off the main
+    /// thread, growing and trimming a malloc arena) tens of KiB per commit. Empty between commits.
+    var commitBuffer: [UInt8] = []
+    /// The largest `commitBuffer` capacity kept after a commit (a bulk commit's is released).
+    static let commitBufferLimit = 1 << 20
     /// The last private cache key handed to a spilled page (SpillLog SP4).
     private var spillCacheKey: UInt64 = 0
 

@@ -21,7 +21,11 @@
 //  R5. A commit of at most `rawImagePageLimit` pages writes its images raw: a stream of small
 //      commits rewrites the same few pages, and compressing each version would cost a deflate per
 //      page per commit; the checkpoint compresses the one version it copies. Larger commits
-//      compress at commit, so a bulk load's WAL stays as small as its page file.
+//      compress at commit, so a bulk load's WAL stays as small as its page file. Mostly-empty
+//      pages are the exception: the meta page (32 bytes of counters and zeros) and tree pages at
+//      most an eighth full are deflated by `SparsePageDeflate`, a single pass that costs about what
+//      the raw image's CRC and copy would, where the raw image would be a whole page of every
+//      commit's log and fsync.
 
 /// A write transaction. Only one exists at a time; ``Store/write(_:)`` is the usual way in.
 ///
@@ -93,6 +97,18 @@ public final class WriteTransaction: Transaction, PageSink {
 
     /// The most pages a commit writes as raw images (R5).
     static let rawImagePageLimit = 8
+
+    /// The deflate stream of a mostly-empty page of a small commit (R5), from the cheap sparse
+    /// encoder: the meta page, or a tree page whose cells and slots take at most an eighth of it.
+    /// Nil for any other page, or when the stream would not be under a quarter of the page.
+    static func sparseImage(_ page: PageBuffer, _ number: PageNumber) -> [UInt8]? {
+        if number != MetaPage.number {
+            guard page.pageType == .leaf || page.pageType == .branch,
+                let node = try? BTreeNode(page, number: number), node.usedBytes <= page.count / 8
+            else { return nil }
+        }
+        return SparsePageDeflate.encode(page.bytes, limit: page.count / 4)
+    }
 
     // MARK: - PageSource / PageSink
 
@@ -337,23 +353,47 @@ public final class WriteTransaction: Transaction, PageSink {
             start = log.end
             spill = log
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(dirty.count * (pageSize / 2 + 64) + 64)
-        frames.reserveCapacity(frames.count + dirty.count + freed.count)
         let pages = dirty.keys.sorted()
-        // R5: a small commit writes raw images; the checkpoint compresses each page once.
-        let compressor = pages.count <= Self.rawImagePageLimit ? nil : store.compressor
+        // R5: a small commit writes raw images but for the meta page; the checkpoint compresses
+        // each page once.
+        let raw = pages.count <= Self.rawImagePageLimit
+        let compressor = raw ? nil : store.compressor
+        // The previous commit's buffer, taken (not shared, so not copied) and emptied.
+        var out = store.commitBuffer
+        store.commitBuffer = []
+        out.removeAll(keepingCapacity: true)
+        // Room for every frame, so the log write is built without regrowing (and copying) it.
+        let imageBound = raw ? PageImage.maxImageSize(pageSize: pageSize) : pageSize / 2
+        out.reserveCapacity((dirty.count + freed.count + 1) * (imageBound + WALLayout.frameHeaderSize) + 64)
+        frames.reserveCapacity(frames.count + dirty.count + freed.count)
         for number in pages {
-            let image = PageImage.encode(page: dirty[number]!, number: number, commit: sequence, compressor: compressor)
+            let page = dirty[number]!
             let payloadOffset = start + UInt64(out.count + WALLayout.frameHeaderSize)
-            let imageCRC = image.withUnsafeBytes { PageImage.header(of: $0).crc }
-            crc = WALLayout.appendFrame(
-                kind: .page, page: number, commit: sequence, salt: store.walSalt,
-                payload: image, previousCRC: crc, to: &out)
-            frames.append(
-                WALFrameRecord(
+            // The image's stored bytes go from the page (or the compressor's output) straight
+            // into the log write, and one CRC pass over them serves the image and the chain.
+            func appendImage(_ codec: PageCodecID, _ stored: UnsafeRawBufferPointer) -> WALFrameRecord {
+                let storedCRC = Checksum.crc32(stored)
+                let head = PageImage.header(
+                    type: page.base.load(as: UInt8.self), codec: codec, number: number, commit: sequence,
+                    storedCount: stored.count, storedCRC: storedCRC)
+                crc = WALLayout.appendFrame(
+                    kind: .page, page: number, commit: sequence, salt: store.walSalt, head: head, body: stored,
+                    bodyCRC: storedCRC, previousCRC: crc, to: &out)
+                return WALFrameRecord(
                     kind: .page, page: number, payloadOffset: payloadOffset,
-                    payloadLength: UInt32(image.count), imageCRC: imageCRC, frameIndex: frames.count))
+                    payloadLength: UInt32(head.count + stored.count),
+                    imageCRC: head.withUnsafeBytes { PageImage.header(of: $0).crc }, frameIndex: frames.count)
+            }
+            let frame: WALFrameRecord
+            if raw, let sparse = Self.sparseImage(page, number) {
+                frame = sparse.withUnsafeBytes { appendImage(.deflate, $0) }
+            } else if let pageCompressor = compressor {
+                let (codec, stored) = pageCompressor.compress(page.bytes)
+                frame = stored.withUnsafeBytes { appendImage(codec, $0) }
+            } else {
+                frame = appendImage(.raw, page.bytes)
+            }
+            frames.append(frame)
         }
         for number in freed.sorted() where dirty[number] == nil {
             crc = WALLayout.appendFrame(
@@ -373,11 +413,16 @@ public final class WriteTransaction: Transaction, PageSink {
         // frames, and recovery stops at them (their chain CRC cannot match). The fsync comes after
         // the gate is released (`commit()`, GroupCommit).
         try wal.write(out, at: start)
+        let written = UInt64(out.count)
+        if out.capacity <= Store.commitBufferLimit {
+            out.removeAll(keepingCapacity: true)
+            store.commitBuffer = out
+        }
         let durable = store.options.durability != .full
         store.stateLock.withLock {
             store.walIndex.add(commit: sequence, frames: frames, pageCount: meta.pageCount)
             store.written = sequence
-            store.walEnd = start + UInt64(out.count)
+            store.walEnd = start + written
             if durable {
                 store.committed = sequence
                 store.committedWALEnd = store.walEnd

@@ -103,6 +103,29 @@ enum WALLayout {
         return crc
     }
 
+    /// `appendFrame` of the payload `head` followed by `body`, where `bodyCRC` is the CRC-32
+    /// (from 0) of `body`, which the caller computed already: the chain reads only `head` and
+    /// combines it (`Checksum.combine`), and `body` is copied once, straight into `out`.
+    static func appendFrame(
+        kind: FrameKind, page: PageNumber, commit: CommitSequence, salt: UInt32,
+        head: [UInt8], body: UnsafeRawBufferPointer, bodyCRC: UInt32, previousCRC: UInt32, to out: inout [UInt8]
+    ) -> UInt32 {
+        var w = ByteWriter(capacity: frameHeaderSize)
+        w.u8(kind.rawValue); w.u8(0); w.u16(0)
+        w.u32(page.rawValue)
+        w.u64(commit.rawValue)
+        w.u32(UInt32(head.count + body.count))
+        w.u32(salt)
+        var crc = Checksum.crc32(w.bytes, seed: previousCRC)
+        crc = Checksum.combine(Checksum.crc32(head, seed: crc), bodyCRC, secondLength: body.count)
+        w.u32(crc)
+        w.u32(0)
+        out.append(contentsOf: w.bytes)
+        out.append(contentsOf: head)
+        out.append(contentsOf: body)
+        return crc
+    }
+
     static func commitPayload(frameCount: UInt32, pageCount: UInt32) -> [UInt8] {
         var w = ByteWriter(capacity: commitPayloadSize)
         w.u32(frameCount); w.u32(pageCount); w.u64(0)

@@ -43,4 +43,12 @@ import CdStoreTesting
         #expect(
             large.wal < small.wal * 3, "one-record commit wrote \(small.wal) bytes at 2k records, \(large.wal) at 40k")
     }
+
+    @Test func oneRecordCommitLogsItsMetaPageCompressed() throws {
+        let small = try Self.oneRecordCommitBytes(records: 2_000)
+        // One raw leaf image; the meta page, nearly all zeros, deflated to a few dozen bytes
+        // (WriteTransaction R5); the commit record.
+        let rawImage = 8192 + PageImage.headerSize + WALLayout.frameHeaderSize
+        #expect(small.wal > rawImage && small.wal < rawImage + 512, "one-record commit wrote \(small.wal) bytes")
+    }
 }

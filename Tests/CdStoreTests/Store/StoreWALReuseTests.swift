@@ -5,8 +5,8 @@ import Testing
 /// Two behaviours of the commit path that keep durable small commits cheap:
 ///  - an automatic checkpoint keeps the WAL file's length, so later commits overwrite allocated
 ///    blocks and recovery must stop at the old generation's frames past the new log's end;
-///  - small commits write raw images (WriteTransaction R5), and the checkpoint compresses them
-///    without sealing damage under a fresh checksum.
+///  - small commits write raw images but for the meta page (WriteTransaction R5), and the
+///    checkpoint compresses them without sealing damage under a fresh checksum.
 @Suite struct StoreWALReuseTests {
     static func options(threshold: UInt64) -> StoreOptions {
         var o = StoreOptions()
@@ -90,17 +90,24 @@ import Testing
         let wal = try POSIXFileSystem().open(store.walPath, mode: .readOnly)
         let scan = try WALScan.scan(wal, pageSize: store.pageSize)
         try #require(scan.commits.count >= 2)
-        func codecs(_ commit: WALCommitRecord) throws -> [UInt8] {
-            try commit.frames.filter { $0.kind == .page }.map {
-                try wal.readExactly(2, at: $0.payloadOffset, location: .offset($0.payloadOffset))[1]
+        /// The codec of each page image of `commit`, by page number.
+        func codecs(_ commit: WALCommitRecord) throws -> [PageNumber: UInt8] {
+            var codecs: [PageNumber: UInt8] = [:]
+            for frame in commit.frames where frame.kind == .page {
+                let offset = frame.payloadOffset
+                codecs[frame.page] = try wal.readExactly(2, at: offset, location: .offset(offset))[1]
             }
+            return codecs
         }
         let large = try codecs(scan.commits[scan.commits.count - 2])
-        let small = try codecs(scan.commits[scan.commits.count - 1])
+        var small = try codecs(scan.commits[scan.commits.count - 1])
         try wal.close()
-        #expect(large.count > WriteTransaction.rawImagePageLimit && large.contains(PageCodecID.deflate.rawValue))
-        #expect(!small.isEmpty && small.count <= WriteTransaction.rawImagePageLimit)
-        #expect(small.allSatisfy { $0 == PageCodecID.raw.rawValue }, "small commit codecs \(small)")
+        #expect(
+            large.count > WriteTransaction.rawImagePageLimit && large.values.contains(PageCodecID.deflate.rawValue))
+        #expect(small.count <= WriteTransaction.rawImagePageLimit)
+        // The meta page, nearly all zeros, is deflated even in a small commit; the others are raw.
+        #expect(small.removeValue(forKey: MetaPage.number) == PageCodecID.deflate.rawValue)
+        #expect(!small.isEmpty && small.values.allSatisfy { $0 == PageCodecID.raw.rawValue }, "codecs \(small)")
 
         try store.checkpoint()
         // Every leaf of the tree is in the page file now, compressed, the changed one included.
@@ -126,10 +133,38 @@ import Testing
         #expect(try StoreVerifier.verify(path: dir.path("raw")).problems.isEmpty)
     }
 
+    @Test func smallCommitsLogNearlyEmptyPagesDeflated() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.path("sparse"), options: Self.options(threshold: 1 << 40))
+        try store.write { tx in try tx.openOrCreateTree("t").put(Self.key(1), Self.value(1)) }
+        try store.write { tx in try tx.tree("t")!.put(Self.key(2), Self.value(2)) }
+        let wal = try POSIXFileSystem().open(store.walPath, mode: .readOnly)
+        let scan = try WALScan.scan(wal, pageSize: store.pageSize)
+        let last = try #require(scan.commits.last)
+        var bytes = 0
+        for frame in last.frames where frame.kind == .page {
+            let offset = frame.payloadOffset
+            #expect(try wal.readExactly(2, at: offset, location: .offset(offset))[1] == PageCodecID.deflate.rawValue)
+            bytes += Int(frame.payloadLength)
+        }
+        try wal.close()
+        // The meta page and a leaf holding two records: a few hundred bytes, not two pages.
+        #expect(bytes < 1_024, "\(bytes) bytes of images")
+        try store.close()
+        let reopened = try Store.open(path: dir.path("sparse"))
+        #expect(try reopened.read { tx in try tx.tree("t")!.get(Self.key(2)) } == Self.value(2))
+        try reopened.close()
+        #expect(try StoreVerifier.verify(path: dir.path("sparse")).problems.isEmpty)
+    }
+
     @Test func checkpointRefusesADamagedRawImage() throws {
         let dir = try TemporaryDirectory()
         let store = try Store.open(path: dir.path("damaged"), options: Self.options(threshold: 1 << 40))
-        try store.write { tx in try tx.openOrCreateTree("t").put(Self.key(1), Self.value(1)) }
+        // Enough records that the leaf is not sparse: a small commit logs it raw (R5).
+        try store.write { tx in
+            let t = try tx.openOrCreateTree("t")
+            for i in 1...40 { try t.put(Self.key(i), Self.value(i)) }
+        }
         try store.checkpoint()
         try store.write { tx in try tx.tree("t")!.put(Self.key(2), Self.value(2)) }
         // Flip one byte inside the small commit's first raw image, behind the store's back.
@@ -138,7 +173,8 @@ import Testing
             defer { try? wal.close() }
             return try WALScan.scan(wal, pageSize: store.pageSize)
         }()
-        let frame = try #require(scan.commits.last?.frames.first { $0.kind == .page })
+        // (The meta page's image is deflated even in a small commit: the first raw one is the leaf's.)
+        let frame = try #require(scan.commits.last?.frames.first { $0.kind == .page && $0.page != MetaPage.number })
         let handle = try #require(FileHandle(forUpdatingAtPath: store.walPath))
         let target = frame.payloadOffset + UInt64(PageImage.headerSize) + 100
         try handle.seek(toOffset: target)

@@ -1,0 +1,104 @@
+import CdStore
+import Foundation
+import Testing
+@testable import CdObjects
+
+/// The next keys and key bounds an `ObjectStore` keeps in memory so that an apply reads neither
+/// `cd.meta` nor the record tree for a fresh key (ObjectStore OS4): what they store and reject is
+/// what reading them would give.
+@Suite("ObjectStore next keys")
+struct ObjectStoreNextKeyTests {
+    /// The stored next key of `root`, read from the last commit.
+    static func storedNext(_ store: ObjectStore, _ root: String) throws -> Int64 {
+        try store.engine.read { tx in try StoredObjects(tx: tx, layout: store.layout).storedNextKey(root: root) }
+    }
+
+    @Test func oneObjectCommitsStoreEachNextKey() throws {
+        let store = try companyStore()
+        for i in 1...20 {
+            let id = try store.insert("Office", ["city": str("City \(i)")])
+            #expect(id.primaryKey == Int64(i))
+            #expect(try Self.storedNext(store, "Office") == Int64(i) + 1)
+        }
+        #expect(try store.verify().isEmpty)
+    }
+
+    @Test func keysBelowTheUsedBoundAreCheckedAndKeysAboveItAreFree() throws {
+        let store = try companyStore()
+        let ids = try store.newObjectIDs(entity: "Office", count: 10)
+        try store.apply(ChangeSet(inserted: [ids[4]: ["city": str("five")]]))
+        #expect(try Self.storedNext(store, "Office") == 11, "the counter's keys are covered")
+        // Below the used bound (6): looked up, free.
+        try store.apply(ChangeSet(inserted: [ids[2]: ["city": str("three")]]))
+        // Below the used bound and taken: rejected, the stored object kept.
+        #expect(errorCode { try store.apply(ChangeSet(inserted: [ids[4]: ["city": str("again")]])) } == 1550)
+        #expect(try store.values(ids[4])?["city"] == str("five"))
+        // Above the used bound, below the stored next key: free without a look-up, and then taken.
+        try store.apply(ChangeSet(inserted: [ids[7]: ["city": str("eight")]]))
+        #expect(errorCode { try store.apply(ChangeSet(inserted: [ids[7]: ["city": str("again")]])) } == 1550)
+        #expect(try store.values(ids[7])?["city"] == str("eight"))
+        #expect(try store.verify().isEmpty)
+    }
+
+    @Test func keysAStreamingWriterInsertedAreKnownTakenAfterItsCommit() throws {
+        let store = try companyStore()
+        let ids = try store.newObjectIDs(entity: "Office", count: 10)
+        let writer = try store.beginWriter()
+        try writer.apply(ChangeSet(inserted: [ids[5]: ["city": str("six")]]))
+        try writer.apply(ChangeSet(inserted: [ids[8]: ["city": str("nine")]]))
+        try writer.commit()
+        #expect(try Self.storedNext(store, "Office") == 11)
+        // The writer's keys lie above what the store knew before it: they must be looked up.
+        #expect(errorCode { try store.apply(ChangeSet(inserted: [ids[5]: ["city": str("again")]])) } == 1550)
+        #expect(errorCode { try store.apply(ChangeSet(inserted: [ids[8]: ["city": str("again")]])) } == 1550)
+        #expect(try store.values(ids[5])?["city"] == str("six"))
+        #expect(try store.values(ids[8])?["city"] == str("nine"))
+        try store.apply(ChangeSet(inserted: [ids[9]: ["city": str("ten")]]))
+        #expect(try store.verify().isEmpty)
+    }
+
+    @Test func aRolledBackWriterLeavesTheKnownKeysAsStored() throws {
+        let store = try companyStore()
+        let ids = try store.newObjectIDs(entity: "Office", count: 4)
+        try store.apply(ChangeSet(inserted: [ids[0]: ["city": str("one")]]))
+        let writer = try store.beginWriter()
+        try writer.apply(ChangeSet(inserted: [ids[2]: ["city": str("three")]]))
+        writer.rollback()
+        try store.apply(ChangeSet(inserted: [ids[2]: ["city": str("three, again")]]))
+        #expect(errorCode { try store.apply(ChangeSet(inserted: [ids[0]: ["city": str("again")]])) } == 1550)
+        #expect(try store.values(ids[2])?["city"] == str("three, again"))
+        #expect(try store.verify().isEmpty)
+    }
+
+    @Test func aFailedApplyLeavesTheKnownKeysAsStored() throws {
+        let store = try companyStore()
+        let ids = try store.newObjectIDs(entity: "Office", count: 3)
+        try store.apply(ChangeSet(inserted: [ids[0]: ["city": str("one")]]))
+        // Two inserts: the second fails validation, so nothing of the apply is stored.
+        #expect(
+            errorCode { try store.apply(ChangeSet(inserted: [ids[2]: ["city": str("three")], ids[1]: [:]])) } != nil)
+        #expect(try !store.exists(ids[2]))
+        try store.apply(ChangeSet(inserted: [ids[2]: ["city": str("three")]]))
+        #expect(errorCode { try store.apply(ChangeSet(inserted: [ids[2]: ["city": str("again")]])) } == 1550)
+        #expect(try Self.storedNext(store, "Office") == 4)
+    }
+
+    @Test func aReopenedStoreContinuesAtTheStoredNextKey() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("next-keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("store.cdstore").path
+        var store = try ObjectStore.open(path: path, model: companyModel())
+        let first = try store.insert("Office", ["city": str("Oslo")])
+        _ = try store.newObjectIDs(entity: "Office", count: 5)  // handed out, never stored
+        let second = try store.insert("Office", ["city": str("Bergen")])
+        #expect(second.primaryKey == first.primaryKey + 6)
+        try store.close()
+        store = try ObjectStore.open(path: path, model: companyModel())
+        let third = try store.insert("Office", ["city": str("Tromsø")])
+        #expect(third.primaryKey == second.primaryKey + 1)
+        #expect(errorCode { try store.apply(ChangeSet(inserted: [second: ["city": str("again")]])) } == 1550)
+        #expect(try store.verify().isEmpty)
+        try store.close()
+    }
+}
