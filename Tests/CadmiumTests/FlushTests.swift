@@ -123,6 +123,27 @@ extension CadmiumSuites {
             }
         }
 
+        @Test func deletingAFlushedOwnerCascadesAsWithoutFlushing() throws {
+            for threshold in [3, 1_000] {
+                try initFlushing(threshold: threshold)
+                try background {
+                    try Cd.transactAndWait {
+                        let d = try Cd.create(Department.self)
+                        d.name = "gone"
+                        for i in 0..<8 {
+                            let e = try Cd.create(Employee.self)
+                            e.name = "e\(i)"
+                            e.department = d  // the last ones are still pending when `d` is deleted
+                        }
+                        Cd.delete(d)
+                        #expect(try Cd.objects(Employee.self).count() == 0, "threshold \(threshold)")
+                    }
+                }
+                #expect(try committedCount(Department.self) == 0, "threshold \(threshold)")
+                #expect(try committedCount(Employee.self) == 0, "threshold \(threshold)")
+            }
+        }
+
         @Test func aConflictFoundByAFlushFailsTheCommitAsWithoutFlushing() throws {
             for threshold in [3, 1_000] {
                 try initFlushing(threshold: threshold)
