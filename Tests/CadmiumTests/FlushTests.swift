@@ -123,6 +123,27 @@ extension CadmiumSuites {
             }
         }
 
+        @Test func deletingAFlushedOwnerCascadesAsWithoutFlushing() throws {
+            for threshold in [3, 1_000] {
+                try initFlushing(threshold: threshold)
+                try background {
+                    try Cd.transactAndWait {
+                        let d = try Cd.create(Department.self)
+                        d.name = "gone"
+                        for i in 0..<8 {
+                            let e = try Cd.create(Employee.self)
+                            e.name = "e\(i)"
+                            e.department = d  // the last ones are still pending when `d` is deleted
+                        }
+                        Cd.delete(d)
+                        #expect(try Cd.objects(Employee.self).count() == 0, "threshold \(threshold)")
+                    }
+                }
+                #expect(try committedCount(Department.self) == 0, "threshold \(threshold)")
+                #expect(try committedCount(Employee.self) == 0, "threshold \(threshold)")
+            }
+        }
+
         @Test func aConflictFoundByAFlushFailsTheCommitAsWithoutFlushing() throws {
             for threshold in [3, 1_000] {
                 try initFlushing(threshold: threshold)
@@ -206,6 +227,31 @@ extension CadmiumSuites {
             #expect(commit.updated.isEmpty && commit.deleted.isEmpty)
             let onMain = await MainActor.run { try? Cd.objects(Employee.self).count() }
             #expect(onMain == 20)
+        }
+
+        @Test func aFailedCommitAfterAFlushIsNotRetriedWithTheRestOnly() throws {
+            try initFlushing()
+            let codes = try background { () -> Int? in
+                do {
+                    try Cd.transactAndWait {
+                        for i in 0..<6 { try Cd.create(Badge.self).code = "a\(i)" }
+                        try Cd.create(Badge.self).code = "a0"  // a conflict in the last batch
+                        let first = try #require(throws: CdError.self) { try Cd.commit() }
+                        #expect(first.code == 1551)
+                        // The flushed batches were rolled back: the transaction is lost, and
+                        // reads and commits say so rather than go on without them.
+                        #expect(throws: CdError.self) { try Cd.objects(Badge.self).count() }
+                        try Cd.create(Badge.self).code = "late"
+                    }
+                    return nil
+                } catch let e as CdError {
+                    return e.code
+                }
+            }
+            #expect(codes == 1551, "the implicit commit throws the failure again")
+            #expect(try committedCount(Badge.self) == 0, "nothing of the transaction is committed")
+            try background { try Cd.transactAndWait { try Cd.create(Badge.self).code = "ok" } }
+            #expect(try committedCount(Badge.self) == 1)
         }
 
         @Test func aNestedCommitFailsInsteadOfWaitingForItsOuterTransaction() throws {

@@ -26,8 +26,10 @@
 //       holds them weakly so that an object the body still holds stays the one object of its ID
 //       (MC1). Pending deletions (`deleted`) are not flushed: they wait for the commit, whose
 //       last batch runs their delete rules over everything flushed.
-//  BW6. A flush that fails rolls back every batch, drops the writer and keeps the error; the
-//       transaction is lost, and its commit throws that error (the store is left as it was).
+//  BW6. A flush or a commit of flushed batches that fails rolls back every batch, drops the
+//       writer and keeps the error; the transaction is lost, and its commit (a retried
+//       `Cd.commit()`, the implicit one) throws that error: the store is left as it was, never
+//       given only the changes made after the flushes.
 //  BW7. While a context holds a writer, its reads (faults, fetches, counts) go through the
 //       writer's snapshot, which sees every batch, with the pending changes as overlay; they
 //       never see another transaction's uncommitted work, since there is none meanwhile (BW4).
@@ -125,14 +127,21 @@ extension CdManagedObjectContext {
         if let failure { throw failure }
         guard let writer = open else { throw CdError.store(.transactionFinished) }
         defer { dropWriter() }
-        if let slots = pendingSlotChanges() {
-            return try stack.save(writer: writer, direct: direct.union(slots.updated.map(\.id))) {
-                if !slots.isEmpty { try writer.apply(slots: slots) }
+        do {
+            if let slots = pendingSlotChanges() {
+                return try stack.save(writer: writer, direct: direct.union(slots.updated.map(\.id))) {
+                    if !slots.isEmpty { try writer.apply(slots: slots) }
+                }
             }
-        }
-        let changes = pendingChanges()
-        return try stack.save(writer: writer, direct: direct.union(changes.updated.keys)) {
-            if !changes.isEmpty { try writer.apply(changes) }
+            let changes = pendingChanges()
+            return try stack.save(writer: writer, direct: direct.union(changes.updated.keys)) {
+                if !changes.isEmpty { try writer.apply(changes) }
+            }
+        } catch {
+            // Keeps BW6: the flushed batches are rolled back and their objects are clean here, so
+            // a later commit of this context would write only what came after them.
+            lock.withLock { flushFailure = error }
+            throw error
         }
     }
 

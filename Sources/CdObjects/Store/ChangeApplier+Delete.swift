@@ -10,6 +10,7 @@
 
 extension ChangeApplier {
     func applyDeletes() throws {
+        deletesStarted = true  // CA4
         var queue = deletedGiven.sorted(by: >)
         var processed = Set<ObjectID>()
         while let id = queue.popLast() {

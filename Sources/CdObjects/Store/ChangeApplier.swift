@@ -21,7 +21,11 @@
 //       stored list and moves it to `lists`.
 //  CA3. Setting one side of a relationship with an inverse updates the other side in the same
 //       step, so after phase 2 both sides agree for every object in the working set.
-//  CA4. Deleted objects are never in `records`' live view: `record(_:)` answers nil for them.
+//  CA4. Deleted objects are never in `records`' live view once phase 3 starts: `record(_:)`
+//       answers nil for them. Before it (phases 1–2) an object the change set deletes is still
+//       there as a relationship target, so a relationship set to it in the same change set
+//       (a new object linked to an owner that is then deleted) is kept in step on its side, and
+//       its delete rules reach that object (cascade, nullify, deny) as Core Data's would.
 //
 // Confinement: one applier per apply or query, used by one thread.
 
@@ -63,6 +67,8 @@ final class ChangeApplier {
     var deleted: Set<ObjectID> = []
     /// Objects named for deletion or reached by cascade (CA4), whether or not they existed.
     var deleting: Set<ObjectID>
+    /// Whether phase 3 has started: from then on `record(_:)` hides deleted objects (CA4).
+    var deletesStarted = false
     /// Deny rules that found related objects: (object, relationship, blockers).
     var denials: [(ObjectID, RelationshipDescription, [ObjectID])] = []
     /// A streaming writer's batch (`ObjectStoreWriter`): objects that fail attribute or count
@@ -243,7 +249,7 @@ final class ChangeApplier {
 
     /// The current state of `id` (CA1, CA4): working set, else a staged insert, else the store.
     func record(_ id: ObjectID) throws -> Record? {
-        if isDeleting(id) { return nil }
+        if deletesStarted, isDeleting(id) { return nil }  // keeps CA4
         if let r = records[id] { return r }
         if let i = staged.insertedIndex(id) {
             let r = Self.staged(staged.inserted[i], toOnes: staged.toOnesRelated[i])

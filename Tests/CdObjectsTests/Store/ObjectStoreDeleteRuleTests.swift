@@ -18,6 +18,32 @@ struct ObjectStoreDeleteRuleTests {
         #expect(try store.verify().isEmpty)
     }
 
+    @Test func deleteRulesReachObjectsLinkedToTheDeletedOneInTheSameChangeSet() throws {
+        let store = try companyStore()
+        let d = try store.insert("Department", ["name": str("D")])
+        let kept = try store.insert("Employee", ["badge": str("0")])
+        let new = try store.newObjectIDs(entity: "Employee", count: 2)
+        // Cascade (Department.employees): the new employees go with their department, and a stored
+        // one moved into it too.
+        let applied = try store.apply(
+            ChangeSet(
+                inserted: Dictionary(
+                    uniqueKeysWithValues: new.enumerated().map {
+                        ($1, ["badge": str("n\($0)"), "department": .toOne(d)])
+                    }),
+                updated: [kept: ["department": .toOne(d)]],
+                deleted: [d]))
+        #expect(applied.inserted.isEmpty)
+        #expect(applied.deleted == [d, kept])
+        #expect(try store.fetch(FetchRequest(entity: "Employee")) == [])
+        // Nullify (Desk.employee → Employee.desk): a new employee at a deleted desk has no desk.
+        let desk = try store.insert("Desk", ["floor": int(1), "number": int(2)])
+        let f = try store.newObjectIDs(entity: "Employee", count: 1)[0]
+        try store.apply(ChangeSet(inserted: [f: ["badge": str("f"), "desk": .toOne(desk)]], deleted: [desk]))
+        #expect(try store.values(f)?["desk"] == .toOne(nil))
+        #expect(try store.verify().isEmpty)
+    }
+
     @Test func nullifyClearsTheInverse() throws {
         let store = try companyStore()
         let d = try store.insert("Department", ["name": str("D")])
