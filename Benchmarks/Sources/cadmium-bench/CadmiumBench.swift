@@ -90,7 +90,7 @@ struct Run: ParsableCommand {
         for level in levels ?? [] {
             guard let table = tables.objectThroughput(level, judged: level.scale.objects == judged) else { continue }
             print(
-                "\nObject level, \(level.scale.objects) employees (median of \(reps); "
+                "\nObject level, \(grouped(level.scale.objects)) employees (median of \(reps); "
                     + "ratio > 1× means Cadmium is faster)\n")
             print(table.text())
         }

@@ -163,7 +163,7 @@ extension ResultTables {
         for w in rows where w.result(judged) != nil {
             let peak = { (id: ObjectSystemID) in w.result(id).map { Double($0.peakRSSKiB) } ?? .nan }
             append(
-                ["8b. peak memory, \(w.title) (lower is better)", "–"]
+                ["8b. peak memory, \(w.title)", "–"]
                     + (ours + peers).map { peak($0).isFinite ? humanBytes(Int(peak($0)) * 1024) : "–" }
                     + ratios(peak).map(ratio),
                 target: w.workload == .insert ? "≤ 2× GRDB: " + verdict(peak, .grdb) { $0 <= 2 } : "–")

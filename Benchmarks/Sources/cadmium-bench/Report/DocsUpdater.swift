@@ -51,11 +51,13 @@ enum DocsUpdater {
             let isJudged = level.scale.objects == judged
             guard let table = tables.objectThroughput(level, judged: isJudged) else { return nil }
             let s = level.scale
-            let measured = level.workloads.contains { $0.result(.cdAPI) != nil }
+            let apis = level.workloads.contains { $0.result(.cdAPI) != nil } ? "ObjectStore and Cd API" : "ObjectStore"
             let kinds = Set(level.workloads.map(\.workload))
-            var sizes = ["\(s.objects) employees in 100 departments"]
-            if kinds.contains(where: \.isDurable) { sizes.append("\(s.commits) durable commits") }
-            if kinds.contains(.fetchByKey) || kinds.contains(.fetchBySalary) { sizes.append("\(s.fetches) fetches") }
+            var sizes = ["\(grouped(s.objects)) employees in 100 departments"]
+            if kinds.contains(where: \.isDurable) { sizes.append("\(grouped(s.commits)) durable commits") }
+            if kinds.contains(.fetchByKey) || kinds.contains(.fetchBySalary) {
+                sizes.append("\(grouped(s.fetches)) fetches")
+            }
             if kinds.contains(.rangeQuery) { sizes.append("\(s.ranges) range queries of ~1%") }
             if kinds.contains(.containsScan) { sizes.append("\(s.scans) CONTAINS scans") }
             let skipped =
@@ -63,11 +65,11 @@ enum DocsUpdater {
                 ? ""
                 : " The durable commits start from an empty store, so they are measured at the largest size only."
             return """
-                #### Object level, \(s.objects) employees: Cadmium's ObjectStore\(measured ? " and Cd API" : "") \
+                #### Object level, \(grouped(s.objects)) employees: Cadmium's \(apis) \
                 vs GRDB Codable records vs SQLite C
 
                 \(sizes.joined(separator: "; ")). Ratio > 1× means Cadmium is faster \
-                (for the size and memory rows, < 1× means smaller).\(skipped)
+                (for the file size and peak memory rows, lower is better: < 1× means smaller).\(skipped)
 
                 \(table.markdown())
                 """
