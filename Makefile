@@ -111,8 +111,9 @@ bench-deps: deps
 		(apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev pkg-config; \
 	fi
 
-# Full run (minutes): 3 repetitions of every workload, results in docs/benchmarks/results.json,
-# and the chart and table in docs/BENCHMARKS.md regenerated from them.
+# Full run (minutes): 3 repetitions of every workload, the object level at 1,000,000 and at
+# 200,000 employees, results in docs/benchmarks/results.json, and the chart and tables in
+# docs/BENCHMARKS.md regenerated from them.
 bench: bench-deps
 	cd $(BENCH_DIR) && $(SWIFT) build -c release --product cadmium-bench
 	cd $(BENCH_DIR) && .build/release/cadmium-bench run --json ../docs/benchmarks/results.json --docs ../docs
@@ -122,8 +123,8 @@ bench: bench-deps
 	cd $(BENCH_DIR) && .build/release/cadmium-bench batch --form batch --objects 100000
 	cd $(BENCH_DIR) && .build/release/cadmium-bench batch --form objects --objects 100000
 
-# Quick run (seconds of measuring): small sizes, one repetition, no docs changes. Keeps the
-# harness from rotting in CI.
+# Quick run (seconds of measuring): small sizes (the object level at 10,000 and 2,000 employees),
+# one repetition, no docs changes. Keeps the harness from rotting in CI.
 bench-quick: bench-deps
 	cd $(BENCH_DIR) && $(SWIFT) build -c release --product cadmium-bench
 	cd $(BENCH_DIR) && .build/release/cadmium-bench run --quick

@@ -44,8 +44,20 @@ struct Run: ParsableCommand {
     var systems: [SystemID] = SystemID.allCases
     @Option(help: "Directory of this package, for its Package.resolved (GRDB's version).")
     var packageDirectory = "."
-    @Option(help: "Employees at the object level (default: 1,000,000 in full mode, 10,000 in quick mode).")
-    var objects: Int?
+    @Option(
+        parsing: .upToNextOption,
+        help: """
+            Employees at the object level, one level per count (default: 1000000 200000 in full mode, \
+            10000 2000 in quick mode). The largest runs every object workload and is the one judged; \
+            the others skip the durable commits, which do not depend on the store's size.
+            """)
+    var objects: [Int] = []
+
+    func validate() throws {
+        if let bad = objects.first(where: { $0 < 1 }) {
+            throw ValidationError("--objects: \(bad) employees; each size must be at least 1")
+        }
+    }
 
     func run() throws {
         let scale = quick ? Scale.quick : Scale.full
@@ -55,18 +67,18 @@ struct Run: ParsableCommand {
             workloads: workloads, dataDirectory: dataDirectory)
         let engine = skipEngine ? [] : try orchestrator.run()
         let objectKinds = objectWorkloads.compactMap(ObjectWorkload.init(rawValue:))
-        var objectScale = quick ? ObjectScale.quick : ObjectScale.full
-        if let objects { objectScale.objects = objects }
-        let objects =
+        let sizes = objects.isEmpty ? (quick ? ObjectScale.quickSizes : ObjectScale.fullSizes) : objects
+        let levels =
             objectKinds.isEmpty
             ? nil
-            : try orchestrator.runObjects(scale: objectScale, systems: ObjectSystemID.allCases, workloads: objectKinds)
+            : try orchestrator.runObjectLevels(
+                sizes: sizes, base: quick ? ObjectScale.quick : ObjectScale.full,
+                systems: ObjectSystemID.allCases, workloads: objectKinds)
         let results = SuiteResults(
             date: ISO8601DateFormatter().string(from: Date()), mode: quick ? "quick" : "full",
             scale: scale, repetitions: reps,
             machine: MachineInfo.current(packageDirectory: packageDirectory),
-            workloads: engine, objectScale: objects == nil ? nil : objectScale,
-            objectWorkloads: objects)
+            workloads: engine, objectLevels: levels)
         let tables = ResultTables(results: results)
         print("\nThroughput (median of \(reps); ratio > 1× means Cadmium is faster)\n")
         print(tables.throughput().text())
@@ -74,9 +86,13 @@ struct Run: ParsableCommand {
         print(tables.fileSize().text())
         print("\nPeak memory per run (VmHWM)\n")
         print(tables.peakMemory().text())
-        if let objectTable = tables.objectThroughput() {
-            print("\nObject level (median of \(reps); ratio > 1× means Cadmium is faster)\n")
-            print(objectTable.text())
+        let judged = results.judgedObjectLevel?.scale.objects
+        for level in levels ?? [] {
+            guard let table = tables.objectThroughput(level, judged: level.scale.objects == judged) else { continue }
+            print(
+                "\nObject level, \(grouped(level.scale.objects)) employees (median of \(reps); "
+                    + "ratio > 1× means Cadmium is faster)\n")
+            print(table.text())
         }
         if let json {
             let encoder = JSONEncoder()

@@ -19,7 +19,33 @@ struct ObjectWorkloadResult: Codable, Sendable {
     func result(_ id: ObjectSystemID) -> RunResult? { systems.first { $0.system == id }?.median }
 }
 
+/// The object level at one size: its scale and every workload run at it.
+struct ObjectLevelResult: Codable, Sendable {
+    var scale: ObjectScale
+    var workloads: [ObjectWorkloadResult]
+}
+
 extension Orchestrator {
+    /// The object level at each of `sizes` (employees), largest first. The largest runs every
+    /// workload in `workloads`; the smaller ones only those whose work grows with the store
+    /// (`ObjectWorkload.scalesWithObjects`), since the durable commits start from an empty store.
+    func runObjectLevels(
+        sizes: [Int], base: ObjectScale, systems: [ObjectSystemID], workloads: [ObjectWorkload]
+    ) throws -> [ObjectLevelResult] {
+        var levels: [ObjectLevelResult] = []
+        for (i, objects) in Set(sizes).sorted(by: >).enumerated() {
+            let kinds = i == 0 ? workloads : workloads.filter(\.scalesWithObjects)
+            guard !kinds.isEmpty else { continue }
+            var scale = base
+            scale.objects = objects
+            log("object level: \(objects) employees")
+            levels.append(
+                ObjectLevelResult(
+                    scale: scale, workloads: try runObjects(scale: scale, systems: systems, workloads: kinds)))
+        }
+        return levels
+    }
+
     func runObjects(
         scale: ObjectScale, systems: [ObjectSystemID], workloads: [ObjectWorkload]
     ) throws -> [ObjectWorkloadResult] {
@@ -78,21 +104,25 @@ extension Orchestrator {
 }
 
 extension ResultTables {
-    /// Object-level throughput: each of Cadmium's object APIs (the ObjectStore, and the Cd API
-    /// when the run measured it) ÷ each peer, with the issue's targets (at least 2× GRDB on bulk
-    /// insert and fetch by key; durable commits at least SQLite's rate; a file at most half the
-    /// size). The issue sets them for "the object API (Cd)", so the Cd API is judged; results
-    /// from before the Cd API column are judged on the ObjectStore.
-    func objectThroughput() -> TextTable? {
-        guard let rows = results.objectWorkloads, !rows.isEmpty else { return nil }
+    /// Object-level throughput at one size: each of Cadmium's object APIs (the ObjectStore, and
+    /// the Cd API when the run measured it) ÷ each peer, then the file size and the peak memory of
+    /// every workload (lower is better). With `judged`, an "issue target" column gives the verdict
+    /// on each target (at least 2× GRDB on bulk insert and fetch by key; durable commits at least
+    /// SQLite's rate; a file at most half the size; a bulk-insert peak at most 2× GRDB's). The
+    /// targets are set for "the object API (Cd)", so the Cd API is judged; results from before
+    /// the Cd API column are judged on the ObjectStore.
+    func objectThroughput(_ level: ObjectLevelResult, judged withTargets: Bool) -> TextTable? {
+        let rows = level.workloads
+        guard !rows.isEmpty else { return nil }
         let peers: [ObjectSystemID] = [.grdb, .sqlite]
         let ours = [ObjectSystemID.cadmium, .cdAPI].filter { id in rows.contains { $0.result(id) != nil } }
         guard let judged = ours.last else { return nil }
         var t = TextTable(
             headers: ["workload", "durability"] + (ours + peers).map(\.title)
-                + ours.flatMap { o in peers.map { "\(o.shortTitle) ÷ \($0.shortTitle)" } } + ["issue target"],
+                + ours.flatMap { o in peers.map { "\(o.shortTitle) ÷ \($0.shortTitle)" } }
+                + (withTargets ? ["issue target"] : []),
             rows: [])
-        t.rightAligned = Set(2..<(t.headers.count - 1))
+        t.rightAligned = Set(2..<(t.headers.count - (withTargets ? 1 : 0)))
 
         /// ours ÷ peer for every (ours, peer) pair, in header order, from one value per system.
         func ratios(_ value: (ObjectSystemID) -> Double) -> [Double] {
@@ -105,6 +135,7 @@ extension ResultTables {
             return (["\(judged.shortTitle) " + (met(r) ? "met" : "missed (\(ratio(r)))")] + others).joined(
                 separator: ", ")
         }
+        func append(_ cells: [String], target: String) { t.rows.append(cells + (withTargets ? [target] : [])) }
 
         for w in rows where w.result(judged) != nil {
             let rate = { (id: ObjectSystemID) in w.result(id)?.throughput ?? .nan }
@@ -115,26 +146,27 @@ extension ResultTables {
                 target = "≥ 1× SQLite: " + verdict(rate, .sqlite) { $0 >= 1 }
             default: break
             }
-            t.rows.append(
+            append(
                 ["\(w.title) (\(w.unit))", w.durable ? "fsync each commit" : "no fsync"]
-                    + (ours + peers).map { humanRate(rate($0)) } + ratios(rate).map(ratio) + [target])
+                    + (ours + peers).map { humanRate(rate($0)) } + ratios(rate).map(ratio), target: target)
         }
         if let insert = rows.first(where: { $0.workload == .insert }), insert.result(judged)?.fileBytes != nil {
             let size = { (id: ObjectSystemID) in insert.result(id)?.fileBytes.map(Double.init) ?? .nan }
             // Judged against the larger of the two ratios (the smaller peer file).
             let worst = peers.max { size(judged) / size($0) < size(judged) / size($1) } ?? .grdb
-            t.rows.append(
+            append(
                 ["8a. file size after checkpoint (lower is better)", "–"]
                     + (ours + peers).map { humanBytes(Int(size($0).isFinite ? size($0) : 0)) }
-                    + ratios(size).map(ratio)
-                    + ["≤ 0.5× \(worst.shortTitle): " + verdict(size, worst) { $0 <= 0.5 }])
+                    + ratios(size).map(ratio),
+                target: "≤ 0.5× \(worst.shortTitle): " + verdict(size, worst) { $0 <= 0.5 })
         }
-        for w in rows where w.workload == .insert || w.workload == .fetchByKey {
-            guard w.result(judged) != nil else { continue }
-            let peak = { (id: ObjectSystemID) in Double(w.result(id)?.peakRSSKiB ?? 0) }
-            t.rows.append(
-                ["8b. peak memory, \(w.title) (lower is better)", "–"]
-                    + (ours + peers).map { humanBytes(Int(peak($0)) * 1024) } + ratios(peak).map(ratio) + ["–"])
+        for w in rows where w.result(judged) != nil {
+            let peak = { (id: ObjectSystemID) in w.result(id).map { Double($0.peakRSSKiB) } ?? .nan }
+            append(
+                ["8b. peak memory, \(w.title)", "–"]
+                    + (ours + peers).map { peak($0).isFinite ? humanBytes(Int(peak($0)) * 1024) : "–" }
+                    + ratios(peak).map(ratio),
+                target: w.workload == .insert ? "≤ 2× GRDB: " + verdict(peak, .grdb) { $0 <= 2 } : "–")
         }
         return t
     }

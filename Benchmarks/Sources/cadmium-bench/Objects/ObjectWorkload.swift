@@ -53,6 +53,8 @@ enum ObjectWorkload: String, CaseIterable, Codable, Sendable {
     /// Works on its own copy of the fixture.
     var changesFixture: Bool { self == .update || self == .delete }
     var isDurable: Bool { writers > 0 }
+    /// Its work grows with the store's size; the durable commits insert into an empty store.
+    var scalesWithObjects: Bool { !isDurable }
     /// The threads committing at once in a durable workload; 0 for the others.
     var writers: Int {
         switch self {
@@ -75,6 +77,10 @@ struct ObjectScale: Codable, Sendable {
     /// The sizes: 1,000,000 objects, 10,000 durable transactions, 200,000 fetches.
     static let full = ObjectScale(objects: 1_000_000, commits: 10_000, fetches: 200_000, ranges: 20, scans: 3)
     static let quick = ObjectScale(objects: 10_000, commits: 200, fetches: 5_000, ranges: 5, scans: 1)
+    /// The employee counts a full run measures: 1,000,000 (the judged size) and 200,000 beside it.
+    static let fullSizes = [1_000_000, 200_000]
+    /// Two small sizes, so that a quick run goes through the multi-size path.
+    static let quickSizes = [10_000, 2_000]
 
     func operations(_ w: ObjectWorkload, matched: Int) -> Int {
         switch w {

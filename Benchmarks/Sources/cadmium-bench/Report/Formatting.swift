@@ -12,6 +12,17 @@ extension String {
 /// `x` with `digits` decimals.
 func fixed(_ x: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", x) }
 
+/// A count with thousands separators: 1000000 → "1,000,000".
+func grouped(_ n: Int) -> String {
+    let digits = String(n.magnitude)
+    var out = ""
+    for (i, c) in digits.enumerated() {
+        if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+        out.append(c)
+    }
+    return (n < 0 ? "-" : "") + out
+}
+
 /// A rate with a k/M suffix: 1234567 → "1.23 M".
 func humanRate(_ x: Double) -> String {
     switch x {

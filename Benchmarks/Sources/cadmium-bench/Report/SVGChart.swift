@@ -50,7 +50,8 @@ struct SVGChart {
         }
         // Object rows: one per workload for each of Cadmium's object APIs that was measured, with
         // the object peers drawn in the colours of the engine peers (the legend says which).
-        for w in results.objectWorkloads ?? [] {
+        // The judged (largest) size only.
+        for w in results.judgedObjectLevel?.workloads ?? [] {
             for ours in [ObjectSystemID.cadmium, .cdAPI] {
                 guard let mine = w.result(ours) else { continue }
                 rows.append(
@@ -125,7 +126,7 @@ struct SVGChart {
         var lx = 10.0
         let objectTitles: [SystemID: String] = [.sqlite: "GRDB", .sqliteRowid: "SQLite C"]
         for p in peers {
-            let title = p.title + (results.objectWorkloads == nil ? "" : " (objects: \(objectTitles[p] ?? ""))")
+            let title = p.title + (results.objectLevels == nil ? "" : " (objects: \(objectTitles[p] ?? ""))")
             s += "<rect x=\"\(lx)\" y=\"\(height - 14)\" width=\"12\" height=\"10\" fill=\"\(colors[p] ?? "#999")\"/>"
             s += "<text x=\"\(lx + 16)\" y=\"\(height - 5)\" font-size=\"11\">vs \(escape(title))</text>\n"
             lx += 330
