@@ -171,6 +171,7 @@ extension CdManagedObject {
     }
 
     /// The related objects of the relationship in `slot`, in this object's context.
+    @usableFromInline
     func readRelationship(_ slot: Int) -> [CdManagedObject] {
         let owner = withState { $0.context }
         checkRead(owner: owner, slotName(slot))
@@ -189,6 +190,7 @@ extension CdManagedObject {
     }
 
     /// Sets the relationship in `slot`, after check J (to-one) or K (to-many).
+    @usableFromInline
     func writeRelationship(_ slot: Int, _ objects: [CdManagedObject], toMany: Bool) {
         let (context, entity, table) = withState { ($0.context, $0.entityName, $0.slots) }
         guard checkWrite(owner: context, slotName(slot), toMany: toMany) else { return }
