@@ -294,12 +294,15 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     ///     size; reading one loads its batch from one snapshot (`FaultBatch`).
     ///   - values: the objects' values as the query read them (`fetchObjects`), so that they are
     ///     not read from the snapshot a second time.
+    ///   - slotValues: the same in slot form (`fetchSlotObjects`), taken as the objects' buffers.
     func materialize(
         _ ids: [ObjectID], from snapshot: any SnapshotBackend, keys: Set<String>? = nil,
-        batchSize: Int = 0, values preloaded: [[String: PropertyValue]?]? = nil
+        batchSize: Int = 0, values preloaded: [[String: PropertyValue]?]? = nil,
+        slotValues: [[PropertyValue?]?]? = nil
     ) throws -> [CdManagedObject] {
         var faults: [CdManagedObject] = []
-        // `preloaded[i]`, when given, is what `snapshot.values(of: ids[i])` would answer.
+        // `preloaded[i]`, when given, is what `snapshot.values(of: ids[i])` would answer. A
+        // `slotValues` buffer that does not fit its object's slots is read again by name.
         func values(_ index: Int, _ id: ObjectID) throws -> [String: PropertyValue]? {
             if let preloaded { return preloaded[index] }
             return try snapshot.values(of: id)
@@ -315,6 +318,8 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                     }
                 } else if let keys {
                     object.refreshPartially(with: try values(index, id), keys: keys)
+                } else if let slotValues, object.refresh(withSlots: slotValues[index]) {
+                    // Refreshed from the buffer as it is.
                 } else {
                     object.refresh(with: try values(index, id))
                 }

@@ -102,17 +102,17 @@ enum WrapperOrdinals {
 public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
     @usableFromInline let ordinal: Int
 
+    // Each initialiser builds its spec only inside the autoclosure (run while a prototype is
+    // captured): an object's initialisation then needs no `Value?` and no metadata of its own.
     /// An attribute with no default (a required one must be set before the commit).
-    public init() { self.init(options: [], initial: nil) }
+    public init() { ordinal = WrapperOrdinals.take(AttributeSpec<Value>(options: [], initialValue: nil)) }
     /// An attribute with options and no default.
-    public init(_ options: AttributeOption...) { self.init(options: options, initial: nil) }
+    public init(_ options: AttributeOption...) {
+        ordinal = WrapperOrdinals.take(AttributeSpec<Value>(options: options, initialValue: nil))
+    }
     /// An attribute whose inline value is the model's default.
     public init(wrappedValue: Value, _ options: AttributeOption...) {
-        self.init(options: options, initial: wrappedValue)
-    }
-
-    private init(options: [AttributeOption], initial: Value?) {
-        self.ordinal = WrapperOrdinals.take(AttributeSpec<Value>(options: options, initialValue: initial))
+        ordinal = WrapperOrdinals.take(AttributeSpec<Value>(options: options, initialValue: wrappedValue))
     }
 
     /// Not used: every access goes through the enclosing object (see the static subscript).

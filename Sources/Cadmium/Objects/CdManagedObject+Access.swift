@@ -171,6 +171,7 @@ extension CdManagedObject {
     }
 
     /// The related objects of the relationship in `slot`, in this object's context.
+    @usableFromInline
     func readRelationship(_ slot: Int) -> [CdManagedObject] {
         let owner = withState { $0.context }
         checkRead(owner: owner, slotName(slot))
@@ -189,10 +190,11 @@ extension CdManagedObject {
     }
 
     /// Sets the relationship in `slot`, after check J (to-one) or K (to-many).
+    @usableFromInline
     func writeRelationship(_ slot: Int, _ objects: [CdManagedObject], toMany: Bool) {
-        let (context, entity) = withState { ($0.context, $0.entityName) }
+        let (context, entity, table) = withState { ($0.context, $0.entityName, $0.slots) }
         guard checkWrite(owner: context, slotName(slot), toMany: toMany) else { return }
-        let key = slotName(slot)
+        let key = table.map { $0.name(of: slot) } ?? slotName(slot)
         if toMany, let context {
             // K2: related objects must be in the same context.
             for object in objects where object.managedObjectContext !== context {
@@ -211,15 +213,17 @@ extension CdManagedObject {
             return
         }
         let ids = objects.compactMap(\.objectID)
+        // Resolved once per entity (OSL2); by name for an object without slots.
         let model = context.stack.model
-        let relationship = model.relationship(key, of: entity)
+        let relationship = table.map { $0.relationships[slot] } ?? model.relationship(key, of: entity)
         let ordered = relationship?.isOrdered ?? false
         let old = rawTargets(slot)
         rawSetTargets(slot, ids, toMany: toMany, ordered: ordered)
         // Keep inverses in step in memory, as Core Data does, so the change set names both
         // sides consistently and the other side reads right before the commit.
         guard let selfID = objectID, let relationship, let inverseName = relationship.inverse,
-            let inverse = model.relationship(inverseName, of: relationship.destination)
+            let inverse = table.map({ $0.inverses[slot] })
+                ?? model.relationship(inverseName, of: relationship.destination)
         else { return }
         if old.isEmpty && ids.count == 1 {
             // The common case (setting a to-one that was nil): no sets to build.
@@ -242,12 +246,14 @@ extension CdManagedObject {
         _ added: ObjectID, _ selfID: ObjectID, _ key: String, _ inverseName: String,
         _ inverse: RelationshipDescription, toMany: Bool, ordered: Bool, _ context: CdManagedObjectContext
     ) {
-        guard let target = context.object(for: added) else { return }
-        if !inverse.isToMany, let previous = target.rawTargets(inverseName).first, previous != selfID {
+        guard let target = context.object(for: added), let inverseSlot = target.slot(named: inverseName) else {
+            return
+        }
+        if !inverse.isToMany, let previous = target.rawTargets(inverseSlot).first, previous != selfID {
             // `target` leaves its previous owner's `key`.
             context.object(for: previous)?.rawRemoveTarget(added, key, toMany: toMany, ordered: ordered)
         }
-        target.rawAddTarget(selfID, inverseName, toMany: inverse.isToMany, ordered: inverse.isOrdered)
+        target.rawAddTarget(selfID, slot: inverseSlot, toMany: inverse.isToMany, ordered: inverse.isOrdered)
     }
 
     // MARK: - Unchecked relationship plumbing (inverse maintenance)
@@ -318,6 +324,11 @@ extension CdManagedObject {
     /// Adds `id` to `key` (a to-many list in place, once; a to-one is set to it).
     func rawAddTarget(_ id: ObjectID, _ key: String, toMany: Bool, ordered: Bool) {
         guard let slot = slot(named: key) else { return }
+        rawAddTarget(id, slot: slot, toMany: toMany, ordered: ordered)
+    }
+
+    /// `rawAddTarget` of the relationship in `slot`.
+    func rawAddTarget(_ id: ObjectID, slot: Int, toMany: Bool, ordered: Bool) {
         guard toMany else {
             if rawTargets(slot) != [id] { rawSetTargets(slot, [id], toMany: false, ordered: false) }
             return

@@ -12,6 +12,9 @@
 // Invariants:
 //  OSL1. `wrapperSlots[ordinal]` is the slot of the property whose wrapper has that ordinal in
 //        every instance of `boundClass` (found by reflecting on one prototype), or -1.
+//  OSL2. `relationships[slot]` is what `CdModel.relationship(name(of: slot), of: entity)`
+//        answers, and `inverses[slot]` the description of its inverse in its destination (nil
+//        when it has none), so that a relationship write resolves neither by name.
 
 import CdObjects
 
@@ -31,6 +34,10 @@ final class ObjectSlots: @unchecked Sendable {
     let boundClass: CdManagedObject.Type?
     /// Wrapper ordinal → slot (OSL1).
     let wrapperSlots: [Int]
+    /// The relationship in each slot, nil for an attribute (OSL2).
+    let relationships: [RelationshipDescription?]
+    /// The inverse of the relationship in each slot (OSL2).
+    let inverses: [RelationshipDescription?]
 
     init(properties: PropertySlots, model: ObjectModel, boundClass: CdManagedObject.Type?) {
         self.properties = properties
@@ -38,6 +45,9 @@ final class ObjectSlots: @unchecked Sendable {
         let entity = properties.entity
         var carried = Array(repeating: false, count: count)
         var newValues = [PropertyValue?](repeating: nil, count: count)
+        // Keeps OSL2.
+        var relationships = [RelationshipDescription?](repeating: nil, count: count)
+        var inverses = [RelationshipDescription?](repeating: nil, count: count)
         for attribute in model.allAttributes(of: entity) {
             guard let slot = properties.slot(of: attribute.name) else { continue }
             newValues[slot] = .attribute(attribute.defaultValue ?? .null)
@@ -48,10 +58,16 @@ final class ObjectSlots: @unchecked Sendable {
             newValues[slot] = r.isToMany ? .toMany([]) : .toOne(nil)
             // Implied: an unordered to-many whose inverse is a stored to-one.
             let inverse = r.inverse.flatMap { model.relationship($0, of: r.destination) }
+            if relationships[slot] == nil {  // the first of a name, as `CdModel.relationship`
+                relationships[slot] = r
+                inverses[slot] = inverse
+            }
             let implied = r.isToMany && !r.isOrdered && inverse.map { !$0.isToMany && !$0.isTransient } == true
             carried[slot] = !r.isTransient && !implied
         }
         self.carried = carried
+        self.relationships = relationships
+        self.inverses = inverses
         carriesAll = !carried.contains(false)
         self.newValues = newValues
         self.boundClass = boundClass

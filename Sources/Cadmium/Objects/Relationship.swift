@@ -63,7 +63,7 @@ extension Array: CdRelationshipValue where Element: CdManagedObject {
 /// ```
 @propertyWrapper
 public struct Relationship<Value: CdRelationshipValue>: CdPropertyWrapper {
-    let ordinal: Int
+    @usableFromInline let ordinal: Int
 
     /// A relationship; `deleteRule` defaults to Nullify, as in Xcode.
     public init(
@@ -83,7 +83,10 @@ public struct Relationship<Value: CdRelationshipValue>: CdPropertyWrapper {
         set { fatalError("unavailable") }
     }
 
+    // Inlinable, as `Attribute`'s is: each class's accessors specialise it, so the storage key
+    // path reads the wrapper's ordinal as a field instead of through a generic projection.
     /// Reads and writes go through the object's context, which checks confinement.
+    @inlinable
     public static subscript<Object: CdManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,

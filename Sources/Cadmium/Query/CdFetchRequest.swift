@@ -61,7 +61,9 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
     func changed(_ change: (inout Shape) -> Void) -> CdFetchRequest<T> {
         var copy = shape
         change(&copy)
-        return CdFetchRequest(shape: copy)
+        // `Self`: the metadata of this instance, not looked up again for `T` (this code runs
+        // unspecialised for every caller's `T`).
+        return Self(shape: copy)
     }
 
     // MARK: - Filtering
@@ -245,23 +247,32 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
 
     /// Runs the query in the calling thread's current context.
     public func fetch() throws -> [T] {
+        switch try fetchResults() {
+        case let .objects(objects): return objects.compactMap { $0 as? T }
+        case let .rows(rows): return rows.compactMap { $0 as? T }
+        }
+    }
+
+    /// `fetch()` before the results are cast to `T`.
+    private func fetchResults() throws -> FetchedResults {
         let (request, context) = try prepared("fetch()")
         let (snapshot, owned) = try context.readSnapshot()
         defer { if owned { snapshot.end() } }
         let (properties, prefetched, fetchBatchSize) = (shape.properties, shape.prefetched, shape.fetchBatchSize)
         if shape.dictionaries {
             let rows = try snapshot.fetchRows(request, pending: pending(context))
-            return rows.map { row in
-                var out: [String: Any] = [:]
-                for (key, value) in row {
-                    switch value {
-                    case let .attribute(v): if let any = v.anyValue { out[key] = any }
-                    case let .toOne(id): if let id { out[key] = id }
-                    case let .toMany(ids): out[key] = ids
+            return .rows(
+                rows.map { row in
+                    var out: [String: Any] = [:]
+                    for (key, value) in row {
+                        switch value {
+                        case let .attribute(v): if let any = v.anyValue { out[key] = any }
+                        case let .toOne(id): if let id { out[key] = id }
+                        case let .toMany(ids): out[key] = ids
+                        }
                     }
-                }
-                return out as! T
-            }
+                    return out
+                })
         }
         let keys = properties.isEmpty ? nil : Set(properties)
         let objects: [CdManagedObject]
@@ -269,6 +280,11 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
             // Batched faults load their values later, a batch at a time.
             let ids = try snapshot.fetchIDs(request, pending: pending(context))
             objects = try context.materialize(ids, from: snapshot, keys: keys, batchSize: fetchBatchSize)
+        } else if keys == nil {
+            // The values come with the matches, by slot: each record is read once and its
+            // values become the object's buffer as they are.
+            let matches = try snapshot.fetchSlotObjects(request, pending: pending(context))
+            objects = try context.materialize(matches.map(\.id), from: snapshot, slotValues: matches.map(\.values))
         } else {
             // The values come with the matches: each record is read once, and with
             // onlyProperties only those fields of it are decoded.
@@ -279,13 +295,18 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
                 matches.map(\.id), from: snapshot, keys: keys, values: matches.map(\.values))
         }
         if !prefetched.isEmpty { try context.prefetch(prefetched, for: objects, from: snapshot) }
-        return objects.compactMap { $0 as? T }
+        return .objects(objects)
     }
 
     /// The first result: `limit(1).fetch().first`. The request itself keeps its limit
     /// (Cadmium set it to 1 for good).
     public func fetchOne() throws -> T? {
-        try limit(1).fetch().first
+        // The first result that is a `T`, without building an array of `T`.
+        switch try limit(1).fetchResults() {
+        case let .objects(objects): for object in objects { if let result = object as? T { return result } }
+        case let .rows(rows): for row in rows { if let result = row as? T { return result } }
+        }
+        return nil
     }
 
     /// The number of results, in the calling thread's current context.
@@ -351,4 +372,10 @@ extension Cd {
     ) throws -> [T] {
         try objects(objectClass).filter("%K IN %@", key, idValues).fetch()
     }
+}
+
+/// What a fetch found, before the results are cast to the request's type.
+private enum FetchedResults {
+    case objects([CdManagedObject])
+    case rows([[String: Any]])
 }

@@ -40,6 +40,11 @@ protocol SnapshotBackend: AnyObject {
     func fetchObjects(
         _ request: FetchRequest, pending: ChangeSet?
     ) throws -> [(id: ObjectID, values: [String: PropertyValue]?)]
+    /// `fetchObjects` with each match's stored values by slot (`PropertySlots`), every stored
+    /// value of the record (`propertiesToFetch` ignored).
+    func fetchSlotObjects(
+        _ request: FetchRequest, pending: ChangeSet?
+    ) throws -> [(id: ObjectID, values: [PropertyValue?]?)]
     func fetchRows(_ request: FetchRequest, pending: ChangeSet?) throws -> [[String: PropertyValue]]
     func count(_ request: FetchRequest, pending: ChangeSet?) throws -> Int
     func end()

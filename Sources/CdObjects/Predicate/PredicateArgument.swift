@@ -19,6 +19,7 @@ enum PredicateArgument {
 
     /// `value` as an expression: a constant, an object reference, or an aggregate for arrays/sets.
     static func expression(_ value: Any, source: Source) throws -> CdPredicateExpression {
+        if let common = commonExpression(value) { return common }
         guard let value = unwrapOptional(value) else { return .constant(.null) }
         // References first: an object or ID would otherwise fail every scalar cast below, and
         // no scalar type is a reference.
@@ -39,6 +40,19 @@ enum PredicateArgument {
             .unsupportedArgument,
             "\(source.text) has type \(type(of: value)), which cannot be used in a predicate"
         )
+    }
+
+    /// What `expression` gives for an argument of the most common exact types (an object ID, a
+    /// 64-bit or native integer, a string), found by comparing the dynamic type alone: no
+    /// protocol conformance lookup, no bridging. Nil for every other type.
+    @inline(__always)
+    static func commonExpression(_ value: Any) -> CdPredicateExpression? {
+        let type = type(of: value)
+        if type == ObjectID.self { return .object(PredicateObjectID((value as! ObjectID).predicateIdentity)) }
+        if type == Int64.self { return .constant(.integer(value as! Int64)) }
+        if type == Int.self { return .constant(.integer(Int64(value as! Int))) }
+        if type == String.self { return .constant(.string(value as! String)) }
+        return nil
     }
 
     /// `value` for an integer specifier (`%d %i %ld %lld %u`).

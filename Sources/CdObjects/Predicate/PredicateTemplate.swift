@@ -61,6 +61,11 @@ public struct PredicateTemplate: Sendable {
                     offset: slot.offset)
             }
             let value = arguments[index]
+            if slot.specifier == "@", let common = PredicateArgument.commonExpression(value) {
+                // Not an expression, and bound as `expression` binds it (keeps PT1).
+                bound[Self.slotName(index)] = common
+                continue
+            }
             if PredicateArgument.unwrapOptional(value) is CdPredicateExpression { return nil }
             let source = PredicateArgument.Source.argument(index)
             bound[Self.slotName(index)] =
@@ -78,5 +83,8 @@ public struct PredicateTemplate: Sendable {
     }
 
     /// The variable name of slot `index` (PT2).
-    static func slotName(_ index: Int) -> String { "%\(index)" }
+    static func slotName(_ index: Int) -> String { index < slotNames.count ? slotNames[index] : "%\(index)" }
+
+    /// The first slot names, built once.
+    private static let slotNames = (0..<16).map { "%\($0)" }
 }
