@@ -97,14 +97,7 @@ final class CdStack: @unchecked Sendable {
             let written = try write()
             return (written, merges.withLock { $0.takeTicket() })
         }
-        do {
-            try store.finishApply(written)
-        } catch {
-            finish(ticket, nil)
-            throw error
-        }
-        finish(ticket, PendingMerge(direct: direct, applied: written.applied))
-        return written.applied
+        return try finishDurably(ticket, direct: direct) { written }
     }
 
     /// Begins the streaming writer of a transaction that flushes (BW4 in
@@ -124,9 +117,17 @@ final class CdStack: @unchecked Sendable {
             throw error
         }
         let ticket = merges.withLock { $0.takeTicket() }
+        return try finishDurably(ticket, direct: direct) { try writer.commitWithoutWaiting() }
+    }
+
+    /// Waits for the commit `write` returns to be durable, then finishes `ticket` with its merge,
+    /// or with none when writing or the fsync failed (keeps ST3).
+    private func finishDurably(
+        _ ticket: UInt64, direct: Set<ObjectID>, _ write: () throws -> WrittenApply
+    ) throws -> AppliedChanges {
         let written: WrittenApply
         do {
-            written = try writer.commitWithoutWaiting()
+            written = try write()
             try store.finishApply(written)
         } catch {
             finish(ticket, nil)
