@@ -8,19 +8,24 @@ import Testing
 
 extension CadmiumSuites {
     @Suite struct ValueEnumPredicates {
+        /// Saves cars a (sedan, no previous), b (pickup, previously sedan), c (sedan, previously hatchback).
+        static func saveThreeCars() throws {
+            try Cd.transactAndWait {
+                for (name, type, previous) in [
+                    ("a", VF.CarType.sedan, nil), ("b", .pickup, .sedan), ("c", .sedan, .hatchback),
+                ] as [(String, VF.CarType, VF.CarType?)] {
+                    var car = VF.Car(objectID: nil, name: name, type: type, previous: previous)
+                    try car.save()
+                }
+            }
+        }
+
         @Test(arguments: ValueModelSource.allCases) func enumCasesCompareAsTheirRawValues(
             _ source: ValueModelSource
         ) throws {
             try source.open()
             try background {
-                try Cd.transactAndWait {
-                    for (name, type, previous) in [
-                        ("a", VF.CarType.sedan, nil), ("b", .pickup, .sedan), ("c", .sedan, .hatchback),
-                    ] as [(String, VF.CarType, VF.CarType?)] {
-                        var car = VF.Car(objectID: nil, name: name, type: type, previous: previous)
-                        try car.save()
-                    }
-                }
+                try Self.saveThreeCars()
                 let cars = Cd.values(VF.Car.self)
                 let sedan = VF.CarType.sedan
                 let wasSedan: VF.CarType? = .sedan
@@ -39,14 +44,7 @@ extension CadmiumSuites {
         {
             try source.open()
             try background {
-                try Cd.transactAndWait {
-                    for (name, type, previous) in [
-                        ("a", VF.CarType.sedan, nil), ("b", .pickup, .sedan), ("c", .sedan, .hatchback),
-                    ] as [(String, VF.CarType, VF.CarType?)] {
-                        var car = VF.Car(objectID: nil, name: name, type: type, previous: previous)
-                        try car.save()
-                    }
-                }
+                try Self.saveThreeCars()
                 let cars = Cd.values(VF.Car.self)
                 #expect(try cars.filter(\.type == .sedan).sorted(by: \.name).fetch().map(\.name) == ["a", "c"])
                 #expect(try cars.filter(\.type != .sedan).fetch().map(\.name) == ["b"])
