@@ -39,12 +39,12 @@ public final class ObjectStore: @unchecked Sendable {
     public let engine: Store
     let layout: StoreLayout
     /// Guards `nextKeys`, `storedNextKeys` and `usedKeyBounds` (OS1, OS4).
-    let counterLock = Lock()
-    var nextKeys: [String: Int64]
+    private let counterLock = Lock()
+    private var nextKeys: [String: Int64]
     /// What the last commit stored as each root's next key (OS4).
-    var storedNextKeys: [String: Int64]
+    private var storedNextKeys: [String: Int64]
     /// Per root, a bound on the keys of stored objects (OS4).
-    var usedKeyBounds: [String: Int64]
+    private var usedKeyBounds: [String: Int64]
 
     private init(model: ObjectModel, engine: Store, layout: StoreLayout, nextKeys: [String: Int64]) {
         self.model = model
@@ -225,19 +225,26 @@ public final class ObjectStore: @unchecked Sendable {
                 }
                 try applier.prepare()
                 try applier.throwIfInvalid()
-                let counters = counterLock.withLock { nextKeys }
-                let (applied, written) = try applier.write(nextKeys: counters)
+                let (applied, written) = try applier.write(nextKeys: counters())
                 let commit = try tx.commitWithoutWaiting()
-                counterLock.withLock {
-                    for (root, next) in written where next > nextKeys[root, default: 1] { nextKeys[root] = next }
-                    // Written: the commit's next keys and key bounds are the store's now (OS4).
-                    storedNextKeys = applier.storedNextKeys
-                    usedKeyBounds = applier.usedKeyBounds
-                }
+                noteCommitted(nextKeys: written, stored: applier.storedNextKeys, bounds: applier.usedKeyBounds)
                 return WrittenApply(applied: applied, commit: commit)
             }
         } catch let e as StoreError {
             throw CdError.store(e)
+        }
+    }
+
+    /// The in-memory next key of every root (OS1), for an applier's write phase.
+    func counters() -> [String: Int64] { counterLock.withLock { nextKeys } }
+
+    /// After a commit is written: raises the counters to the next keys it wrote (OS1), and takes
+    /// its stored next keys and key bounds, per root, as what the store holds now (keeps OS4).
+    func noteCommitted(nextKeys written: [String: Int64], stored: [String: Int64], bounds: [String: Int64]) {
+        counterLock.withLock {
+            for (root, next) in written where next > nextKeys[root, default: 1] { nextKeys[root] = next }
+            storedNextKeys.merge(stored) { $1 }
+            usedKeyBounds.merge(bounds) { $1 }
         }
     }
 

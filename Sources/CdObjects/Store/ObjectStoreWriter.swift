@@ -102,16 +102,9 @@ public final class ObjectStoreWriter {
             cachedSnapshot = nil
             self.tx = nil
             let commit = try tx.commitWithoutWaiting()
-            store.counterLock.withLock {
-                for (root, next) in writtenKeys {
-                    if next > store.nextKeys[root, default: 1] { store.nextKeys[root] = next }
-                    // Keeps OS4 of ObjectStore: the batches stored `next` as the root's next key
-                    // (their last store of it is the largest), and every stored key of the root
-                    // is below it (OS1), the ones the batches inserted too.
-                    store.storedNextKeys[root] = next
-                    store.usedKeyBounds[root] = next
-                }
-            }
+            // The batches stored `writtenKeys` as the next keys (the last store of each root is
+            // its largest), and every stored key of a root is below it (OS1), the batches' too.
+            store.noteCommitted(nextKeys: writtenKeys, stored: writtenKeys, bounds: writtenKeys)
             return WrittenApply(applied: applied, commit: commit)
         } catch {
             rollback()
@@ -158,8 +151,7 @@ public final class ObjectStoreWriter {
             applier.deferred = []
             try applier.prepare()
             try applier.throwIfInvalid()
-            let counters = store.counterLock.withLock { store.nextKeys }
-            let (batch, written) = try applier.write(nextKeys: counters)
+            let (batch, written) = try applier.write(nextKeys: store.counters())
             for (root, next) in written where next > writtenKeys[root, default: 1] { writtenKeys[root] = next }
             // Keeps BW2: what this batch validated is current; what it found invalid is noted.
             if !suspects.isEmpty {
