@@ -48,9 +48,10 @@ final class Misuses: @unchecked Sendable {
     }
 }
 
-/// The checks, by name, in the order they run.
-func compatibilityChecks(_ report: Report) -> [(String, () throws -> Void)] {
-    let tests = CadmiumTestSuite(report)
+/// The checks, by name, in the order they run; `bundle` is the test model's bundle directory
+/// (`TestBundle.make()`).
+func compatibilityChecks(_ report: Report, bundle: String) -> [(String, () throws -> Void)] {
+    let tests = CadmiumTestSuite(report, bundle: bundle)
     let readme = ReadmeExamples(report)
     return [
         ("signatures", { signaturesAreCadmiums() }),
@@ -114,9 +115,9 @@ struct CadmiumTestSuite {
     let bgQueue = DispatchQueue(label: "CadmiumTests.backgroundQueue")
     let bundle: String
 
-    init(_ report: Report) {
+    init(_ report: Report, bundle: String) {
         self.report = report
-        bundle = (try? TestBundle.make()) ?? "missing"
+        self.bundle = bundle
     }
 
     /// `setUp`: `initCd()` then `initData()`.

@@ -47,9 +47,11 @@ final class Report: @unchecked Sendable {
 let report = Report()
 Thread.detachNewThread {
     var passed = true
-    for (name, check) in compatibilityChecks(report) {
+    let bundle = (try? TestBundle.make()) ?? "missing"
+    for (name, check) in compatibilityChecks(report, bundle: bundle) {
         passed = report.run(name, check) && passed
     }
+    TestBundle.remove(bundle)
     exit(passed ? 0 : 1)
 }
 dispatchMain()

@@ -145,6 +145,7 @@ extension CadmiumSuites {
         /// read body is misuse A2 (it would wait for itself).
         @MainActor @Test func closeWaitsForRunningReads() async throws {
             let url = try Self.temporaryStore()
+            defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
             let model = try CdModel(classes: [NoteV1.self])
             try Cd.initWithStore(model: model, storeURL: url)
             try await Cd.transaction { for i in 0..<50 { try Cd.create(NoteV1.self).title = "n\(i)" } }
@@ -173,6 +174,7 @@ extension CadmiumSuites {
         /// with "store is closed". Opening from inside a transaction body is misuse A2.
         @MainActor @Test func initWithStoreWaitsForRunningTransactionsOfTheOldStore() async throws {
             let url = try Self.temporaryStore()
+            defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
             let model = try CdModel(classes: [NoteV1.self])
             try Cd.initWithStore(model: model, storeURL: url)
             let entered = LockedBox(false)
@@ -199,6 +201,7 @@ extension CadmiumSuites {
         /// stack's controller as it was: it never takes objects of the new main context.
         @MainActor @Test func aControllerOfAReplacedStackTakesNoObjectsOfTheNewOne() async throws {
             let url = try Self.temporaryStore()
+            defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
             let model = try CdModel(classes: [NoteV1.self])
             try Cd.initWithStore(model: model, storeURL: url)
             let controller = Cd.newFetchedResultsController(
@@ -217,6 +220,7 @@ extension CadmiumSuites {
         /// that says so (not that the object was read off the main thread, which it was not).
         @MainActor @Test func readingAnObjectOfAClosedStoreSaysTheStoreWasClosed() async throws {
             let url = try Self.temporaryStore()
+            defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
             try Cd.initWithStore(model: try CdModel(classes: [NoteV1.self]), storeURL: url)
             try await Cd.transaction { try Cd.create(NoteV1.self).title = "kept" }
             let note = try #require(try Cd.objects(NoteV1.self).fetchOne())
