@@ -65,6 +65,10 @@ final class StoreLayout: Sendable {
     let entities: [String: EntityLayout]
     /// Layouts by code (EL1).
     let byCode: [EntityLayout]
+    /// Layouts by the process-wide code of their name (OI1), from `firstNameCode` on: an
+    /// identifier finds its entity's layout with an array read, no name hashed.
+    private let byNameCode: [EntityLayout?]
+    private let firstNameCode: Int
     /// Names of inheritance roots, sorted.
     let roots: [String]
     let indexDefinitions: [IndexDefinition]
@@ -96,11 +100,17 @@ final class StoreLayout: Sendable {
         }
         indexDefinitions = definitions
         let names = model.entityNames.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let codes = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         let layouts = names.enumerated().map {
-            EntityLayout(name: $1, code: $0, model: model, definitions: definitions)
+            EntityLayout(name: $1, code: $0, codes: codes, model: model, definitions: definitions)
         }
         byCode = layouts
         entities = Dictionary(uniqueKeysWithValues: layouts.map { ($0.name, $0) })
+        let nameCodes = layouts.map { Int($0.nameCode.rawValue) }
+        firstNameCode = nameCodes.min() ?? 0
+        var byNameCode = [EntityLayout?](repeating: nil, count: (nameCodes.max() ?? -1) - firstNameCode + 1)
+        for layout in layouts { byNameCode[Int(layout.nameCode.rawValue) - firstNameCode] = layout }
+        self.byNameCode = byNameCode
         roots = Array(Set(layouts.map(\.root))).sorted()
     }
 
@@ -111,6 +121,19 @@ final class StoreLayout: Sendable {
                 ValidationFailure(entity: name, key: "entity", message: "the model has no entity named \(name)"))
         }
         return e
+    }
+
+    /// The layout of the entity of `id`, or nil when the model has no such entity.
+    @inline(__always)
+    func entity(of id: ObjectID) -> EntityLayout? {
+        let i = Int(id.entityCode.rawValue) - firstNameCode
+        return i >= 0 && i < byNameCode.count ? byNameCode[i] : nil
+    }
+
+    /// The layout of the entity of `id`, or a 1550 error naming the unknown entity.
+    func entityOrThrow(of id: ObjectID) throws -> EntityLayout {
+        if let e = entity(of: id) { return e }
+        return try entity(id.entity)
     }
 
     /// Whether an object of `entity` may be the target of a relationship to `destination`.
