@@ -65,10 +65,9 @@ final class StoreLayout: Sendable {
     let entities: [String: EntityLayout]
     /// Layouts by code (EL1).
     let byCode: [EntityLayout]
-    /// Layouts by the process-wide code of their name (OI1), from `firstNameCode` on: an
-    /// identifier finds its entity's layout with an array read, no name hashed.
-    private let byNameCode: [EntityLayout?]
-    private let firstNameCode: Int
+    /// Layouts by the process-wide code of their name (OI1): an identifier finds its entity's
+    /// layout with an array read, no name hashed.
+    private let byNameCode: EntityCodeMap<EntityLayout>
     /// Names of inheritance roots, sorted.
     let roots: [String]
     let indexDefinitions: [IndexDefinition]
@@ -106,11 +105,7 @@ final class StoreLayout: Sendable {
         }
         byCode = layouts
         entities = Dictionary(uniqueKeysWithValues: layouts.map { ($0.name, $0) })
-        let nameCodes = layouts.map { Int($0.nameCode.rawValue) }
-        firstNameCode = nameCodes.min() ?? 0
-        var byNameCode = [EntityLayout?](repeating: nil, count: (nameCodes.max() ?? -1) - firstNameCode + 1)
-        for layout in layouts { byNameCode[Int(layout.nameCode.rawValue) - firstNameCode] = layout }
-        self.byNameCode = byNameCode
+        byNameCode = EntityCodeMap(entities)
         roots = Array(Set(layouts.map(\.root))).sorted()
     }
 
@@ -125,10 +120,7 @@ final class StoreLayout: Sendable {
 
     /// The layout of the entity of `id`, or nil when the model has no such entity.
     @inline(__always)
-    func entity(of id: ObjectID) -> EntityLayout? {
-        let i = Int(id.entityCode.rawValue) - firstNameCode
-        return i >= 0 && i < byNameCode.count ? byNameCode[i] : nil
-    }
+    func entity(of id: ObjectID) -> EntityLayout? { byNameCode[id] }
 
     /// The layout of the entity of `id`, or a 1550 error naming the unknown entity.
     func entityOrThrow(of id: ObjectID) throws -> EntityLayout {

@@ -111,6 +111,18 @@ struct ObjectIDInterningTests {
         }
     }
 
+    @Test("an entity-code map finds each entity's value by ID, and nothing for other entities")
+    func entityCodeMap() {
+        let before = freshNames(1, "before")[0]
+        _ = ObjectID(entity: before, primaryKey: 1)
+        let names = freshNames(6, "map")
+        let map = EntityCodeMap(Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) }))
+        for (i, name) in names.enumerated() { #expect(map[ObjectID(entity: name, primaryKey: 3)] == i) }
+        #expect(map[ObjectID(entity: before, primaryKey: 1)] == nil)
+        #expect(map[ObjectID(entity: freshNames(1, "after")[0], primaryKey: 1)] == nil)
+        #expect(EntityCodeMap<Int>([:])[ObjectID(entity: names[0], primaryKey: 1)] == nil)
+    }
+
     @Test("IDs the store hands out, decodes from records and fetches equal IDs made by name")
     func storePathsEqualByName() throws {
         let store = try companyStore()
