@@ -139,7 +139,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     func object(for id: ObjectID) -> CdManagedObject? {
         if let object = lock.withLock({ lookupLocked(id) }) { return object }
         // Made outside the lock: the object's lock is never taken under the context's (OL1).
-        let object = stack.model.newInstance(entity: id.entity)
+        let object = stack.model.newInstance(for: id)
         let row = lock.withLock { prefetchedRows.removeValue(forKey: id) }
         object.withState { state in
             state.context = self

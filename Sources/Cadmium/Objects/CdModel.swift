@@ -24,6 +24,8 @@ public struct CdModel: @unchecked Sendable {
     private let relationshipsByName: [String: [String: RelationshipDescription]]
     /// Entity → its property slots: names resolved once, here, into the store's slot vocabulary.
     private let slotTables: [String: ObjectSlots]
+    /// Entity → what a new instance needs, by the identifier's entity code (`newInstance(for:)`).
+    private let instanceTemplates: EntityCodeMap<InstanceTemplate>
     /// Every version of the model file this model was read from, and its current one; empty for
     /// a model built in code (CdModel+Versions.swift).
     public internal(set) var versionHistory = ModelVersionHistory()
@@ -111,6 +113,12 @@ public struct CdModel: @unchecked Sendable {
         self.slotTables = PropertySlots.tables(of: objectModel).mapValues { properties in
             ObjectSlots(properties: properties, model: objectModel, boundClass: bound[properties.entity])
         }
+        let slotTables = self.slotTables
+        self.instanceTemplates = EntityCodeMap(
+            Dictionary(
+                uniqueKeysWithValues: objectModel.entities.map {
+                    ($0.name, InstanceTemplate(name: $0.name, cls: bound[$0.name], slots: slotTables[$0.name]))
+                }))
     }
 
     /// The property slots of `entity`.
@@ -122,10 +130,13 @@ public struct CdModel: @unchecked Sendable {
     /// The entity of a class: its ``CdManagedObject/entityName`` if the model has it.
     func entity(for cls: CdManagedObject.Type) -> EntityDescription? { objectModel.entity(named: cls.cachedEntityName) }
 
-    /// A new, context-less instance of `entity`'s class.
-    func newInstance(entity: String) -> CdManagedObject {
-        let object = (classes[entity] ?? CdManagedObject.self).init()
-        let table = slotTables[entity]
+    /// A new, context-less instance of the class of `id`'s entity; its entity's class and slots
+    /// are found by the identifier's entity code, no name hashed.
+    func newInstance(for id: ObjectID) -> CdManagedObject {
+        let template = instanceTemplates[id]
+        let entity = template?.name ?? id.entity
+        let object = (template?.cls ?? CdManagedObject.self).init()
+        let table = template?.slots
         object.withState { state in
             state.entityName = entity
             if let table {
@@ -181,4 +192,11 @@ private func class_getSuperclassIfListed(
         return nil
     }
     return superclass
+}
+
+/// What `CdModel.newInstance(for:)` needs of an entity: its name, bound class and slots.
+private struct InstanceTemplate {
+    let name: String
+    let cls: CdManagedObject.Type?
+    let slots: ObjectSlots?
 }

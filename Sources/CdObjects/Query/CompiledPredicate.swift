@@ -45,7 +45,7 @@ struct PredicateCandidate {
         if let decoded { return decoded }
         let full = try RecordCodec.decode(record.bytes, layout: reader.layout)
         let object = RecordObject(
-            id: ObjectID(entity: record.entity.name, primaryKey: primaryKey), record: full, reader: reader)
+            id: record.entity.objectID(primaryKey), record: full, reader: reader)
         decoded = object
         return object
     }

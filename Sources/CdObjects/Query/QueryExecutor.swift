@@ -126,9 +126,9 @@ final class QueryExecutor {
                     record: try EncodedRecord(bytes, layout: layout), primaryKey: pk, reader: reader)
                 let code = candidate.record.entity.code
                 guard wanted[code] else { return true }
-                if let expected, expected.entity != candidate.record.entity.name { return true }
+                if let expected, expected.entityCode != candidate.record.entity.nameCode { return true }
                 if overlay != nil,
-                    reader.touched.contains(expected ?? ObjectID(entity: candidate.record.entity.name, primaryKey: pk))
+                    reader.touched.contains(expected ?? candidate.record.entity.objectID(pk))
                 {
                     return true
                 }
@@ -143,7 +143,7 @@ final class QueryExecutor {
                     return true
                 }
                 // The ID is made for matches only.
-                let id = expected ?? ObjectID(entity: candidate.record.entity.name, primaryKey: pk)
+                let id = expected ?? candidate.record.entity.objectID(pk)
                 out.append(
                     QueryMatch(
                         id: id, source: keepRecords ? .stored(candidate.record) : nil,

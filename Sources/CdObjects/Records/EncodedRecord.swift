@@ -158,12 +158,12 @@ struct EncodedRecord {
         guard targetCode < UInt64(layout.byCode.count) else {
             throw RecordDecodingError("unknown target entity code \(targetCode)")
         }
-        let target = layout.byCode[Int(targetCode)].name
-        guard entity.toOneTargets[index].contains(target) else {
+        let target = layout.byCode[Int(targetCode)]
+        guard entity.toOneTargets[index][target.code] else {
             let r = entity.toOnes[index]
-            throw RecordDecodingError("\(entity.name).\(r.name) points at a \(target), not a \(r.destination)")
+            throw RecordDecodingError("\(entity.name).\(r.name) points at a \(target.name), not a \(r.destination)")
         }
-        return ObjectID(entity: target, primaryKey: Int64(bitPattern: pk))
+        return target.objectID(Int64(bitPattern: pk))
     }
 
     /// The value of an attribute or to-one by name, as `ObjectSnapshot.values(of:)` gives it;

@@ -79,7 +79,7 @@ enum RecordCodec {
             guard let t else { continue }
             out.appendVarint(UInt64(base + i))
             out.append(RecordTag.object.rawValue)
-            out.appendVarint(UInt64(layout.entities[t.entity]?.code ?? 0))
+            out.appendVarint(UInt64(layout.entity(of: t)?.code ?? 0))
             out.appendVarint(UInt64(bitPattern: t.primaryKey))
         }
         return out
@@ -153,13 +153,14 @@ enum RecordCodec {
                 guard targetCode < UInt64(layout.byCode.count) else {
                     throw RecordDecodingError("unknown target entity code \(targetCode)")
                 }
-                let target = layout.byCode[Int(targetCode)].name
+                let target = layout.byCode[Int(targetCode)]
                 // The applier follows targets to their inverses: one of another entity has none.
-                guard entity.toOneTargets[slot - base].contains(target) else {
+                guard entity.toOneTargets[slot - base][target.code] else {
                     let r = entity.toOnes[slot - base]
-                    throw RecordDecodingError("\(entity.name).\(r.name) points at a \(target), not a \(r.destination)")
+                    throw RecordDecodingError(
+                        "\(entity.name).\(r.name) points at a \(target.name), not a \(r.destination)")
                 }
-                record.toOne[slot - base] = ObjectID(entity: target, primaryKey: Int64(bitPattern: pk))
+                record.toOne[slot - base] = target.objectID(Int64(bitPattern: pk))
             } else {
                 let value = try decodeValue(tag, &r)
                 guard entity.attributes[slot].type.accepts(value) else {

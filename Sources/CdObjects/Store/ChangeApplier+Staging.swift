@@ -64,7 +64,7 @@ struct StagedChanges {
         while low < insertedOrder.count {
             let candidate = inserted[insertedOrder[low]]
             guard candidate.id.primaryKey == id.primaryKey else { return nil }
-            if candidate.id.entity == id.entity { return insertedOrder[low] }
+            if candidate.id.entityCode == id.entityCode { return insertedOrder[low] }
             low += 1
         }
         return nil
@@ -114,7 +114,7 @@ extension ChangeApplier {
 
     /// One object of a public change set, its names resolved to slots.
     private func stagedObject(_ id: ObjectID, named values: [String: PropertyValue]) throws -> StagedObject {
-        let entity = try entityLayoutOrThrow(id.entity)
+        let entity = try entityLayoutOrThrow(of: id)
         try checkProperties(values, of: entity, id: id)
         let a = entity.attributes.count, t = entity.toOnes.count
         var slots = [PropertyValue?](repeating: nil, count: a + t + entity.toManys.count)
@@ -132,7 +132,7 @@ extension ChangeApplier {
 
     /// One object of a slot change set, its values checked against the slots' kinds (SC2).
     private func stagedObject(_ entry: SlotChangeSet.Entry) throws -> StagedObject {
-        let entity = try entityLayoutOrThrow(entry.id.entity)
+        let entity = try entityLayoutOrThrow(of: entry.id)
         let a = entity.attributes.count, t = entity.toOnes.count, stored = a + t + entity.toManys.count
         var values = entry.values
         if values.count > stored { values.removeLast(values.count - stored) }

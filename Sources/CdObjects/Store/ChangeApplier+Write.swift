@@ -183,14 +183,14 @@ extension ChangeApplier {
         // 4. To-many lists.
         for (key, list) in lists where !isDeleting(key.object) {
             let original = listOriginals[key] ?? []
-            guard list != original, let entity = entityLayout(key.object.entity),
+            guard list != original, let entity = entityLayout(of: key.object),
                 let r = entity.relationships[key.relationship]
             else { continue }
             try writeList(key.object, r, entity, old: original, new: list)
         }
         // Lists never read: their added and removed members only (CA2).
         for (key, delta) in listDeltas where !isDeleting(key.object) {
-            guard let entity = entityLayout(key.object.entity), let tree = entity.toManyTrees[key.relationship] else {
+            guard let entity = entityLayout(of: key.object), let tree = entity.toManyTrees[key.relationship] else {
                 continue
             }
             let t = try stored.writableTree(tree)
@@ -201,7 +201,7 @@ extension ChangeApplier {
             }
             for m in delta.added.sorted(by: { $0.primaryKey < $1.primaryKey }) {
                 var v: [UInt8] = []
-                v.appendVarint(UInt64(entityLayout(m.entity)!.code))
+                v.appendVarint(UInt64(entityLayout(of: m)!.code))
                 try t.put(source + RecordCodec.key(m.primaryKey), v)
             }
         }
@@ -267,7 +267,7 @@ extension ChangeApplier {
             return nil
         }
         let rec = try stored.decode(bytes, tree: t, primaryKey: primaryKey)
-        let id = ObjectID(entity: rec.entity.name, primaryKey: primaryKey)
+        let id = rec.entity.objectID(primaryKey)
         return (id, records[id] ?? rec)
     }
 
@@ -295,7 +295,7 @@ extension ChangeApplier {
             for i in new.count..<max(new.count, old.count) { try t.delete(source + Self.position(i)) }
             for (i, target) in new.enumerated() where i >= old.count || old[i] != target {
                 var v: [UInt8] = []
-                v.appendVarint(UInt64(entityLayout(target.entity)!.code))
+                v.appendVarint(UInt64(entityLayout(of: target)!.code))
                 v.appendVarint(UInt64(bitPattern: target.primaryKey))
                 try t.put(source + Self.position(i), v)
             }
@@ -304,7 +304,7 @@ extension ChangeApplier {
             for o in old where !newSet.contains(o) { try t.delete(source + RecordCodec.key(o.primaryKey)) }
             for n in new where !oldSet.contains(n) {
                 var v: [UInt8] = []
-                v.appendVarint(UInt64(entityLayout(n.entity)!.code))
+                v.appendVarint(UInt64(entityLayout(of: n)!.code))
                 try t.put(source + RecordCodec.key(n.primaryKey), v)
             }
         }

@@ -82,8 +82,6 @@ final class ChangeApplier {
     /// key at or above it needs no look-up to be known free. Seeded by `ObjectStore`; a root
     /// missing here falls back to its stored next key (OS1). Phase 4 raises it past the inserts.
     var usedKeyBounds: [String: Int64] = [:]
-    /// The last answer of `entityLayout(_:)`.
-    private var lastEntityLayout: EntityLayout?
 
     init(layout: StoreLayout, stored: StoredObjects, changes: ChangeSet, overlay: Bool) {
         self.layout = layout
@@ -146,7 +144,7 @@ final class ChangeApplier {
             }
         }
         for (key, list) in lists where !isDeleting(key.object) {
-            guard let entity = entityLayout(key.object.entity),
+            guard let entity = entityLayout(of: key.object),
                 let inverse = entity.inverses[key.relationship]
             else { continue }
             for m in list where !isDeleting(m) {
@@ -342,19 +340,11 @@ final class ChangeApplier {
         !deleting.isEmpty && deleting.contains(id)
     }
 
-    /// The layout of the entity named `name`. Change sets come in runs of one entity, so the last
-    /// answer is kept and a repeated name costs a string comparison instead of a hash.
-    func entityLayout(_ name: String) -> EntityLayout? {
-        if let last = lastEntityLayout, last.name == name { return last }
-        let found = layout.entities[name]
-        if found != nil { lastEntityLayout = found }
-        return found
-    }
+    /// The layout of the entity of `id`: an array read by its interned name (OI1), no hash.
+    @inline(__always) func entityLayout(of id: ObjectID) -> EntityLayout? { layout.entity(of: id) }
 
-    func entityLayoutOrThrow(_ name: String) throws -> EntityLayout {
-        if let found = entityLayout(name) { return found }
-        return try layout.entity(name)
-    }
+    /// The layout of the entity of `id`, or a 1550 error naming the unknown entity.
+    func entityLayoutOrThrow(of id: ObjectID) throws -> EntityLayout { try layout.entityOrThrow(of: id) }
 
     func markUpdated(_ id: ObjectID) {
         if !staged.isInserted(id) { updated.insert(id) }

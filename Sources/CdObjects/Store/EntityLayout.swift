@@ -53,6 +53,8 @@ final class EntityLayout: Sendable {
     let name: String
     /// Numeric code stored in records (EL1).
     let code: Int
+    /// The process-wide code of `name` that the entity's `ObjectID`s hold (OI1).
+    let nameCode: EntityNameCode
     let isAbstract: Bool
     /// The root of the inheritance hierarchy: all its objects share one record tree.
     let root: String
@@ -67,8 +69,9 @@ final class EntityLayout: Sendable {
     let toOnes: [RelationshipDescription]
     let toOneSlots: [String: Int]
     /// The entities each stored to-one may point at (its destination and sub-entities), by
-    /// position in `toOnes`: a decoded target of another entity is damage.
-    let toOneTargets: [Set<String>]
+    /// position in `toOnes` and then by record code (EL1): a decoded target of another entity is
+    /// damage. Two array reads per decoded to-one, no name hashed.
+    let toOneTargets: [[Bool]]
     /// Stored to-many relationships, sorted by name, with their trees.
     let toManys: [RelationshipDescription]
     let toManyTrees: [String: String]
@@ -84,10 +87,12 @@ final class EntityLayout: Sendable {
     /// Indexes covering this entity, resolved to its slots (EL2).
     let indexes: [IndexLayout]
 
-    init(name: String, code: Int, model: ObjectModel, definitions: [IndexDefinition]) {
+    /// The layout of `name`; `codes` are the record codes of all the model's entities (EL1).
+    init(name: String, code: Int, codes: [String: Int], model: ObjectModel, definitions: [IndexDefinition]) {
         let entity = model.entity(named: name)!
         self.name = name
         self.code = code
+        self.nameCode = EntityNames.shared.code(for: name)
         self.isAbstract = entity.isAbstract
         self.root = model.rootEntity(of: name)!.name
         self.recordTree = StoreLayout.recordTreeName(root: root)
@@ -103,7 +108,13 @@ final class EntityLayout: Sendable {
         toOnes = stored.filter { !$0.isToMany }
         toManys = stored.filter(\.isToMany)
         toOneSlots = Dictionary(uniqueKeysWithValues: toOnes.enumerated().map { ($1.name, $0) })
-        toOneTargets = toOnes.map { r in Set([r.destination] + model.allSubentities(of: r.destination).map(\.name)) }
+        toOneTargets = toOnes.map { r in
+            var accepts = [Bool](repeating: false, count: codes.count)
+            for target in [r.destination] + model.allSubentities(of: r.destination).map(\.name) {
+                if let c = codes[target] { accepts[c] = true }
+            }
+            return accepts
+        }
         var owners: [String: String] = [:]
         for ancestor in [entity] + model.ancestors(of: name) {
             for r in ancestor.relationships where r.isToMany { owners[r.name] = owners[r.name] ?? ancestor.name }
@@ -140,6 +151,10 @@ final class EntityLayout: Sendable {
             return IndexLayout(definition: d, columns: columns)
         }
     }
+
+    /// The identifier of this entity's object with `primaryKey`: no string hashed or copied.
+    @inline(__always)
+    func objectID(_ primaryKey: Int64) -> ObjectID { ObjectID(entityCode: nameCode, primaryKey: primaryKey) }
 
     /// An `ObjectID` description for messages.
     func objectDescription(_ primaryKey: Int64) -> String { "\(name)/\(primaryKey)" }

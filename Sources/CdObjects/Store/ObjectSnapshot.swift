@@ -70,7 +70,7 @@ public final class ObjectSnapshot {
     /// ```
     public func related(_ id: ObjectID, _ relationship: String) throws -> [ObjectID] {
         try wrap {
-            let entity = try store.layout.entity(id.entity)
+            let entity = try store.layout.entityOrThrow(of: id)
             guard let r = entity.relationships[relationship], r.isToMany else {
                 throw CdError.validation(
                     ValidationFailure(

@@ -162,7 +162,7 @@ public final class ObjectStore: @unchecked Sendable {
                     entity: entity, key: "primaryKey",
                     message: "no \(count) primary keys are left in hierarchy \(e.root)"))
         }
-        return (0..<Int64(count)).map { ObjectID(entity: entity, primaryKey: first + $0) }
+        return (0..<Int64(count)).map { e.objectID(first + $0) }
     }
 
     /// Applies a change set in one engine write transaction: defaults, validation (1550–1680),

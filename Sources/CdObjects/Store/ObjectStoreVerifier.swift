@@ -132,7 +132,7 @@ public struct ObjectStoreVerifier: Sendable {
                                 entity: root, tree: name, key: key, message: "record \(pk) does not decode: \(error)"))
                         return true
                     }
-                    let id = ObjectID(entity: rec.entity.name, primaryKey: pk)
+                    let id = rec.entity.objectID(pk)
                     guard rec.entity.root == root else {
                         report(
                             ObjectStoreProblem(
@@ -179,7 +179,7 @@ public struct ObjectStoreVerifier: Sendable {
             }
         }
         func lookup(_ id: ObjectID) -> Record? {
-            guard let e = layout.entities[id.entity], let r = records[e.root]?[id.primaryKey], r.entity === e else {
+            guard let e = layout.entity(of: id), let r = records[e.root]?[id.primaryKey], r.entity === e else {
                 return nil
             }
             return r
@@ -220,7 +220,7 @@ public struct ObjectStoreVerifier: Sendable {
                     guard let root = layout.entities[d.entity]?.root, let rec = records[root]?[pk],
                         let index = rec.entity.indexes.first(where: { $0.definition == d })
                     else { return true }
-                    let id = ObjectID(entity: rec.entity.name, primaryKey: pk)
+                    let id = rec.entity.objectID(pk)
                     let prefix = Array(key.dropLast(8))
                     if d.isUnique, let p = previous, p.prefix == prefix, !IndexKey.hasNilColumn(index, rec),
                         ChangeApplier.sameColumns(index, rec, p.record)
@@ -249,7 +249,7 @@ public struct ObjectStoreVerifier: Sendable {
         // OV5: to-one side.
         for root in layout.roots {
             for (pk, rec) in records[root] ?? [:] {
-                let id = ObjectID(entity: rec.entity.name, primaryKey: pk)
+                let id = rec.entity.objectID(pk)
                 for (i, r) in rec.entity.toOnes.enumerated() {
                     guard let target = rec.toOne[i] else { continue }
                     let tree = rec.entity.recordTree
@@ -315,7 +315,7 @@ public struct ObjectStoreVerifier: Sendable {
                                 message: "entry of \(r.name) for missing source object \(spk)"))
                         return true
                     }
-                    let sid = ObjectID(entity: source.entity.name, primaryKey: spk)
+                    let sid = source.entity.objectID(spk)
                     if r.isOrdered, list?.targets.insert(target).inserted == false {
                         report(
                             ObjectStoreProblem(

@@ -65,6 +65,9 @@ final class StoreLayout: Sendable {
     let entities: [String: EntityLayout]
     /// Layouts by code (EL1).
     let byCode: [EntityLayout]
+    /// Layouts by the process-wide code of their name (OI1): an identifier finds its entity's
+    /// layout with an array read, no name hashed.
+    private let byNameCode: EntityCodeMap<EntityLayout>
     /// Names of inheritance roots, sorted.
     let roots: [String]
     let indexDefinitions: [IndexDefinition]
@@ -96,11 +99,13 @@ final class StoreLayout: Sendable {
         }
         indexDefinitions = definitions
         let names = model.entityNames.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let codes = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         let layouts = names.enumerated().map {
-            EntityLayout(name: $1, code: $0, model: model, definitions: definitions)
+            EntityLayout(name: $1, code: $0, codes: codes, model: model, definitions: definitions)
         }
         byCode = layouts
         entities = Dictionary(uniqueKeysWithValues: layouts.map { ($0.name, $0) })
+        byNameCode = EntityCodeMap(entities)
         roots = Array(Set(layouts.map(\.root))).sorted()
     }
 
@@ -111,6 +116,16 @@ final class StoreLayout: Sendable {
                 ValidationFailure(entity: name, key: "entity", message: "the model has no entity named \(name)"))
         }
         return e
+    }
+
+    /// The layout of the entity of `id`, or nil when the model has no such entity.
+    @inline(__always)
+    func entity(of id: ObjectID) -> EntityLayout? { byNameCode[id] }
+
+    /// The layout of the entity of `id`, or a 1550 error naming the unknown entity.
+    func entityOrThrow(of id: ObjectID) throws -> EntityLayout {
+        if let e = entity(of: id) { return e }
+        return try entity(id.entity)
     }
 
     /// Whether an object of `entity` may be the target of a relationship to `destination`.

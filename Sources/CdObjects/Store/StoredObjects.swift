@@ -43,7 +43,7 @@ final class StoredObjects {
 
     /// The stored record of `id`, or nil when there is none (or the key holds another entity).
     func record(_ id: ObjectID) throws -> Record? {
-        guard let entity = layout.entities[id.entity], let t = try tree(entity.recordTree) else { return nil }
+        guard let entity = layout.entity(of: id), let t = try tree(entity.recordTree) else { return nil }
         // The key is lent from the stack, the value copied once for the decoder (BL1).
         let key = UInt64(bitPattern: id.primaryKey)
         let decoded = { (value: UnsafeRawBufferPointer?) in
@@ -133,11 +133,11 @@ final class StoredObjects {
             guard code < UInt64(layout.byCode.count) else { throw RecordDecodingError("unknown entity code \(code)") }
             let pk = ordered ? Int64(bitPattern: try r.varint()) : Int64(bitPattern: key.readBE(UInt64.self, at: 8))
             guard r.isAtEnd else { throw RecordDecodingError("trailing bytes") }
-            let target = layout.byCode[Int(code)].name
-            guard layout.isKind(target, of: relationship.destination) else {
-                throw RecordDecodingError("a \(target) is not a \(relationship.destination)")
+            let target = layout.byCode[Int(code)]
+            guard layout.isKind(target.name, of: relationship.destination) else {
+                throw RecordDecodingError("a \(target.name) is not a \(relationship.destination)")
             }
-            return ObjectID(entity: target, primaryKey: pk)
+            return target.objectID(pk)
         } catch let error as RecordDecodingError {
             throw corruption(tree, "relationship entry \(key): \(error.message)")
         }
