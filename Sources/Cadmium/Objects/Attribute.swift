@@ -114,6 +114,21 @@ public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
     public init(wrappedValue: Value, _ options: AttributeOption...) {
         ordinal = WrapperOrdinals.take(AttributeSpec<Value>(options: options, initialValue: wrappedValue))
     }
+    // The forms with one option or none, which most declarations use, without the variadic
+    // list: that is an array the caller builds for every object, though only a captured
+    // prototype reads it.
+    /// An attribute with one option and no default.
+    public init(_ option: AttributeOption) {
+        ordinal = WrapperOrdinals.take(AttributeSpec<Value>(options: [option], initialValue: nil))
+    }
+    /// An attribute whose inline value is the model's default.
+    public init(wrappedValue: Value) {
+        ordinal = WrapperOrdinals.take(AttributeSpec<Value>(options: [], initialValue: wrappedValue))
+    }
+    /// An attribute with one option whose inline value is the model's default.
+    public init(wrappedValue: Value, _ option: AttributeOption) {
+        ordinal = WrapperOrdinals.take(AttributeSpec<Value>(options: [option], initialValue: wrappedValue))
+    }
 
     /// Not used: every access goes through the enclosing object (see the static subscript).
     @available(*, unavailable, message: "@Attribute is only available on CdManagedObject subclasses")
