@@ -138,9 +138,16 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// The object of `id` in this context: the registered one, or a new fault.
     func object(for id: ObjectID) -> CdManagedObject? {
         if let object = lock.withLock({ lookupLocked(id) }) { return object }
+        return newObject(for: id)
+    }
+
+    /// A new fault of `id`, registered, for an `id` that had no object a moment ago (another
+    /// thread's misuse may have registered one since: that one is returned, MC1).
+    private func newObject(for id: ObjectID) -> CdManagedObject {
         // Made outside the lock: the object's lock is never taken under the context's (OL1).
         let object = stack.model.newInstance(for: id)
-        let row = lock.withLock { prefetchedRows.removeValue(forKey: id) }
+        // Only the main context keeps prefetched rows (`keepPrefetched`).
+        let row = kind == .main ? lock.withLock { prefetchedRows.removeValue(forKey: id) } : nil
         object.withState { state in
             state.context = self
             state.objectID = id
@@ -307,9 +314,9 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             if let preloaded { return preloaded[index] }
             return try snapshot.values(of: id)
         }
-        let objects = try ids.enumerated().compactMap { index, id -> CdManagedObject? in
+        let objects = try ids.enumerated().map { index, id -> CdManagedObject in
             let known = registered(id)
-            guard let object = known ?? self.object(for: id) else { return nil }
+            let object = known ?? newObject(for: id)
             if known == nil || kind == .main || !object.withState({ $0.loaded }) {
                 if batchSize > 0 {
                     object.refresh(with: nil)

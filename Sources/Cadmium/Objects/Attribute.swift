@@ -105,14 +105,29 @@ public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
     // Each initialiser builds its spec only inside the autoclosure (run while a prototype is
     // captured): an object's initialisation then needs no `Value?` and no metadata of its own.
     /// An attribute with no default (a required one must be set before the commit).
-    public init() { ordinal = WrapperOrdinals.take(AttributeSpec<Value>(options: [], initialValue: nil)) }
+    public init() { ordinal = WrapperOrdinals.take(AttributeSpec<Value>.spec([])) }
     /// An attribute with options and no default.
     public init(_ options: AttributeOption...) {
-        ordinal = WrapperOrdinals.take(AttributeSpec<Value>(options: options, initialValue: nil))
+        ordinal = WrapperOrdinals.take(AttributeSpec<Value>.spec(options))
     }
     /// An attribute whose inline value is the model's default.
     public init(wrappedValue: Value, _ options: AttributeOption...) {
-        ordinal = WrapperOrdinals.take(AttributeSpec<Value>(options: options, initialValue: wrappedValue))
+        ordinal = WrapperOrdinals.take(AttributeSpec<Value>.spec(options, default: wrappedValue))
+    }
+    // The forms with one option or none, which most declarations use, without the variadic
+    // list: that is an array the caller builds for every object, though only a captured
+    // prototype reads it.
+    /// An attribute with one option and no default.
+    public init(_ option: AttributeOption) {
+        ordinal = WrapperOrdinals.take(AttributeSpec<Value>.spec([option]))
+    }
+    /// An attribute whose inline value is the model's default.
+    public init(wrappedValue: Value) {
+        ordinal = WrapperOrdinals.take(AttributeSpec<Value>.spec([], default: wrappedValue))
+    }
+    /// An attribute with one option whose inline value is the model's default.
+    public init(wrappedValue: Value, _ option: AttributeOption) {
+        ordinal = WrapperOrdinals.take(AttributeSpec<Value>.spec([option], default: wrappedValue))
     }
 
     /// Not used: every access goes through the enclosing object (see the static subscript).
@@ -148,6 +163,21 @@ public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
 struct AttributeSpec<Value: CdAttributeValue>: AttributeWrapper {
     let options: [AttributeOption]
     let initialValue: Value?
+
+    // The initialisers call these rather than `init`: a `Value?` or an `AttributeSpec<Value>` in
+    // the wrapper's own initialiser makes it look up that type's metadata for every object,
+    // though only a captured prototype builds a spec.
+    /// The spec of an attribute with no default.
+    @inline(never)
+    static func spec(_ options: [AttributeOption]) -> any WrapperSpec {
+        AttributeSpec(options: options, initialValue: nil)
+    }
+
+    /// The spec of an attribute whose default is `value`.
+    @inline(never)
+    static func spec(_ options: [AttributeOption], default value: Value) -> any WrapperSpec {
+        AttributeSpec(options: options, initialValue: value)
+    }
 
     /// The model's description of this attribute.
     func description(name: String) -> (AttributeDescription, unique: Bool) {

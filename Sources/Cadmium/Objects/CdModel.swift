@@ -141,7 +141,7 @@ public struct CdModel: @unchecked Sendable {
             state.entityName = entity
             if let table {
                 state.slots = table
-                state.buffer = [PropertyValue?](repeating: nil, count: table.count)
+                state.buffer = table.emptyValues
             }
         }
         return object

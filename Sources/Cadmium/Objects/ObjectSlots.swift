@@ -30,6 +30,9 @@ final class ObjectSlots: @unchecked Sendable {
     let carriesAll: Bool
     /// A new object's values.
     let newValues: [PropertyValue?]
+    /// A fault's values: `count` nils, one array that every new fault shares until it is first
+    /// written (copy on write), so that making a fault allocates no buffer of its own.
+    let emptyValues: [PropertyValue?]
     /// The class the ordinals belong to.
     let boundClass: CdManagedObject.Type?
     /// Wrapper ordinal → slot (OSL1).
@@ -45,6 +48,7 @@ final class ObjectSlots: @unchecked Sendable {
         let entity = properties.entity
         var carried = Array(repeating: false, count: count)
         var newValues = [PropertyValue?](repeating: nil, count: count)
+        emptyValues = newValues
         // Keeps OSL2.
         var relationships = [RelationshipDescription?](repeating: nil, count: count)
         var inverses = [RelationshipDescription?](repeating: nil, count: count)

@@ -253,9 +253,12 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
         }
     }
 
-    /// `fetch()` before the results are cast to `T`.
-    private func fetchResults() throws -> FetchedResults {
-        let (request, context) = try prepared("fetch()")
+    /// `fetch()` before the results are cast to `T`; with `limit`, as `limit(limit).fetch()`
+    /// would run it, without making that request.
+    private func fetchResults(limit: Int? = nil) throws -> FetchedResults {
+        let (checked, context) = try prepared("fetch()")
+        var request = checked
+        if let limit { request.limit = limit }
         let (snapshot, owned) = try context.readSnapshot()
         defer { if owned { snapshot.end() } }
         let (properties, prefetched, fetchBatchSize) = (shape.properties, shape.prefetched, shape.fetchBatchSize)
@@ -302,7 +305,7 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
     /// (Cadmium set it to 1 for good).
     public func fetchOne() throws -> T? {
         // The first result that is a `T`, without building an array of `T`.
-        switch try limit(1).fetchResults() {
+        switch try fetchResults(limit: 1) {
         case let .objects(objects): for object in objects { if let result = object as? T { return result } }
         case let .rows(rows): for row in rows { if let result = row as? T { return result } }
         }

@@ -16,7 +16,7 @@ extension CdPredicate {
         for (name, value) in variables {
             bound[name] = try PredicateArgument.expression(value, source: .variable(name))
         }
-        return substituting(bound)
+        return substituting { bound[$0] }
     }
 
     /// The names of the free variables, sorted.
@@ -26,7 +26,8 @@ extension CdPredicate {
         return names.sorted()
     }
 
-    func substituting(_ bound: [String: CdPredicateExpression]) -> CdPredicate {
+    /// A copy with each free variable for which `bound` has a value replaced by it.
+    func substituting(_ bound: (String) -> CdPredicateExpression?) -> CdPredicate {
         switch self {
         case .constant: return self
         case let .comparison(c):
@@ -55,19 +56,19 @@ extension CdPredicate {
 }
 
 extension CdPredicateExpression {
-    func substituting(_ bound: [String: CdPredicateExpression]) -> CdPredicateExpression {
+    /// A copy with each free variable for which `bound` has a value replaced by it.
+    func substituting(_ bound: (String) -> CdPredicateExpression?) -> CdPredicateExpression {
         switch self {
         case .constant, .object, .evaluatedObject: return self
-        case let .variable(name): return bound[name] ?? self
+        case let .variable(name): return bound(name) ?? self
         case let .aggregate(elements): return .aggregate(elements.map { $0.substituting(bound) })
         case let .keyPath(base, keys): return .keyPath(base.substituting(bound), keys)
         case let .function(f, inner): return .function(f, inner.substituting(bound))
         case let .subquery(collection, variable, predicate):
-            var inner = bound
-            inner[variable] = nil
+            // The subquery's variable is not free inside it.
             return .subquery(
-                collection: collection.substituting(bound), variable: variable, predicate: predicate.substituting(inner)
-            )
+                collection: collection.substituting(bound), variable: variable,
+                predicate: predicate.substituting { $0 == variable ? nil : bound($0) })
         }
     }
 

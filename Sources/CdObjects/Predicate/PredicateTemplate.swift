@@ -50,7 +50,8 @@ public struct PredicateTemplate: Sendable {
     /// extra or unusable arguments.
     public func bind(_ arguments: [Any]) throws -> CdPredicate? {
         if slots.isEmpty && arguments.isEmpty { return predicate }
-        var bound: [String: CdPredicateExpression] = [:]
+        // Slot `i`'s value at index `i` (no dictionary: a slot's name gives its index, PT2).
+        var bound: [CdPredicateExpression] = []
         bound.reserveCapacity(slots.count)
         for (index, slot) in slots.enumerated() {
             guard index < arguments.count else {
@@ -63,23 +64,30 @@ public struct PredicateTemplate: Sendable {
             let value = arguments[index]
             if slot.specifier == "@", let common = PredicateArgument.commonExpression(value) {
                 // Not an expression, and bound as `expression` binds it (keeps PT1).
-                bound[Self.slotName(index)] = common
+                bound.append(common)
                 continue
             }
             if PredicateArgument.unwrapOptional(value) is CdPredicateExpression { return nil }
             let source = PredicateArgument.Source.argument(index)
-            bound[Self.slotName(index)] =
+            let expression =
                 switch slot.specifier {
                 case "@": try PredicateArgument.expression(value, source: source)
                 case "f", "lf": try PredicateArgument.double(value, source: source, specifier: slot.specifier)
                 default: try PredicateArgument.integer(value, source: source, specifier: slot.specifier)
                 }
+            bound.append(expression)
         }
         if arguments.count > slots.count {
             throw CdPredicateError(
                 .extraArgument, "\(arguments.count) arguments were passed but the format uses \(slots.count)")
         }
-        return predicate.substituting(bound)
+        return predicate.substituting { name in Self.slotIndex(name).flatMap { $0 < bound.count ? bound[$0] : nil } }
+    }
+
+    /// The index of the slot variable `name` (`%3` → 3, PT2); nil for any other name.
+    static func slotIndex(_ name: String) -> Int? {
+        guard name.utf8.first == UInt8(ascii: "%") else { return nil }
+        return Int(name.dropFirst())
     }
 
     /// The variable name of slot `index` (PT2).

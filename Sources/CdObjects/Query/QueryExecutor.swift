@@ -44,7 +44,7 @@ final class QueryExecutor {
                 "the request for \(request.entity) has offset \(request.offset) and limit "
                     + "\(request.limit.map(String.init) ?? "none"); both must be 0 or more")
         }
-        try request.predicate?.validate(entity: request.entity, schema: ModelPredicateSchema(layout.model))
+        try request.predicate?.validate(entity: request.entity, schema: layout.predicateSchema)
         for s in request.sortDescriptors { try checkPath(s.key, from: entity) }
         return entity
     }

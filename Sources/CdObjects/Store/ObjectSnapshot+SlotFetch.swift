@@ -18,6 +18,8 @@ extension ObjectSnapshot {
         _ request: FetchRequest, pending: ChangeSet? = nil
     ) throws -> [(id: ObjectID, values: [PropertyValue?]?)] {
         do {
+            // A fetch by ID reads its records by primary key (FK1, FK2).
+            if let keyed = try keyedSlotObjects(request, pending: pending) { return keyed }
             var request = request
             request.propertiesToFetch = []
             if let pending, !pending.isEmpty {

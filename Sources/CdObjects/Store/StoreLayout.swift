@@ -71,9 +71,12 @@ final class StoreLayout: Sendable {
     /// Names of inheritance roots, sorted.
     let roots: [String]
     let indexDefinitions: [IndexDefinition]
+    /// The model's predicate schema as a table, for validating every fetch's predicate (FK4).
+    let predicateSchema: TabledPredicateSchema
 
     init(model: ObjectModel) {
         self.model = model
+        predicateSchema = TabledPredicateSchema(model)
         var definitions: [IndexDefinition] = []
         for entity in model.entities {
             for a in entity.attributes where a.isIndexed && !a.isTransient {
