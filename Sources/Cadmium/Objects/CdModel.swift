@@ -33,22 +33,17 @@ public struct CdModel: @unchecked Sendable {
     /// listed becomes a sub-entity. An inverse named on one side only is completed on the other.
     public init(classes: [CdManagedObject.Type]) throws {
         var entities: [EntityDescription] = []
-        let listed = Set(classes.map { ObjectIdentifier($0) })
         for cls in classes {
-            let (prototype, specs) = WrapperSpecs.capture { cls.init() }
-            var entity = EntityDescription(name: cls.entityName, className: String(reflecting: cls))
-            if let parent = class_getSuperclassIfListed(cls, listed) { entity.parent = parent.entityName }
-            for child in Mirror(reflecting: prototype).children {
-                guard let label = child.label, label.hasPrefix("_"),
-                    let spec = (child.value as? CdPropertyWrapper).flatMap({ specs[$0.ordinal] })
-                else { continue }
-                let name = String(label.dropFirst())
-                if let attribute = spec as? AttributeWrapper {
-                    let (description, unique) = attribute.description(name: name)
+            // `_typeName` is what `String(reflecting:)` prints for a class, without its casts.
+            var entity = EntityDescription(name: cls.entityName, className: _typeName(cls, qualified: true))
+            if let parent = superclassIfListed(cls, classes) { entity.parent = parent.entityName }
+            for field in WrapperFields.of(cls) where !field.inherited {
+                switch field.spec.property(name: field.name) {
+                case let .attribute(description, unique):
                     entity.attributes.append(description)
-                    if unique { entity.uniquenessConstraints.append([name]) }
-                } else if let relationship = spec as? RelationshipWrapper {
-                    entity.relationships.append(relationship.description(name: name))
+                    if unique { entity.uniquenessConstraints.append([field.name]) }
+                case let .relationship(description):
+                    entity.relationships.append(description)
                 }
             }
             entities.append(entity)
@@ -173,12 +168,8 @@ public struct CdModel: @unchecked Sendable {
 }
 
 /// The superclass of `cls` when it is one of the listed classes (a parent entity).
-private func class_getSuperclassIfListed(
-    _ cls: CdManagedObject.Type, _ listed: Set<ObjectIdentifier>
-) -> CdManagedObject.Type? {
-    guard let superclass = _getSuperclass(cls) as? CdManagedObject.Type, listed.contains(ObjectIdentifier(superclass))
-    else {
-        return nil
-    }
-    return superclass
+private func superclassIfListed(_ cls: CdManagedObject.Type, _ classes: [CdManagedObject.Type]) -> CdManagedObject.Type?
+{
+    guard let superclass = _getSuperclass(cls) else { return nil }
+    return classes.first { ObjectIdentifier($0) == ObjectIdentifier(superclass) }
 }
