@@ -33,11 +33,12 @@ public struct CdModel: @unchecked Sendable {
     /// listed becomes a sub-entity. An inverse named on one side only is completed on the other.
     public init(classes: [CdManagedObject.Type]) throws {
         var entities: [EntityDescription] = []
-        for cls in classes {
+        let wrapperFields = classes.map(WrapperFields.of)
+        for (cls, fields) in zip(classes, wrapperFields) {
             // `_typeName` is what `String(reflecting:)` prints for a class, without its casts.
             var entity = EntityDescription(name: cls.entityName, className: _typeName(cls, qualified: true))
             if let parent = superclassIfListed(cls, classes) { entity.parent = parent.entityName }
-            for field in WrapperFields.of(cls) where !field.inherited {
+            for field in fields where !field.inherited {
                 switch field.spec.property(name: field.name) {
                 case let .attribute(description, unique):
                     entity.attributes.append(description)
@@ -62,7 +63,7 @@ public struct CdModel: @unchecked Sendable {
                 }
             }
         }
-        try self.init(objectModel: ObjectModel(entities: entities), classes: classes)
+        self.init(objectModel: try ObjectModel(entities: entities), classes: classes, wrapperFields: wrapperFields)
     }
 
     /// The model in a Core Data model file (`.xcdatamodel`, `.xcdatamodeld` or a `contents`
@@ -75,14 +76,22 @@ public struct CdModel: @unchecked Sendable {
 
     /// An existing entity model bound to `classes` by name.
     public init(objectModel: ObjectModel, classes: [CdManagedObject.Type]) throws {
+        self.init(objectModel: objectModel, classes: classes, wrapperFields: nil)
+    }
+
+    /// `objectModel` bound to `classes`; `wrapperFields[i]`, when given, holds the wrapper fields
+    /// of `classes[i]` (read once by the caller, not again for the slot tables).
+    private init(objectModel: ObjectModel, classes: [CdManagedObject.Type], wrapperFields: [[WrapperField]]?) {
         self.objectModel = objectModel
         var bound: [String: CdManagedObject.Type] = [:]
+        var boundFields: [String: [WrapperField]] = [:]
         for entity in objectModel.entities {
             let shortClass = entity.className.split(separator: ".").last.map(String.init) ?? entity.className
-            if let cls = classes.first(where: { $0.entityName == entity.name })
-                ?? classes.first(where: { String(describing: $0) == shortClass })
+            if let i = classes.firstIndex(where: { $0.entityName == entity.name })
+                ?? classes.firstIndex(where: { String(describing: $0) == shortClass })
             {
-                bound[entity.name] = cls
+                bound[entity.name] = classes[i]
+                boundFields[entity.name] = wrapperFields?[i]
             }
         }
         self.classes = bound
@@ -104,7 +113,10 @@ public struct CdModel: @unchecked Sendable {
         self.storedKeys = stored
         self.relationshipsByName = relationships
         self.slotTables = PropertySlots.tables(of: objectModel).mapValues { properties in
-            ObjectSlots(properties: properties, model: objectModel, boundClass: bound[properties.entity])
+            let boundClass = bound[properties.entity]
+            return ObjectSlots(
+                properties: properties, model: objectModel, boundClass: boundClass,
+                wrapperFields: boundFields[properties.entity] ?? boundClass.map(WrapperFields.of) ?? [])
         }
     }
 

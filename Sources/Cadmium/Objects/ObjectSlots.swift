@@ -39,7 +39,9 @@ final class ObjectSlots: @unchecked Sendable {
     /// The inverse of the relationship in each slot (OSL2).
     let inverses: [RelationshipDescription?]
 
-    init(properties: PropertySlots, model: ObjectModel, boundClass: CdManagedObject.Type?) {
+    init(
+        properties: PropertySlots, model: ObjectModel, boundClass: CdManagedObject.Type?, wrapperFields: [WrapperField]
+    ) {
         self.properties = properties
         count = properties.names.count
         let entity = properties.entity
@@ -72,9 +74,9 @@ final class ObjectSlots: @unchecked Sendable {
         self.newValues = newValues
         self.boundClass = boundClass
         var wrapperSlots: [Int] = []
-        if let boundClass {
+        if boundClass != nil {
             // Keeps OSL1: the prototype's wrappers carry the ordinals every instance gets.
-            for field in WrapperFields.of(boundClass) where field.ordinal < 4096 {
+            for field in wrapperFields where field.ordinal < 4096 {
                 if wrapperSlots.count <= field.ordinal {
                     wrapperSlots += Array(repeating: -1, count: field.ordinal + 1 - wrapperSlots.count)
                 }
