@@ -26,7 +26,7 @@ final class ThreadState {
     /// The ordinal the next property wrapper initialised on this thread takes (`WrapperOrdinals`).
     var nextWrapperOrdinal = 0
     /// While `WrapperSpecs.capture` runs: the specs of the wrappers initialised, by ordinal.
-    var capturedSpecs: [Int: any WrapperSpec]?
+    var capturedSpecs: [(any WrapperSpec)?]?
     /// This is the process's main thread. Asked once per thread: on Linux `Thread.isMainThread`
     /// is a `gettid` system call, and every property access asks.
     let isMainThread = Thread.isMainThread

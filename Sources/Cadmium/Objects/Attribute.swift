@@ -75,7 +75,7 @@ enum WrapperOrdinals {
         let state = ThreadState.current
         let ordinal = state.nextWrapperOrdinal
         state.nextWrapperOrdinal += 1
-        if state.capturedSpecs != nil { state.capturedSpecs?[ordinal] = spec() }
+        if state.capturedSpecs != nil { WrapperSpecs.record(spec(), ordinal: ordinal, in: state) }
         return ordinal
     }
 
@@ -160,7 +160,7 @@ public struct Attribute<Value: CdAttributeValue>: CdPropertyWrapper {
 }
 
 /// What the model builder needs from an `@Attribute`: its type, default and options.
-struct AttributeSpec<Value: CdAttributeValue>: AttributeWrapper {
+struct AttributeSpec<Value: CdAttributeValue>: WrapperSpec {
     let options: [AttributeOption]
     let initialValue: Value?
 
@@ -177,6 +177,17 @@ struct AttributeSpec<Value: CdAttributeValue>: AttributeWrapper {
     @inline(never)
     static func spec(_ options: [AttributeOption], default value: Value) -> any WrapperSpec {
         AttributeSpec(options: options, initialValue: value)
+    }
+
+    var wrapperType: Any.Type { Attribute<Value>.self }
+
+    func ordinal(in object: UnsafeRawPointer, at offset: Int) -> Int {
+        object.load(fromByteOffset: offset, as: Attribute<Value>.self).ordinal
+    }
+
+    func property(name: String) -> WrapperProperty {
+        let (attribute, unique) = description(name: name)
+        return .attribute(attribute, unique: unique)
     }
 
     /// The model's description of this attribute.
@@ -213,21 +224,43 @@ struct AttributeSpec<Value: CdAttributeValue>: AttributeWrapper {
 }
 
 /// The model-building side of a wrapper, recorded for its ordinal by `WrapperSpecs.capture`.
-protocol WrapperSpec {}
+/// Its requirements are what model building asks of a wrapper without casting it: a cast to a
+/// protocol costs the Swift runtime a scan of every conformance in the process the first time
+/// it meets a type (WrapperFields.swift).
+protocol WrapperSpec {
+    /// The wrapper type this spec was recorded by (`Attribute<Value>`, `Relationship<Value>`).
+    var wrapperType: Any.Type { get }
+    /// The ordinal in the wrapper stored `offset` bytes into `object`, which holds a
+    /// `wrapperType` there.
+    func ordinal(in object: UnsafeRawPointer, at offset: Int) -> Int
+    /// The model's description of the property named `name`.
+    func property(name: String) -> WrapperProperty
+}
 
-/// The model-building side of `Attribute`, without its generic parameter.
-protocol AttributeWrapper: WrapperSpec {
-    func description(name: String) -> (AttributeDescription, unique: Bool)
+/// What a wrapper declares: an attribute (and whether it is unique on its own) or a relationship.
+enum WrapperProperty {
+    case attribute(AttributeDescription, unique: Bool)
+    case relationship(RelationshipDescription)
 }
 
 /// Records the wrapper specs of the objects made by `body` on this thread, by ordinal.
 enum WrapperSpecs {
-    static func capture<R>(_ body: () -> R) -> (R, [Int: any WrapperSpec]) {
+    /// The specs recorded while `body` ran, indexed by ordinal (nil where none was recorded).
+    static func capture<R>(_ body: () -> R) -> (R, [(any WrapperSpec)?]) {
         let state = ThreadState.current
         let saved = state.capturedSpecs
-        state.capturedSpecs = [:]
+        state.capturedSpecs = []
         defer { state.capturedSpecs = saved }
         let result = body()
-        return (result, state.capturedSpecs ?? [:])
+        return (result, state.capturedSpecs ?? [])
+    }
+
+    /// Records `spec` for `ordinal` in the capture running on `state`'s thread.
+    static func record(_ spec: any WrapperSpec, ordinal: Int, in state: ThreadState) {
+        guard var specs = state.capturedSpecs, ordinal >= 0 else { return }
+        state.capturedSpecs = nil  // one owner of the buffer while it grows
+        if specs.count <= ordinal { specs += Array(repeating: nil, count: ordinal + 1 - specs.count) }
+        specs[ordinal] = spec
+        state.capturedSpecs = specs
     }
 }

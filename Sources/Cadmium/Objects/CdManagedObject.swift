@@ -213,7 +213,9 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
     }
 
     /// The entity name of this class: the unqualified class name unless overridden.
-    open class var entityName: String { String(describing: self) }
+    // `_typeName(qualified: false)` is what `String(describing:)` prints for a class, without its
+    // protocol casts (the first cast of each type costs the runtime a scan of every conformance).
+    open class var entityName: String { _typeName(self, qualified: false) }
 
     /// ``entityName``, asked once per class: describing a class costs about a microsecond, and
     /// every object made and every fetch asks. (An override that answers differently from one

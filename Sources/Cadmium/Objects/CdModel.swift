@@ -35,22 +35,18 @@ public struct CdModel: @unchecked Sendable {
     /// listed becomes a sub-entity. An inverse named on one side only is completed on the other.
     public init(classes: [CdManagedObject.Type]) throws {
         var entities: [EntityDescription] = []
-        let listed = Set(classes.map { ObjectIdentifier($0) })
-        for cls in classes {
-            let (prototype, specs) = WrapperSpecs.capture { cls.init() }
-            var entity = EntityDescription(name: cls.entityName, className: String(reflecting: cls))
-            if let parent = class_getSuperclassIfListed(cls, listed) { entity.parent = parent.entityName }
-            for child in Mirror(reflecting: prototype).children {
-                guard let label = child.label, label.hasPrefix("_"),
-                    let spec = (child.value as? CdPropertyWrapper).flatMap({ specs[$0.ordinal] })
-                else { continue }
-                let name = String(label.dropFirst())
-                if let attribute = spec as? AttributeWrapper {
-                    let (description, unique) = attribute.description(name: name)
+        let wrapperFields = classes.map(WrapperFields.of)
+        for (cls, fields) in zip(classes, wrapperFields) {
+            // `_typeName` is what `String(reflecting:)` prints for a class, without its casts.
+            var entity = EntityDescription(name: cls.entityName, className: _typeName(cls, qualified: true))
+            if let parent = superclassIfListed(cls, classes) { entity.parent = parent.entityName }
+            for field in fields where !field.inherited {
+                switch field.spec.property(name: field.name) {
+                case let .attribute(description, unique):
                     entity.attributes.append(description)
-                    if unique { entity.uniquenessConstraints.append([name]) }
-                } else if let relationship = spec as? RelationshipWrapper {
-                    entity.relationships.append(relationship.description(name: name))
+                    if unique { entity.uniquenessConstraints.append([field.name]) }
+                case let .relationship(description):
+                    entity.relationships.append(description)
                 }
             }
             entities.append(entity)
@@ -69,7 +65,7 @@ public struct CdModel: @unchecked Sendable {
                 }
             }
         }
-        try self.init(objectModel: ObjectModel(entities: entities), classes: classes)
+        self.init(objectModel: try ObjectModel(entities: entities), classes: classes, wrapperFields: wrapperFields)
     }
 
     /// The model in a Core Data model file (`.xcdatamodel`, `.xcdatamodeld` or a `contents`
@@ -82,14 +78,22 @@ public struct CdModel: @unchecked Sendable {
 
     /// An existing entity model bound to `classes` by name.
     public init(objectModel: ObjectModel, classes: [CdManagedObject.Type]) throws {
+        self.init(objectModel: objectModel, classes: classes, wrapperFields: nil)
+    }
+
+    /// `objectModel` bound to `classes`; `wrapperFields[i]`, when given, holds the wrapper fields
+    /// of `classes[i]` (read once by the caller, not again for the slot tables).
+    private init(objectModel: ObjectModel, classes: [CdManagedObject.Type], wrapperFields: [[WrapperField]]?) {
         self.objectModel = objectModel
         var bound: [String: CdManagedObject.Type] = [:]
+        var boundFields: [String: [WrapperField]] = [:]
         for entity in objectModel.entities {
             let shortClass = entity.className.split(separator: ".").last.map(String.init) ?? entity.className
-            if let cls = classes.first(where: { $0.entityName == entity.name })
-                ?? classes.first(where: { String(describing: $0) == shortClass })
+            if let i = classes.firstIndex(where: { $0.entityName == entity.name })
+                ?? classes.firstIndex(where: { String(describing: $0) == shortClass })
             {
-                bound[entity.name] = cls
+                bound[entity.name] = classes[i]
+                boundFields[entity.name] = wrapperFields?[i]
             }
         }
         self.classes = bound
@@ -111,7 +115,10 @@ public struct CdModel: @unchecked Sendable {
         self.storedKeys = stored
         self.relationshipsByName = relationships
         self.slotTables = PropertySlots.tables(of: objectModel).mapValues { properties in
-            ObjectSlots(properties: properties, model: objectModel, boundClass: bound[properties.entity])
+            let boundClass = bound[properties.entity]
+            return ObjectSlots(
+                properties: properties, model: objectModel, boundClass: boundClass,
+                wrapperFields: boundFields[properties.entity] ?? boundClass.map(WrapperFields.of) ?? [])
         }
         let slotTables = self.slotTables
         self.instanceTemplates = EntityCodeMap(
@@ -184,14 +191,10 @@ public struct CdModel: @unchecked Sendable {
 }
 
 /// The superclass of `cls` when it is one of the listed classes (a parent entity).
-private func class_getSuperclassIfListed(
-    _ cls: CdManagedObject.Type, _ listed: Set<ObjectIdentifier>
-) -> CdManagedObject.Type? {
-    guard let superclass = _getSuperclass(cls) as? CdManagedObject.Type, listed.contains(ObjectIdentifier(superclass))
-    else {
-        return nil
-    }
-    return superclass
+private func superclassIfListed(_ cls: CdManagedObject.Type, _ classes: [CdManagedObject.Type]) -> CdManagedObject.Type?
+{
+    guard let superclass = _getSuperclass(cls) else { return nil }
+    return classes.first { ObjectIdentifier($0) == ObjectIdentifier(superclass) }
 }
 
 /// What `CdModel.newInstance(for:)` needs of an entity: its name, bound class and slots.

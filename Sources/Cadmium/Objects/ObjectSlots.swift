@@ -42,7 +42,9 @@ final class ObjectSlots: @unchecked Sendable {
     /// The inverse of the relationship in each slot (OSL2).
     let inverses: [RelationshipDescription?]
 
-    init(properties: PropertySlots, model: ObjectModel, boundClass: CdManagedObject.Type?) {
+    init(
+        properties: PropertySlots, model: ObjectModel, boundClass: CdManagedObject.Type?, wrapperFields: [WrapperField]
+    ) {
         self.properties = properties
         count = properties.names.count
         let entity = properties.entity
@@ -76,23 +78,13 @@ final class ObjectSlots: @unchecked Sendable {
         self.newValues = newValues
         self.boundClass = boundClass
         var wrapperSlots: [Int] = []
-        if let boundClass {
+        if boundClass != nil {
             // Keeps OSL1: the prototype's wrappers carry the ordinals every instance gets.
-            let prototype = boundClass.init()
-            var mirror: Mirror? = Mirror(reflecting: prototype)
-            while let current = mirror {
-                for child in current.children {
-                    guard let label = child.label, label.hasPrefix("_"),
-                        let wrapper = child.value as? CdPropertyWrapper
-                    else { continue }
-                    let ordinal = wrapper.ordinal
-                    guard ordinal >= 0, ordinal < 4096 else { continue }
-                    if wrapperSlots.count <= ordinal {
-                        wrapperSlots += Array(repeating: -1, count: ordinal + 1 - wrapperSlots.count)
-                    }
-                    wrapperSlots[ordinal] = properties.slot(of: String(label.dropFirst())) ?? -1
+            for field in wrapperFields where field.ordinal < 4096 {
+                if wrapperSlots.count <= field.ordinal {
+                    wrapperSlots += Array(repeating: -1, count: field.ordinal + 1 - wrapperSlots.count)
                 }
-                mirror = current.superclassMirror
+                wrapperSlots[field.ordinal] = properties.slot(of: field.name) ?? -1
             }
         }
         self.wrapperSlots = wrapperSlots

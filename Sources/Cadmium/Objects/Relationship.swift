@@ -103,18 +103,21 @@ public struct Relationship<Value: CdRelationshipValue>: CdPropertyWrapper {
     }
 }
 
-/// The model-building side of `Relationship`, without its generic parameter.
-protocol RelationshipWrapper: WrapperSpec {
-    func description(name: String) -> RelationshipDescription
-}
-
 /// What the model builder needs from a `@Relationship`: its destination, inverse and rules.
-struct RelationshipSpec<Value: CdRelationshipValue>: RelationshipWrapper {
+struct RelationshipSpec<Value: CdRelationshipValue>: WrapperSpec {
     let inverse: String?
     let deleteRule: DeleteRule
     let minCount: Int
     let maxCount: Int?
     let isOptional: Bool
+
+    var wrapperType: Any.Type { Relationship<Value>.self }
+
+    func ordinal(in object: UnsafeRawPointer, at offset: Int) -> Int {
+        object.load(fromByteOffset: offset, as: Relationship<Value>.self).ordinal
+    }
+
+    func property(name: String) -> WrapperProperty { .relationship(description(name: name)) }
 
     func description(name: String) -> RelationshipDescription {
         RelationshipDescription(

@@ -40,6 +40,7 @@ public struct CdCommit: Sendable, Hashable, CustomStringConvertible {
         // entity shares `ids` itself. A bulk insert of a million objects so costs one copy of
         // its IDs here, not three.
         func byEntity(_ ids: Set<ObjectID>) -> [String: Set<ObjectID>] {
+            if ids.isEmpty { return [:] }  // most commits leave two of the three lists empty
             var entities: Set<String> = []
             var last: String?
             for id in ids where id.entity != last {

@@ -147,7 +147,8 @@ enum PageFileStructure {
     ) throws -> Result<[MapEntry], DamageReport> {
         let pages = pages(ofChunk: index, header: header)
         let expected = PageMapLayout.chunkHeaderSize + pages.count * PageMapLayout.entrySize
-        let what = "chunk \(index) (pages \(pages.lowerBound)..<\(pages.upperBound))"
+        // Named only in a report: every chunk is read at each open.
+        var what: String { "chunk \(index) (pages \(pages.lowerBound)..<\(pages.upperBound))" }
         guard Int(location.length) == expected else {
             return .failure("\(what) is \(location.length) bytes, expected \(expected)")
         }

@@ -1,0 +1,75 @@
+// The `@Attribute` and `@Relationship` stored properties of a managed object class, read from the
+// class's field records (the standard library's `_forEachField`: name, offset and type of each
+// stored property) instead of through `Mirror`. Mirror casts the object and every child value to
+// protocols (`CustomReflectable`, then the wrapper protocol), and the Swift runtime answers the
+// first cast of each type by scanning every protocol conformance in the process: that was about
+// a third of a cold open. Here a field is recognised by comparing its type with the wrapper types
+// the prototype's specs recorded, and its ordinal is read from the prototype with the spec's own
+// (typed) load, so building a model makes no protocol cast at all.
+//
+// Invariants:
+//  MB1. A field is reported only when its type is the `wrapperType` of the spec recorded for the
+//       ordinal stored in it: a stored property of some other type, or one holding an ordinal
+//       that the prototype's initialisation did not record, is never taken for a wrapper.
+//  MB2. Fields come in the runtime's order (a superclass's fields before its subclass's, each
+//       class's in declaration order); `inherited` marks those declared by a superclass.
+
+@_spi(Reflection) import Swift
+
+/// A wrapper stored property of a class: its property name, its ordinal and its spec.
+struct WrapperField {
+    /// The property's name (the stored field's name less the wrapper's `_` prefix).
+    let name: String
+    /// The wrapper's ordinal, the same in every instance of the class (OSL1 in ObjectSlots.swift).
+    let ordinal: Int
+    /// What the wrapper declares.
+    let spec: any WrapperSpec
+    /// Declared by a superclass of the class asked about.
+    let inherited: Bool
+}
+
+enum WrapperFields {
+    /// `_EachFieldOptions.classType` (`1 << 0` in the standard library), which Swift 6 mode does
+    /// not let us read: it is declared a `static var`.
+    private static let classFields = _EachFieldOptions(rawValue: 1 << 0)
+
+    /// The wrapper fields of `cls` and its superclasses, read from one prototype of `cls`
+    /// (keeps MB1 and MB2).
+    static func of(_ cls: CdManagedObject.Type) -> [WrapperField] {
+        let (prototype, specs) = WrapperSpecs.capture { cls.init() }
+        let inheritedCount = _getSuperclass(cls).map(fieldCount) ?? 0
+        var fields: [WrapperField] = []
+        var index = 0
+        withExtendedLifetime(prototype) {
+            let base = UnsafeRawPointer(Unmanaged.passUnretained(prototype).toOpaque())
+            _forEachField(of: cls, options: classFields) { name, offset, type, _ in
+                defer { index += 1 }
+                guard name.pointee == CChar(UInt8(ascii: "_")),
+                    let found = specs.first(where: { $0?.wrapperType == type }), let candidate = found
+                else { return true }
+                // Keeps MB1: the ordinal read must name a spec recorded for this same wrapper type.
+                let ordinal = candidate.ordinal(in: base, at: offset)
+                guard specs.indices.contains(ordinal), let spec = specs[ordinal], spec.wrapperType == type else {
+                    return true
+                }
+                let label = String(cString: name)
+                fields.append(
+                    WrapperField(
+                        name: String(label.dropFirst()), ordinal: ordinal, spec: spec,
+                        inherited: index < inheritedCount))
+                return true
+            }
+        }
+        return fields
+    }
+
+    /// The number of stored fields of `cls`, its superclasses' included.
+    private static func fieldCount(_ cls: AnyClass) -> Int {
+        var count = 0
+        _forEachField(of: cls, options: classFields) { _, _, _, _ in
+            count += 1
+            return true
+        }
+        return count
+    }
+}
