@@ -27,6 +27,8 @@ final class ThreadState {
     var nextWrapperOrdinal = 0
     /// While `WrapperSpecs.capture` runs: the specs of the wrappers initialised, by ordinal.
     var capturedSpecs: [(any WrapperSpec)?]?
+    /// While `WrapperSpecs.capture` runs: an ordinal was taken twice (`WrapperSpecs.record`).
+    var capturedOrdinalTwice = false
     /// This is the process's main thread. Asked once per thread: on Linux `Thread.isMainThread`
     /// is a `gettid` system call, and every property access asks.
     let isMainThread = Thread.isMainThread

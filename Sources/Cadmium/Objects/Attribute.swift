@@ -246,13 +246,17 @@ enum WrapperProperty {
 /// Records the wrapper specs of the objects made by `body` on this thread, by ordinal.
 enum WrapperSpecs {
     /// The specs recorded while `body` ran, indexed by ordinal (nil where none was recorded).
-    static func capture<R>(_ body: () -> R) -> (R, [(any WrapperSpec)?]) {
+    /// `ordinalTakenTwice` tells that some ordinal was recorded twice: a managed object was made
+    /// while the captured one's stored properties were initialised (its `init` restarts the
+    /// ordinals), so the ordinals do not tell the captured object's wrappers apart.
+    static func capture<R>(_ body: () -> R) -> (R, [(any WrapperSpec)?], ordinalTakenTwice: Bool) {
         let state = ThreadState.current
-        let saved = state.capturedSpecs
+        let saved = (state.capturedSpecs, state.capturedOrdinalTwice)
         state.capturedSpecs = []
-        defer { state.capturedSpecs = saved }
+        state.capturedOrdinalTwice = false
+        defer { (state.capturedSpecs, state.capturedOrdinalTwice) = saved }
         let result = body()
-        return (result, state.capturedSpecs ?? [])
+        return (result, state.capturedSpecs ?? [], state.capturedOrdinalTwice)
     }
 
     /// Records `spec` for `ordinal` in the capture running on `state`'s thread.
@@ -260,6 +264,7 @@ enum WrapperSpecs {
         guard var specs = state.capturedSpecs, ordinal >= 0 else { return }
         state.capturedSpecs = nil  // one owner of the buffer while it grows
         if specs.count <= ordinal { specs += Array(repeating: nil, count: ordinal + 1 - specs.count) }
+        if specs[ordinal] != nil { state.capturedOrdinalTwice = true }
         specs[ordinal] = spec
         state.capturedSpecs = specs
     }

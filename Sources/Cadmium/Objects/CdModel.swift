@@ -35,7 +35,7 @@ public struct CdModel: @unchecked Sendable {
     /// listed becomes a sub-entity. An inverse named on one side only is completed on the other.
     public init(classes: [CdManagedObject.Type]) throws {
         var entities: [EntityDescription] = []
-        let wrapperFields = classes.map(WrapperFields.of)
+        let wrapperFields = try classes.map(WrapperFields.checked)
         for (cls, fields) in zip(classes, wrapperFields) {
             // `_typeName` is what `String(reflecting:)` prints for a class, without its casts.
             var entity = EntityDescription(name: cls.entityName, className: _typeName(cls, qualified: true))
@@ -65,7 +65,7 @@ public struct CdModel: @unchecked Sendable {
                 }
             }
         }
-        self.init(objectModel: try ObjectModel(entities: entities), classes: classes, wrapperFields: wrapperFields)
+        try self.init(objectModel: try ObjectModel(entities: entities), classes: classes, wrapperFields: wrapperFields)
     }
 
     /// The model in a Core Data model file (`.xcdatamodel`, `.xcdatamodeld` or a `contents`
@@ -78,12 +78,14 @@ public struct CdModel: @unchecked Sendable {
 
     /// An existing entity model bound to `classes` by name.
     public init(objectModel: ObjectModel, classes: [CdManagedObject.Type]) throws {
-        self.init(objectModel: objectModel, classes: classes, wrapperFields: nil)
+        try self.init(objectModel: objectModel, classes: classes, wrapperFields: nil)
     }
 
     /// `objectModel` bound to `classes`; `wrapperFields[i]`, when given, holds the wrapper fields
     /// of `classes[i]` (read once by the caller, not again for the slot tables).
-    private init(objectModel: ObjectModel, classes: [CdManagedObject.Type], wrapperFields: [[WrapperField]]?) {
+    private init(
+        objectModel: ObjectModel, classes: [CdManagedObject.Type], wrapperFields: [[WrapperField]]?
+    ) throws {
         self.objectModel = objectModel
         var bound: [String: CdManagedObject.Type] = [:]
         var boundFields: [String: [WrapperField]] = [:]
@@ -114,11 +116,11 @@ public struct CdModel: @unchecked Sendable {
         }
         self.storedKeys = stored
         self.relationshipsByName = relationships
-        self.slotTables = PropertySlots.tables(of: objectModel).mapValues { properties in
+        self.slotTables = try PropertySlots.tables(of: objectModel).mapValues { properties in
             let boundClass = bound[properties.entity]
             return ObjectSlots(
                 properties: properties, model: objectModel, boundClass: boundClass,
-                wrapperFields: boundFields[properties.entity] ?? boundClass.map(WrapperFields.of) ?? [])
+                wrapperFields: try boundFields[properties.entity] ?? boundClass.map(WrapperFields.checked) ?? [])
         }
         let slotTables = self.slotTables
         self.instanceTemplates = EntityCodeMap(

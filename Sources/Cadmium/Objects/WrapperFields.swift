@@ -13,6 +13,9 @@
 //       that the prototype's initialisation did not record, is never taken for a wrapper.
 //  MB2. Fields come in the runtime's order (a superclass's fields before its subclass's, each
 //       class's in declaration order); `inherited` marks those declared by a superclass.
+//  RV1. A class whose wrappers' ordinals do not tell them apart (it makes a managed object while
+//       its stored properties are initialised, after some of its wrappers: that restarts the
+//       ordinals) is refused by `checked`: one property's values would reach another's slot.
 
 @_spi(Reflection) import Swift
 
@@ -35,15 +38,33 @@ enum WrapperFields {
 
     /// The wrapper fields of `cls` and its superclasses, read from one prototype of `cls`
     /// (keeps MB1 and MB2).
-    static func of(_ cls: CdManagedObject.Type) -> [WrapperField] {
-        let (prototype, specs) = WrapperSpecs.capture { cls.init() }
+    static func of(_ cls: CdManagedObject.Type) -> [WrapperField] { read(cls).fields }
+
+    /// ``of(_:)``, or an error naming `cls` when its ordinals do not tell its wrappers apart
+    /// (keeps RV1).
+    static func checked(_ cls: CdManagedObject.Type) throws(ModelError) -> [WrapperField] {
+        let (fields, ambiguous) = read(cls)
+        if ambiguous {
+            throw .managedObjectMadeDuringInitialisation(className: _typeName(cls, qualified: true))
+        }
+        return fields
+    }
+
+    /// The wrapper fields of `cls`, and whether its wrappers' ordinals fail to tell them apart.
+    private static func read(_ cls: CdManagedObject.Type) -> (fields: [WrapperField], ambiguous: Bool) {
+        let (prototype, specs, ordinalTakenTwice) = WrapperSpecs.capture { cls.init() }
         let inheritedCount = _getSuperclass(cls).map(fieldCount) ?? 0
         var fields: [WrapperField] = []
         var index = 0
+        // Counted only after an ordinal was taken twice (the cast is what this file avoids).
+        var wrapperTyped = 0
         withExtendedLifetime(prototype) {
             let base = UnsafeRawPointer(Unmanaged.passUnretained(prototype).toOpaque())
             _forEachField(of: cls, options: classFields) { name, offset, type, _ in
                 defer { index += 1 }
+                if ordinalTakenTwice, name.pointee == CChar(UInt8(ascii: "_")), type is any CdPropertyWrapper.Type {
+                    wrapperTyped += 1
+                }
                 guard name.pointee == CChar(UInt8(ascii: "_")),
                     let found = specs.first(where: { $0?.wrapperType == type }), let candidate = found
                 else { return true }
@@ -60,7 +81,10 @@ enum WrapperFields {
                 return true
             }
         }
-        return fields
+        // Keeps RV1: harmful only when a wrapper of this class was lost or two share an ordinal.
+        let ambiguous =
+            ordinalTakenTwice && (wrapperTyped != fields.count || Set(fields.map(\.ordinal)).count != fields.count)
+        return (fields, ambiguous)
     }
 
     /// The number of stored fields of `cls`, its superclasses' included.

@@ -37,6 +37,10 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidValidationRule(entity: String, attribute: String, detail: String)
     /// Relationship count bounds are inconsistent (negative, min above max).
     case invalidCountBounds(entity: String, relationship: String, detail: String)
+    /// A managed object class makes a managed object while its stored properties are initialised
+    /// (a stored property whose initial value is one): that restarts the numbering of the outer
+    /// object's property wrappers, so two of them would share one property's values.
+    case managedObjectMadeDuringInitialisation(className: String)
 
     // MARK: - Files
 
@@ -86,6 +90,9 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             return "entity \(entity): attribute \(attribute): invalid validation rule: \(detail)"
         case let .invalidCountBounds(entity, relationship, detail):
             return "entity \(entity): relationship \(relationship): invalid count bounds: \(detail)"
+        case let .managedObjectMadeDuringInitialisation(className):
+            return "class \(className) makes a managed object while its stored properties are initialised; "
+                + "make it lazily or in a method instead"
         case let .fileNotFound(path):
             return "\(path): no model file or folder here"
         case let .unreadableFile(path, detail):
