@@ -14,7 +14,7 @@ import CDeflate
 //      that would produce more, or less, than one page is corruption, and so are bytes after the
 //      stream's final block.
 //  Z2. Compression output is used only when it is smaller than the raw page (`stored raw` otherwise).
-//  Z3. A branch or leaf page is deflated in its compact form (BTreeCompactForm, FZ3): the stream
+//  Z3. A branch or leaf page is deflated here in its compact form (BTreeCompactForm, FZ3): the stream
 //      inflates to a page with the same cells in the same slot order, not necessarily to the
 //      same bytes. Every other page, and a raw image, keeps its bytes.
 
