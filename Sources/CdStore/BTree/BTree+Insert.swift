@@ -6,6 +6,16 @@
 // (keeps T1). Appending past the last key of the rightmost page (a bulk load in key order) leaves
 // the full page as it is and starts the new sibling with just the new cell, like SQLite's quick
 // balance, so that sequential loads fill pages instead of leaving them half empty.
+//
+// Invariants:
+//  FZ1. A leaf split after an insert that continues a run (the cell just before the new one is
+//       the page's most recently written cell, at its content start) never leaves the left page
+//       less full than a balanced split: the new cell ends the left page when that keeps at least
+//       half the bytes there, and starts a page of its own when it is the page's last cell. Runs
+//       in the middle of a tree (a to-many relationship tree, keyed by source then target, gets one
+//       run per source) then fill their pages instead of leaving them half empty.
+//  FZ2. The new cell is the lowest cell of the page it lands in after such a split, so that the
+//       next insert of the run is recognised again.
 
 extension BTree {
     /// Stores `value` under `key`, replacing any value it had.
@@ -70,6 +80,7 @@ extension BTree {
             try node.insert(cell, at: index)
             return
         }
+        let continuesRun = try node.isLeaf && index > 0 && node.cellOffset(index - 1) == node.contentStart
         var cells = try node.allCells()
         cells.insert(cell, at: index)
         if cells.reduce(0, { $0 + $1.count + BTreeLayout.slotSize }) <= BTreeLayout.usableBytes(pageSize: node.pageSize)
@@ -89,7 +100,10 @@ extension BTree {
         let rightBuffer = try sink.writablePage(rightPage)
         let separator: [UInt8]
         if node.isLeaf {
-            let split = appending ? cells.count - 1 : BTree.balancedSplit(cells, isLeaf: true)
+            let split =
+                appending
+                ? cells.count - 1
+                : BTree.leafSplit(cells, inserted: index, continuesRun: continuesRun, pageSize: node.pageSize)
             var right = try BTreeNode.empty(rightBuffer, number: rightPage, leaf: true, leftmost: .none)
             try node.rewrite(leftmost: .none, cells: cells[..<split])
             try right.rewrite(leftmost: .none, cells: cells[split...])
@@ -118,6 +132,18 @@ extension BTree {
         childBuffer.base.copyMemory(from: rootNode.buffer.base, byteCount: rootNode.pageSize)
         BTreeNode.format(rootNode.buffer, leaf: false, leftmost: childPage)
         return try BTreeNode(childBuffer, number: childPage, expectLeaf: rootNode.isLeaf)
+    }
+
+    /// The split point of a full leaf's `cells` (the new one at `inserted` included): balanced,
+    /// unless the insert continues a run (keeps FZ1, FZ2: the new cell is then the last cell
+    /// written to its page, by `rewrite`, which writes cells downwards in list order).
+    static func leafSplit(_ cells: [[UInt8]], inserted: Int, continuesRun: Bool, pageSize: Int) -> Int {
+        let balanced = balancedSplit(cells, isLeaf: true)
+        guard continuesRun else { return balanced }
+        if inserted == cells.count - 1 { return inserted }
+        guard inserted + 1 > balanced else { return balanced }
+        let leftBytes = cells[...inserted].reduce(0) { $0 + $1.count + BTreeLayout.slotSize }
+        return leftBytes <= BTreeLayout.usableBytes(pageSize: pageSize) ? inserted + 1 : balanced
     }
 
     /// The split point of `cells` that balances their bytes: for a leaf the first cell of the right

@@ -1,5 +1,6 @@
 // Space behaviour: insert/delete churn returns pages to the pager instead of growing the store,
-// and loads in key order fill leaves (the rightmost split leaves the full page full).
+// and loads in key order fill leaves (the rightmost split leaves the full page full), as do
+// interleaved runs in the middle of a tree (FZ1).
 
 import Testing
 @testable import CdStore
@@ -53,5 +54,45 @@ import Testing
         }
         let fill = Double(used) / Double(leaves * BTreeLayout.usableBytes(pageSize: pageSize))
         #expect(fill > 0.9, "average leaf fill \(fill) over \(leaves) leaves")
+    }
+
+    /// Keys `source ‖ target` with targets increasing and each insert's source drawn at random:
+    /// the insert pattern of a to-many relationship tree when objects are created in key order.
+    @Test(arguments: [4096, 8192])
+    func interleavedRunsFillLeaves(pageSize: Int) throws {
+        let sink = InMemoryPageSink(pageSize: pageSize)
+        let tree = try BTree.create(in: sink)
+        var rng = SeededGenerator(seed: 5)
+        for target in 0..<80000 {
+            let source = Int.random(in: 0..<20, using: &rng)
+            try tree.put(intKey(source) + intKey(target), [0], in: sink)
+        }
+        #expect(expectClean(tree, sink).entryCount == 80000)
+        let fill = try leafFill(tree, sink)
+        #expect(fill > 0.85, "average leaf fill \(fill)")
+    }
+
+    /// Random inserts keep their usual fill (about ln 2 or better): the run rule (FZ1) is rare there
+    /// and never leaves a left page below a balanced split's.
+    @Test func randomInsertsKeepTheirFill() throws {
+        let sink = InMemoryPageSink()
+        let tree = try BTree.create(in: sink)
+        var rng = SeededGenerator(seed: 9)
+        for i in Array(0..<30000).shuffled(using: &rng) { try tree.put(intKey(i), patternValue(i, count: 9), in: sink) }
+        #expect(expectClean(tree, sink).entryCount == 30000)
+        let fill = try leafFill(tree, sink)
+        #expect(fill > 0.62, "average leaf fill \(fill)")
+    }
+
+    /// The used bytes of the tree's leaves over their usable bytes.
+    private func leafFill(_ tree: BTree, _ sink: InMemoryPageSink) throws -> Double {
+        let report = expectClean(tree, sink)
+        var used = 0
+        var leaves = 0
+        for (page, type) in report.pages where type == .leaf {
+            used += try BTreeNode(sink.page(page), number: page).usedBytes
+            leaves += 1
+        }
+        return Double(used) / Double(leaves * BTreeLayout.usableBytes(pageSize: sink.pageSize))
     }
 }
