@@ -23,10 +23,9 @@ public struct StoreOptions: Sendable {
     public var cacheBytes: Int = 64 << 20
     /// When commits are fsynced.
     public var durability: Durability = .full
-    /// Deflate level for page images (zlib's scale): 0 stores raw pages, 1 is fastest, 9 smallest.
-    /// The default, 2, stores text-heavy record pages about 3.5% smaller than 1 for about 40% more
-    /// deflate time per page (libdeflate; a few percent of a bulk load).
-    public var compressionLevel: Int = 2
+    /// Deflate level for page images (zlib's scale): 0 stores raw pages, 1 (the default) is
+    /// fastest, 9 smallest.
+    public var compressionLevel: Int = 1
     /// The WAL size past which a commit runs a checkpoint.
     public var checkpointThresholdBytes: UInt64 = 4 << 20
     /// Open read-only: takes a shared lock, never writes the page file or the WAL. Recovery

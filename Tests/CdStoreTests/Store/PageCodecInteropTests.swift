@@ -80,9 +80,7 @@ import Testing
         return .success(Array(page.bytes))
     }
 
-    static let shapes: [(level: Int, pageSize: Int)] = [
-        (1, 4096), (1, 8192), (2, 8192), (6, 8192), (9, 16384), (1, 65536),
-    ]
+    static let shapes: [(level: Int, pageSize: Int)] = [(1, 4096), (1, 8192), (6, 8192), (9, 16384), (1, 65536)]
 
     @Test("zlib inflates every page the engine compresses, to the same bytes", arguments: shapes)
     func zlibReadsEnginePages(level: Int, pageSize: Int) throws {
