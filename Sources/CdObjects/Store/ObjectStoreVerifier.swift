@@ -15,6 +15,10 @@
 //   OV6. Every `cd.` tree is one the stored model names (a record, index or relationship tree):
 //        trees are created on first write and the stored shape never changes, so any other is
 //        damage — such as a stored model that marks one side of a relationship transient.
+//   OV7. Checking that an inverse holds an object costs one look-up, whatever the size of the
+//        list holding it: an unordered to-many entry is found by its key (source ‖ target), and
+//        an ordered tree's members are read once into a set (its keys are positions). Reading the
+//        whole list per question made a store of 1M objects in 100 lists take hours.
 // Dangling references left by a No Action delete rule are reported under OV5: they are what
 // Core Data leaves too, but they are worth knowing about.
 //
@@ -184,16 +188,32 @@ public struct ObjectStoreVerifier: Sendable {
             }
             return r
         }
+        // The members of each ordered to-many tree, read once on first need (OV7).
+        var orderedLists: [String: OrderedListMembers] = [:]
         /// Whether `target`'s stored `inverse` holds `member`; nil when that side cannot be read
-        /// (a damaged entry there is reported by the pass over its own tree).
+        /// (a damaged entry there is reported by the pass over its own tree). Keeps OV7: one
+        /// look-up per question, never a read of `target`'s whole list.
         func inverseHolds(
             _ target: ObjectID, _ targetRecord: Record, _ inverse: RelationshipDescription, _ member: ObjectID
         ) throws -> Bool? {
             if !inverse.isToMany {
                 return targetRecord.entity.toOneSlots[inverse.name].map { targetRecord.toOne[$0] == member }
             }
-            guard let tree = targetRecord.entity.toManyTrees[inverse.name] else { return nil }
-            do { return try stored.related(target, inverse, treeName: tree).contains(member) } catch is CdError {
+            guard let treeName = targetRecord.entity.toManyTrees[inverse.name] else { return nil }
+            guard let tree = try tx.tree(treeName) else { return false }
+            if inverse.isOrdered {
+                if orderedLists[treeName] == nil {
+                    orderedLists[treeName] = try OrderedListMembers(tree, inverse, stored)
+                }
+                return orderedLists[treeName]?.holds(target.primaryKey, member)
+            }
+            // An unordered entry is keyed by both primary keys: one get.
+            let key = RecordCodec.key(target.primaryKey) + RecordCodec.key(member.primaryKey)
+            guard let value = try tree.get(key) else { return false }
+            do {
+                return try stored.decodeRelationshipEntry(key: key, value: value, relationship: inverse, tree: tree)
+                    == member
+            } catch is CdError {
                 return nil
             }
         }
@@ -351,5 +371,38 @@ public struct ObjectStoreVerifier: Sendable {
                     tree: name, message: "no entity, index or relationship of the stored model has tree \(name)"))
         }
         return problems
+    }
+}
+
+/// The (source, target) pairs of one ordered to-many tree, read in one scan (OV7); sources with
+/// an entry that does not decode are noted, so that questions about them get no answer (the pass
+/// over the tree reports the damage itself).
+struct OrderedListMembers {
+    private var pairs: Set<Pair> = []
+    private var damagedSources: Set<Int64> = []
+
+    private struct Pair: Hashable {
+        let source: Int64
+        let target: ObjectID
+    }
+
+    init(_ tree: Tree, _ relationship: RelationshipDescription, _ stored: StoredObjects) throws {
+        try tree.scan { key, value in
+            guard key.count >= 8 else { return true }
+            let source = Int64(bitPattern: key.readBE(UInt64.self, at: 0))
+            do {
+                let target = try stored.decodeRelationshipEntry(
+                    key: key, value: value, relationship: relationship, tree: tree)
+                pairs.insert(Pair(source: source, target: target))
+            } catch is CdError {
+                damagedSources.insert(source)
+            }
+            return true
+        }
+    }
+
+    /// Whether `source`'s list holds `target`; nil when one of its entries does not decode.
+    func holds(_ source: Int64, _ target: ObjectID) -> Bool? {
+        damagedSources.contains(source) ? nil : pairs.contains(Pair(source: source, target: target))
     }
 }

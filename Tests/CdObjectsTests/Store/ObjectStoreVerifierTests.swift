@@ -61,6 +61,45 @@ struct ObjectStoreVerifierTests {
             problems.contains { $0.tree == "cd.rec.Project" && $0.message.contains("does not decode") }, "\(problems)")
     }
 
+    @Test func aManyToManyEntryMissingOnOneSideIsReportedFromTheOther() throws {
+        let (store, _, e, p) = try Self.populated()
+        try Self.tamper(store) { tx, _ in
+            // Drop the employee's side of Project.members ↔ Employee.projects only.
+            let tree = try #require(try tx.tree("cd.rel.Employee.projects"))
+            #expect(try tree.delete(RecordCodec.key(e.primaryKey) + RecordCodec.key(p.primaryKey)))
+        }
+        let problems = try store.verify()
+        #expect(problems.count == 1, "\(problems)")
+        #expect(problems.first?.objectID == p && problems.first?.message.contains("projects does not hold") == true)
+    }
+
+    @Test func anOrderedListThatDropsAMemberIsReportedFromTheMembersSide() throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Playlist",
+                relationships: [.toMany("songs", destination: "Song", inverse: "playlist", ordered: true)]),
+            EntityDescription(
+                name: "Song", relationships: [.init(name: "playlist", destination: "Playlist", inverse: "songs")]),
+        ])
+        let store = try ObjectStore.open(path: nil, model: model)
+        let list = try store.insert("Playlist", [:])
+        let s = try store.newObjectIDs(entity: "Song", count: 3)
+        try store.apply(ChangeSet(inserted: [s[0]: [:], s[1]: [:], s[2]: [:]], updated: [list: ["songs": .toMany(s)]]))
+        #expect(try store.verify() == [])
+        try Self.tamper(store) { tx, _ in
+            // Position 1 now names s[0] again: s[1] still says it is on the list, the list lacks it.
+            var key = RecordCodec.key(list.primaryKey)
+            key.appendBE(UInt32(1))
+            var value: [UInt8] = []
+            value.appendVarint(UInt64(store.layout.entities["Song"]!.code))
+            value.appendVarint(UInt64(s[0].primaryKey))
+            try tx.tree("cd.rel.Playlist.songs")!.put(key, value)
+        }
+        let problems = try store.verify()
+        #expect(problems.contains { $0.objectID == s[1] && $0.message.contains("songs does not hold") }, "\(problems)")
+        #expect(problems.contains { $0.message.contains("holds Song/\(s[0].primaryKey) twice") }, "\(problems)")
+    }
+
     @Test func aDuplicateUniqueValueAndAMissingRequiredAttributeAreReported() throws {
         let (store, _, e, _) = try Self.populated()
         let f = try store.insert("Employee", ["badge": str("F")])
