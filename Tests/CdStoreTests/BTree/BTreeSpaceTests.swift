@@ -45,15 +45,8 @@ import Testing
         let tree = try BTree.create(in: sink)
         let count = pageSize == 65536 ? 40000 : 20000
         for i in 0..<count { try tree.put(intKey(i), patternValue(i, count: 20), in: sink) }
-        let report = expectClean(tree, sink)
-        var used = 0
-        var leaves = 0
-        for (page, type) in report.pages where type == .leaf {
-            used += try BTreeNode(sink.page(page), number: page).usedBytes
-            leaves += 1
-        }
-        let fill = Double(used) / Double(leaves * BTreeLayout.usableBytes(pageSize: pageSize))
-        #expect(fill > 0.9, "average leaf fill \(fill) over \(leaves) leaves")
+        let fill = try leafFill(tree, sink)
+        #expect(fill > 0.9, "average leaf fill \(fill)")
     }
 
     /// Keys `source ‖ target` with targets increasing and each insert's source drawn at random:
