@@ -26,8 +26,20 @@ final class RVHelperFirstOwner: CdManagedObject {
     @Attribute var rank: Int64 = 2
 }
 
+/// Keeps a wrapper inside a tuple field, where no model builder can see it as a property.
+final class RVTupleWrapperOwner: CdManagedObject {
+    @Attribute var title: String
+    let hidden: (Attribute<String>, Int) = (Attribute<String>(), 1)
+}
+
 extension CadmiumSuites {
     @Suite struct ObjectMadeDuringInitialisation {
+        @Test func aWrapperThatIsNotAStoredPropertyOfItsOwnIsRefused() throws {
+            let expected = ModelError.wrapperNotAStoredProperty(
+                className: String(reflecting: RVTupleWrapperOwner.self), wrappers: 2, properties: 1)
+            #expect(throws: expected) { _ = try CdModel(classes: [RVTupleWrapperOwner.self]) }
+        }
+
         @Test func aModelOfAClassThatMakesAManagedObjectWhileInitialisedIsRefused() throws {
             let expected = ModelError.managedObjectMadeDuringInitialisation(
                 className: String(reflecting: RVNestingOwner.self))

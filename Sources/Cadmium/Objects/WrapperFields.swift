@@ -11,6 +11,10 @@
 //  MB1. A field is reported only when its type is the `wrapperType` of the spec recorded for the
 //       ordinal stored in it: a stored property of some other type, or one holding an ordinal
 //       that the prototype's initialisation did not record, is never taken for a wrapper.
+//  MB3. Every wrapper a prototype makes is found as a field (when no ordinal was taken twice):
+//       a class whose wrapper is not a stored property of its own (inside a tuple or a struct
+//       field), or a runtime whose field records no longer show one, is refused with
+//       `ModelError.wrapperNotAStoredProperty` rather than modelled without that property.
 //  MB2. Fields come in the runtime's order (a superclass's fields before its subclass's, each
 //       class's in declaration order); `inherited` marks those declared by a superclass.
 //  RV1. A class whose wrappers' ordinals do not tell them apart (it makes a managed object while
@@ -41,17 +45,27 @@ enum WrapperFields {
     static func of(_ cls: CdManagedObject.Type) -> [WrapperField] { read(cls).fields }
 
     /// ``of(_:)``, or an error naming `cls` when its ordinals do not tell its wrappers apart
-    /// (keeps RV1).
+    /// (keeps RV1) or when a wrapper it made is not one of its stored properties (keeps MB3).
     static func checked(_ cls: CdManagedObject.Type) throws(ModelError) -> [WrapperField] {
-        let (fields, ambiguous) = read(cls)
+        let (fields, ambiguous, made) = read(cls)
         if ambiguous {
             throw .managedObjectMadeDuringInitialisation(className: _typeName(cls, qualified: true))
+        }
+        if let made, made != fields.count {
+            throw .wrapperNotAStoredProperty(
+                className: _typeName(cls, qualified: true), wrappers: made, properties: fields.count)
         }
         return fields
     }
 
-    /// The wrapper fields of `cls`, and whether its wrappers' ordinals fail to tell them apart.
-    private static func read(_ cls: CdManagedObject.Type) -> (fields: [WrapperField], ambiguous: Bool) {
+    /// The wrapper fields of `cls`, whether its wrappers' ordinals fail to tell them apart, and
+    /// how many wrappers its prototype made (nil when an ordinal was taken twice: then that count
+    /// says nothing).
+    private static func read(
+        _ cls: CdManagedObject.Type
+    ) -> (
+        fields: [WrapperField], ambiguous: Bool, made: Int?
+    ) {
         let (prototype, specs, ordinalTakenTwice) = WrapperSpecs.capture { cls.init() }
         let inheritedCount = _getSuperclass(cls).map(fieldCount) ?? 0
         var fields: [WrapperField] = []
@@ -84,7 +98,9 @@ enum WrapperFields {
         // Keeps RV1: harmful only when a wrapper of this class was lost or two share an ordinal.
         let ambiguous =
             ordinalTakenTwice && (wrapperTyped != fields.count || Set(fields.map(\.ordinal)).count != fields.count)
-        return (fields, ambiguous)
+        // MB3: with no ordinal taken twice, each wrapper the prototype made recorded one spec.
+        let made = ordinalTakenTwice ? nil : specs.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
+        return (fields, ambiguous, made)
     }
 
     /// The number of stored fields of `cls`, its superclasses' included.

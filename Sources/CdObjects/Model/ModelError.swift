@@ -41,6 +41,10 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// (a stored property whose initial value is one): that restarts the numbering of the outer
     /// object's property wrappers, so two of them would share one property's values.
     case managedObjectMadeDuringInitialisation(className: String)
+    /// A managed object class made more `@Attribute` / `@Relationship` wrappers while initialised
+    /// than it has wrapper stored properties (a wrapper inside a tuple or struct field): the
+    /// others would be left out of the model, so their values would never be saved.
+    case wrapperNotAStoredProperty(className: String, wrappers: Int, properties: Int)
 
     // MARK: - Files
 
@@ -93,6 +97,9 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .managedObjectMadeDuringInitialisation(className):
             return "class \(className) makes a managed object while its stored properties are initialised; "
                 + "make it lazily or in a method instead"
+        case let .wrapperNotAStoredProperty(className, wrappers, properties):
+            return "class \(className) makes \(wrappers) property wrappers while initialised but has \(properties) "
+                + "wrapper properties; declare each @Attribute and @Relationship as a stored property of its own"
         case let .fileNotFound(path):
             return "\(path): no model file or folder here"
         case let .unreadableFile(path, detail):
