@@ -53,7 +53,8 @@ extension ObjectSnapshot {
         var out: [(id: ObjectID, values: [PropertyValue?]?)] = []
         for id in ordered {
             if let end, out.count >= end { break }
-            let covered = id.entity == entity.name || (request.includesSubentities && entity.kinds.contains(id.entity))
+            let covered =
+                id.entityCode == entity.nameCode || (request.includesSubentities && entity.kinds.contains(id.entity))
             // `record` answers only a record of exactly `id`'s entity, from its hierarchy's tree.
             guard covered, let record = try stored.record(id) else { continue }
             out.append((id, Self.slotValues(of: record)))

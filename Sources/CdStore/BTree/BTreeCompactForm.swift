@@ -49,14 +49,12 @@ enum BTreeCompactForm {
             guard offset >= contentStart, offset + cellHeader <= pageSize else { return false }
             var size = cellHeader + Int(page.leU16(at: offset))  // both key lengths are at offset 0
             if isLeaf {
-                switch page[offset + BTreeLayout.leafValueKindOffset] {
-                case BTreeLayout.valueKindInline:
-                    size += Int(page.leU32(at: offset + BTreeLayout.leafValueLengthOffset))
-                case BTreeLayout.valueKindOverflow:
-                    size += BTreeLayout.overflowReferenceSize
-                default:
-                    return false
-                }
+                guard
+                    let stored = BTreeLayout.storedValueBytes(
+                        kind: page[offset + BTreeLayout.leafValueKindOffset],
+                        valueLength: Int(page.leU32(at: offset + BTreeLayout.leafValueLengthOffset)))
+                else { return false }
+                size += stored
             }
             // FZ4: the cell lies inside the page, and the packed cells never reach the slot array.
             guard size <= pageSize - offset, size <= end - slotsEnd else { return false }

@@ -74,6 +74,17 @@ enum BTreeLayout {
     static let valueKindInline: UInt8 = 0
     static let valueKindOverflow: UInt8 = 1
 
+    /// The bytes a leaf cell's value takes in the page: `valueLength` inline, an overflow
+    /// reference otherwise; nil for a kind that is neither (a damaged cell).
+    @inline(__always)
+    static func storedValueBytes(kind: UInt8, valueLength: Int) -> Int? {
+        switch kind {
+        case valueKindInline: valueLength
+        case valueKindOverflow: overflowReferenceSize
+        default: nil
+        }
+    }
+
     // MARK: - Branch cell
 
     static let branchKeyLengthOffset = 0

@@ -121,11 +121,8 @@ struct BTreeNode {
         let valueLength = Int(b.leU32(at: offset + BTreeLayout.leafValueLengthOffset))
         let keyStart = offset + BTreeLayout.leafCellHeaderSize
         let valueStart = keyStart + keyLength
-        let stored: Int
-        switch kind {
-        case BTreeLayout.valueKindInline: stored = valueLength
-        case BTreeLayout.valueKindOverflow: stored = BTreeLayout.overflowReferenceSize
-        default: throw btreeCorruption(number, "cell \(index) has unknown value kind \(kind)")
+        guard let stored = BTreeLayout.storedValueBytes(kind: kind, valueLength: valueLength) else {
+            throw btreeCorruption(number, "cell \(index) has unknown value kind \(kind)")
         }
         guard valueStart + stored <= pageSize else {
             throw btreeCorruption(
