@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_TEST_FLAGS ?=
 
-.PHONY: all build deps test demo clean crash-test fuzz fuzz-deps test-asan test-tsan bench bench-quick bench-deps format format-check
+.PHONY: all build deps test demo clean crash-test campaign fuzz fuzz-deps test-asan test-tsan bench bench-quick bench-deps format format-check
 
 all: build
 
@@ -58,6 +58,15 @@ test-asan: deps
 
 test-tsan: deps
 	TSAN_OPTIONS="halt_on_error=1 $(TSAN_OPTIONS)" $(SWIFT) test --disable-xctest --sanitize=thread --scratch-path .build-tsan $(SWIFT_TEST_FLAGS)
+
+# The long form of the concurrency campaign (Tests/CadmiumTests/ConcurrencyCampaignTests.swift):
+# CAMPAIGN_SEEDS seeds of 4 non-serial writers × CAMPAIGN_OPS transactions, under the default and
+# the error merge policy. `make test` runs 3 seeds of 60. CADMIUM_CAMPAIGN_SEED=N runs one seed.
+CAMPAIGN_SEEDS ?= 20
+CAMPAIGN_OPS ?= 400
+campaign: deps
+	CADMIUM_CAMPAIGN_SEEDS=$(CAMPAIGN_SEEDS) CADMIUM_CAMPAIGN_OPS=$(CAMPAIGN_OPS) \
+		$(SWIFT) test --filter 'ConcurrencyCampaign' $(SWIFT_TEST_FLAGS)
 
 # libFuzzer comes with the Swift toolchain (compiler-rt); say so plainly when it is missing.
 fuzz-deps: deps
@@ -122,6 +131,8 @@ bench: bench-deps
 	@echo "batch operations beside the object-by-object forms, 100,000 employees:"
 	cd $(BENCH_DIR) && .build/release/cadmium-bench batch --form batch --objects 100000
 	cd $(BENCH_DIR) && .build/release/cadmium-bench batch --form objects --objects 100000
+	@echo "one many-to-many link into a list of N members (docs/BENCHMARKS.md, Links):"
+	cd $(BENCH_DIR) && .build/release/cadmium-bench links
 
 # Quick run (seconds of measuring): small sizes (the object level at 10,000 and 2,000 employees),
 # one repetition, no docs changes. Keeps the harness from rotting in CI.
@@ -131,3 +142,4 @@ bench-quick: bench-deps
 	cd $(BENCH_DIR) && .build/release/cadmium-bench observe --results 2000 --repetitions 2 --skip-refetch
 	cd $(BENCH_DIR) && .build/release/cadmium-bench batch --form batch --objects 2000
 	cd $(BENCH_DIR) && .build/release/cadmium-bench batch --form objects --objects 2000
+	cd $(BENCH_DIR) && .build/release/cadmium-bench links --members 50 500 --links 20

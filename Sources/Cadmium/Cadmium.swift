@@ -15,6 +15,8 @@
 // the payloads its cases carry.
 @_exported import enum CdObjects.CdError
 @_exported import struct CdObjects.ValidationFailure
+@_exported import enum CdObjects.MergePolicy
+@_exported import struct CdObjects.MergeConflict
 @_exported import enum CdObjects.ModelError
 @_exported import enum CdStore.StoreError
 // Values and model vocabulary named by `CdAttributeValue`, `@Relationship`,

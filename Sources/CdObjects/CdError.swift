@@ -86,6 +86,9 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
     case store(StoreError)
     /// The store's object layout (`cd.meta` key `format`) is newer than this build reads.
     case unsupportedObjectFormat(path: String, found: UInt32, supported: UInt32)
+    /// 133020 NSManagedObjectMergeError: under ``MergePolicy/error``, objects that another
+    /// transaction changed or deleted after this one read them; nothing was written.
+    case mergeConflict([MergeConflict])
 
     /// Core Data's `NSCocoaErrorDomain` code for this failure, or `nil` when Core Data has none
     /// (model errors are exceptions there).
@@ -109,6 +112,7 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
         case .incompatibleModel: return 134100
         case .store: return 134060  // NSCoreDataError: generic store failure
         case .unsupportedObjectFormat: return 134020  // NSPersistentStoreIncompatibleSchemaError
+        case .mergeConflict: return 133020
         case .model: return nil
         }
     }
@@ -122,7 +126,7 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
             let .dateTooLate(f), let .dateTooSoon(f), let .invalidDate(f), let .stringTooLong(f),
             let .stringTooShort(f), let .stringPatternMismatch(f):
             return f
-        case .unsupportedObjectFormat: return nil
+        case .unsupportedObjectFormat, .mergeConflict: return nil
         case .multipleValidationErrors, .model, .incompatibleModel, .store:
             return nil
         }
@@ -153,7 +157,7 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .stringPatternMismatch(f): return .stringPatternMismatch(fill(f))
         case let .multipleValidationErrors(list):
             return .multipleValidationErrors(list.map { $0.withObjectID(objectID) })
-        case .unsupportedObjectFormat: return self
+        case .unsupportedObjectFormat, .mergeConflict: return self
         case .model, .incompatibleModel, .store: return self
         }
     }
@@ -173,6 +177,9 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
             return "store failure: \(error)\(suffix)"
         case let .unsupportedObjectFormat(path, found, supported):
             return "store \(path) has object format \(found); this build reads object format \(supported)\(suffix)"
+        case let .mergeConflict(conflicts):
+            return "merge conflict (error merge policy) on \(conflicts.count) object(s): "
+                + conflicts.map(\.description).joined(separator: "; ") + suffix
         default:
             return (failure?.description ?? "") + suffix
         }

@@ -39,6 +39,7 @@ private final class ShufflingStore: StoreBackend, @unchecked Sendable {
     }
     func beginSnapshot() throws -> any SnapshotBackend { try inner.beginSnapshot() }
     func beginWriter() throws -> ObjectStoreWriter { try inner.beginWriter() }
+    var recentChanges: RecentChanges { inner.recentChanges }
 
     /// Called under the stack's save lock, so `written` is in commit order.
     private func record(_ written: WrittenApply) -> WrittenApply {

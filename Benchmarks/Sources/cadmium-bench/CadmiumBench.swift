@@ -8,13 +8,14 @@ import Foundation
 //   cadmium-bench run-one --system S --workload W ...         one child run (used by `run`)
 //   cadmium-bench observe [--results N]                       a results controller's update cost
 //   cadmium-bench batch --form batch|objects                 batch operations beside object-by-object
+//   cadmium-bench links [--members N…]                        one many-to-many link as the list grows
 
 @main
 struct CadmiumBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cadmium-bench",
         abstract: "Benchmarks Cadmium's storage engine side by side with SQLite.",
-        subcommands: [Run.self, Render.self, RunOne.self, Observe.self, Batch.self],
+        subcommands: [Run.self, Render.self, RunOne.self, Observe.self, Batch.self, Links.self],
         defaultSubcommand: Run.self
     )
 }

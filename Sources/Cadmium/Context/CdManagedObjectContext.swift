@@ -91,12 +91,38 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
 
     /// The pinned snapshot of a `.snapshot` context.
     let pinned: (any SnapshotBackend)?
+    /// This context's merge policy, if set (`mergePolicy`).
+    private var ownMergePolicy: MergePolicy?
+
+    /// How this context's commit resolves attributes that another transaction changed after this
+    /// one read them (Core Data's `NSManagedObjectContext.mergePolicy`); nil, the default, uses
+    /// the store's, ``Cd/mergePolicy``. Links of to-many relationships never conflict: they merge
+    /// link by link.
+    ///
+    /// ```swift
+    /// try Cd.transactAndWait {
+    ///     try Cd.transactionContext().mergePolicy = .error   // fail with 133020 on a conflict
+    ///     account.balance += 10
+    /// }
+    /// ```
+    public var mergePolicy: MergePolicy? {
+        get { lock.withLock { ownMergePolicy } }
+        set { lock.withLock { ownMergePolicy = newValue } }
+    }
+
+    /// The policy a commit of this context uses.
+    var effectiveMergePolicy: MergePolicy { mergePolicy ?? stack.mergePolicy.withLock { $0 } }
+
+    /// Transaction context: the store's `RecentChanges.visible` when it began (RC2); its
+    /// commit's conflicts under the error merge policy are counted from here (CA7).
+    let startStamp: UInt64
 
     init(kind: Kind, stack: CdStack, number: Int, snapshot: (any SnapshotBackend)? = nil) {
         self.pinned = snapshot
         self.kind = kind
         self.stack = stack
         self.number = number
+        self.startStamp = stack.store.recentChanges.visible
     }
 
     /// "the main context", "transaction context #12", …, for messages.
@@ -368,19 +394,41 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                 ?? model.changeSetValues(extra, of: id.entity)
         }
         for object in changedList {
-            let entry = object.withState { state -> (ObjectID, [String: PropertyValue])? in
+            let entry = object.withState {
+                state -> (ObjectID, [String: PropertyValue], [String: ToManyDelta], [String: CdValue]?)? in
                 guard !state.isInserted, !state.isDeleted, let id = state.objectID, state.hasChangedValues
                 else { return nil }
                 var values =
                     state.slots.map { model.changeSetValues(state.buffer, slots: $0, only: state.changed) }
                     ?? [:]
                 for key in state.changedExtra { values[key] = state.extra[key] }
-                return (id, values)
+                // To-many changes travel as deltas (MO4), not as the lists.
+                var deltas: [String: ToManyDelta] = [:]
+                if let slots = state.slots {
+                    for (slot, delta) in state.listChanges where !delta.isEmpty {
+                        let name = slots.name(of: slot)
+                        values[name] = nil
+                        if slots.carried[slot] { deltas[name] = delta }
+                    }
+                }
+                var read: [String: CdValue]?
+                if let slots = state.slots, let buffer = state.readValues {
+                    var byName: [String: CdValue] = [:]
+                    for slot in state.changed.slots where slot < buffer.count {
+                        if case let .attribute(v)? = buffer[slot] { byName[slots.name(of: slot)] = v }
+                    }
+                    read = byName
+                }
+                return (id, values, deltas, read)
             }
-            guard let (id, values) = entry, !deletedIDs.contains(id) else { continue }
+            guard let (id, values, deltas, read) = entry, !deletedIDs.contains(id) else { continue }
             let carried = model.changeSetValues(values, of: id.entity)
             if !carried.isEmpty { changes.updated[id] = carried }
+            if !deltas.isEmpty { changes.toManyDeltas[id] = deltas }
+            if let read, !read.isEmpty { changes.read[id] = read }
         }
+        changes.mergePolicy = effectiveMergePolicy
+        changes.startStamp = startStamp
         lock.withLock { if generation.load(ordering: .relaxed) == start { pendingCache = (changes, start) } }
         return changes
     }
@@ -413,15 +461,25 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                 guard let slots = state.slots else { return nil }
                 var values = [PropertyValue?](repeating: nil, count: slots.count)
                 var any = false
+                let kinds = slots.properties.kinds
                 for slot in state.changed.slots where slot < values.count && slots.carried[slot] {
+                    // A to-many travels as the links added and removed (MO4), never as the list.
+                    if slot < kinds.count, kinds[slot] == .toMany { continue }
                     values[slot] = state.buffer[slot]
                     any = any || values[slot] != nil
                 }
-                return any ? SlotChangeSet.Entry(id: id, values: values) : .some(nil)
+                var deltas: [Int: ToManyDelta] = [:]
+                for (slot, delta) in state.listChanges where !delta.isEmpty && slots.carried[slot] {
+                    deltas[slot] = delta
+                }
+                guard any || !deltas.isEmpty else { return .some(nil) }
+                return SlotChangeSet.Entry(id: id, values: values, deltas: deltas, read: state.readValues)
             }
             guard let entry else { return nil }
             if let entry { changes.updated.append(entry) }
         }
+        changes.mergePolicy = effectiveMergePolicy
+        changes.startStamp = startStamp
         return changes
     }
 
@@ -466,6 +524,8 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             state.changedExtra = []
             state.listed = false
             state.deferredListEdits = []
+            state.listChanges = [:]
+            state.readValues = nil
             if let id = state.objectID {
                 if applied.deleted.contains(id) { state.isDeleted = true }
                 // The store may have changed inverses: reload relationships when next read.

@@ -51,6 +51,8 @@ final class CdStack: @unchecked Sendable {
     /// How many pending inserted and changed objects a transaction context holds before it
     /// flushes them (CdManagedObjectContext+Flush.swift); tests lower it.
     let flushThreshold = Atomic<Int>(CdManagedObjectContext.defaultFlushThreshold)
+    /// The merge policy of commits whose context sets none (`Cd.mergePolicy`).
+    let mergePolicy = LockedState(MergePolicy.mergeByPropertyObjectTrump)
 
     init(model: CdModel, store: any StoreBackend) {
         self.model = model

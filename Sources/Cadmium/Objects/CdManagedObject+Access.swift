@@ -153,6 +153,8 @@ extension CdManagedObject {
         guard checkWrite(owner: owner, slotName(slot), toMany: false) else { return }
         if !loaded { loadIfNeeded() }
         let first = withState { state in
+            // Keeps MO5: what was read, before the first write (shared, copied on this write).
+            if state.readValues == nil, !state.isInserted, state.context != nil { state.readValues = state.buffer }
             state.buffer[slot] = .attribute(value)
             return state.noteChanged(slot)
         }
@@ -219,6 +221,11 @@ extension CdManagedObject {
         let ordered = relationship?.isOrdered ?? false
         let old = rawTargets(slot)
         rawSetTargets(slot, ids, toMany: toMany, ordered: ordered)
+        if toMany {
+            var seen = Set<ObjectID>()
+            let new = ids.filter { seen.insert($0).inserted }
+            recordListChange(slot) { $0.record(from: old, to: new, ordered: ordered) }
+        }
         // Keep inverses in step in memory, as Core Data does, so the change set names both
         // sides consistently and the other side reads right before the commit.
         guard let selfID = objectID, let relationship, let inverseName = relationship.inverse,
@@ -317,6 +324,7 @@ extension CdManagedObject {
             if rawTargets(slot).contains(id) { rawSetTargets(slot, [], toMany: false, ordered: false) }
             return
         }
+        recordListChange(slot) { $0.remove(id) }
         if deferListEdit(DeferredListEdit(slot: slot, member: id, adds: false, ordered: ordered)) { return }
         editList(slot) { ToManyList.remove(id, from: &$0, ordered: ordered) }
     }
@@ -333,8 +341,17 @@ extension CdManagedObject {
             if rawTargets(slot) != [id] { rawSetTargets(slot, [id], toMany: false, ordered: false) }
             return
         }
+        recordListChange(slot) { $0.add(id) }
         if deferListEdit(DeferredListEdit(slot: slot, member: id, adds: true, ordered: ordered)) { return }
         editList(slot) { ToManyList.insert(id, into: &$0, ordered: ordered) }
+    }
+
+    /// Notes a link change of the to-many in `slot` of a stored object in a context (keeps MO4).
+    private func recordListChange(_ slot: Int, _ change: (inout ToManyDelta) -> Void) {
+        withState { state in
+            guard state.context != nil, !state.isInserted, state.objectID != nil else { return }
+            change(&state.listChanges[slot, default: ToManyDelta()])
+        }
     }
 
     /// Keeps an inverse edit of a to-many that was not read yet and that no change set carries
@@ -345,7 +362,7 @@ extension CdManagedObject {
     private func deferListEdit(_ edit: DeferredListEdit) -> Bool {
         let (deferred, context, first) = withState { state -> (Bool, CdManagedObjectContext?, Bool) in
             guard state.context != nil, state.objectID != nil, let slots = state.slots,
-                edit.slot < state.buffer.count, state.buffer[edit.slot] == nil, !slots.carried[edit.slot],
+                edit.slot < state.buffer.count, state.buffer[edit.slot] == nil, slots.count > edit.slot,
                 state.deferredListEdits.count < DeferredListEdit.limit
             else { return (false, nil, false) }
             state.deferredListEdits.append(edit)

@@ -55,7 +55,13 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
     ///  MO2. `changed` holds the slots changed in the context since the last commit; `listed`
     ///       says the context has the object in its list of changed objects.
     ///  MO3. `deferredListEdits` only names slots whose `buffer` entry is nil (a to-many not read
-    ///       yet, which no change set carries); reading the list applies them first, in order.
+    ///       yet); reading the list applies them first, in order.
+    ///  MO4. `listChanges[s]` holds every link the context added to or removed from the to-many in
+    ///       slot `s` of a stored object since the last commit (read or not): a commit carries
+    ///       these deltas, never the list, so links other transactions made meanwhile are kept.
+    ///  MO5. `readValues`, once set, is the buffer as the context read it before its first
+    ///       attribute write since the last commit: the store compares it with what is stored at
+    ///       commit time to find conflicts (`MergePolicy`).
     struct State {
         var context: CdManagedObjectContext?
         var objectID: ObjectID?
@@ -89,6 +95,10 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
         var transientRelated: [String: [CdManagedObject]] = [:]
         /// Inverse edits of to-many lists not read yet (MO3).
         var deferredListEdits: [DeferredListEdit] = []
+        /// Links added and removed per to-many slot since the last commit (MO4).
+        var listChanges: [Int: ToManyDelta] = [:]
+        /// The values read before the first attribute write since the last commit (MO5).
+        var readValues: [PropertyValue?]?
         /// The number of wrappers initialised with the object (`WrapperOrdinals`): its wrappers'
         /// ordinals end here.
         var wrapperEnd = 0

@@ -27,6 +27,8 @@ protocol StoreBackend: AnyObject, Sendable {
     /// Begins a streaming write (`ObjectStoreWriter`): holds the store's writer until it commits
     /// or rolls back.
     func beginWriter() throws -> ObjectStoreWriter
+    /// The store's log of recent commits (the error merge policy's check, RC1–RC3).
+    var recentChanges: RecentChanges { get }
 }
 
 /// A read snapshot of the last commit. One thread at a time.

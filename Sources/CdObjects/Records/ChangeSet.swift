@@ -23,18 +23,35 @@ public struct ChangeSet: Sendable, Equatable {
     public var updated: [ObjectID: [String: PropertyValue]] = [:]
     /// Objects to delete; delete rules then cascade, nullify or deny.
     public var deleted: Set<ObjectID> = []
+    /// Links added to and removed from to-many relationships of existing objects, applied to
+    /// the lists as stored at commit time (links other transactions made meanwhile are kept).
+    /// A `.toMany` value in `updated` instead sets the whole list.
+    public var toManyDeltas: [ObjectID: [String: ToManyDelta]] = [:]
+    /// Per updated object, the attribute values the transaction read before changing them; with
+    /// them the store finds attributes that another transaction changed meanwhile (conflicts),
+    /// which `mergePolicy` resolves. Objects not listed are never in conflict.
+    public var read: [ObjectID: [String: CdValue]] = [:]
+    /// How conflicts are resolved.
+    public var mergePolicy: MergePolicy = .mergeByPropertyObjectTrump
+    /// The `ObjectStore.recentChanges` stamp at which the transaction started (its `visible`);
+    /// with `mergePolicy == .error`, an object changed by a commit after it is a conflict.
+    package var startStamp: UInt64?
 
     public init(
         inserted: [ObjectID: [String: PropertyValue]] = [:],
         updated: [ObjectID: [String: PropertyValue]] = [:],
-        deleted: Set<ObjectID> = []
+        deleted: Set<ObjectID> = [],
+        toManyDeltas: [ObjectID: [String: ToManyDelta]] = [:]
     ) {
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted
+        self.toManyDeltas = toManyDeltas
     }
 
-    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+    public var isEmpty: Bool {
+        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && toManyDeltas.values.allSatisfy { $0.isEmpty }
+    }
 }
 
 /// What a successful `apply` did, including what the store did on its own: objects deleted by
@@ -59,9 +76,18 @@ package struct SlotChangeSet: Sendable {
     package struct Entry: Sendable {
         package var id: ObjectID
         package var values: [PropertyValue?]
-        package init(id: ObjectID, values: [PropertyValue?]) {
+        /// To-many changes by slot (an existing object's; see `ChangeSet.toManyDeltas`).
+        package var deltas: [Int: ToManyDelta]
+        /// The values the transaction read, by slot, before it changed the object's attributes
+        /// (see `ChangeSet.read`); nil: the object is never in conflict.
+        package var read: [PropertyValue?]?
+        package init(
+            id: ObjectID, values: [PropertyValue?], deltas: [Int: ToManyDelta] = [:], read: [PropertyValue?]? = nil
+        ) {
             self.id = id
             self.values = values
+            self.deltas = deltas
+            self.read = read
         }
     }
 
@@ -71,6 +97,10 @@ package struct SlotChangeSet: Sendable {
     package var updated: [Entry] = []
     /// Objects to delete.
     package var deleted: Set<ObjectID> = []
+    /// How conflicts are resolved (`ChangeSet.mergePolicy`).
+    package var mergePolicy: MergePolicy = .mergeByPropertyObjectTrump
+    /// See `ChangeSet.startStamp`.
+    package var startStamp: UInt64?
 
     package init() {}
 

@@ -11,7 +11,8 @@ extension ChangeApplier {
             work.append((i, object))
         }
         for object in staged.updated
-        where object.relates && !isDeleting(object.id) && !staged.isInserted(object.id) {
+        where object.relates && !isDeleting(object.id) && !staged.isInserted(object.id) && !dropped.contains(object.id)
+        {
             work.append((nil, object))
         }
         // In ID order (entity, then key), so that the outcome does not depend on the order the
@@ -36,6 +37,7 @@ extension ChangeApplier {
             }
             for (position, r) in entity.toManys.enumerated() {
                 if case let .toMany(targets)? = object.toMany(position) { try setToMany(id, r, entity, targets) }
+                if let delta = object.deltas[position] { try applyDelta(id, r, entity, delta) }
             }
         }
     }
@@ -49,29 +51,51 @@ extension ChangeApplier {
     ) throws {
         let id = staged.inserted[index].id
         guard let target else { return }
-        try checkTarget(target, r, source: id, entity)
         // The staged record now has the target (SC3): phase 2 has reached this slot.
         staged.toOnesRelated[index] = position + 1
+        guard try liveTarget(target, r, source: id, entity) else {
+            // Deleted meanwhile (CA6): the link is not made.
+            if var rec = try record(id) {
+                rec.toOne[position] = nil
+                records[id] = rec
+            }
+            return
+        }
         guard let inverse = entity.inverses[r.name] else { return }
         try link(target, inverse, to: id, forward: r)
     }
 
-    /// Checks that `target` exists and may be the destination of `r`.
-    private func checkTarget(
+    /// Whether `target` may be linked from `source.r`: true when it exists and is a `r.destination`;
+    /// false when another transaction deleted it after this one read it (CA6; under the error
+    /// policy that is also a conflict). Otherwise an error that names `source` and `r`, the change
+    /// that named the target.
+    private func liveTarget(
         _ target: ObjectID, _ r: RelationshipDescription, source: ObjectID, _ entity: EntityLayout
-    ) throws {
+    ) throws -> Bool {
         guard layout.isKind(target.entity, of: r.destination) else {
             throw CdError.validation(
                 ValidationFailure(
                     entity: entity.name, objectID: source.description, key: r.name,
                     message: "\(target) is not a \(r.destination)"))
         }
-        guard try record(target) != nil else { throw missingObject(target, entity: entity.name, key: r.name) }
+        if try record(target) != nil { return true }
+        let targetEntity = try entityLayoutOrThrow(of: target)
+        guard !isDeleting(target), try deletedMeanwhile(target, targetEntity) else {
+            throw CdError.validation(
+                ValidationFailure(
+                    entity: entity.name, objectID: source.description, key: r.name,
+                    message: "links to \(target), which does not exist"))
+        }
+        if mergePolicy == .error, !overlay, !conflicts.contains(where: { $0.objectID == target }) {
+            conflicts.append(MergeConflict(objectID: target, properties: [], deleted: true))
+        }
+        return false
     }
 
     func setToOne(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ target: ObjectID?) throws {
         guard var rec = try record(id) else { throw missingObject(id, entity: entity.name, key: r.name) }
-        if let target { try checkTarget(target, r, source: id, entity) }
+        var target = target
+        if let t = target, !(try liveTarget(t, r, source: id, entity)) { target = nil }
         let slot = entity.toOneSlots[r.name]!
         let old = rec.toOne[slot]
         guard old != target else { return }
@@ -88,8 +112,7 @@ extension ChangeApplier {
         var seen = Set<ObjectID>()
         var new: [ObjectID] = []
         for t in targets where seen.insert(t).inserted {
-            try checkTarget(t, r, source: id, entity)
-            new.append(t)
+            if try liveTarget(t, r, source: id, entity) { new.append(t) }
         }
         if !r.isOrdered { new.sort { $0.primaryKey < $1.primaryKey } }
         let old = try list(id, r, entity)
@@ -99,6 +122,30 @@ extension ChangeApplier {
         guard let inverse = entity.inverses[r.name] else { return }
         for o in old where !seen.contains(o) { try unlink(o, inverse, from: id) }
         for n in new where !oldSet.contains(n) { try link(n, inverse, to: id, forward: r) }
+    }
+
+    /// Applies the links a transaction added to and removed from `id.r` to the list as stored now
+    /// (TD1–TD2 in ToManyDelta.swift), keeping inverses in step (CA3). An unordered list of a
+    /// stored object stays unread (CA2), so a link costs the same whatever the list's size.
+    func applyDelta(_ id: ObjectID, _ r: RelationshipDescription, _ entity: EntityLayout, _ delta: ToManyDelta) throws {
+        let inverse = entity.inverses[r.name]
+        for member in delta.removed {
+            try removeFromList(id, r, entity, member)
+            if let inverse { try unlink(member, inverse, from: id) }
+        }
+        for member in delta.added where try liveTarget(member, r, source: id, entity) {
+            try insertIntoList(id, r, entity, member)
+            if let inverse { try link(member, inverse, to: id, forward: r) }
+        }
+        if r.isOrdered, let order = delta.order {
+            // TD2: the members the transaction ordered, then those linked meanwhile, in store order.
+            let current = try list(id, r, entity)
+            let present = Set(current)
+            var named = Set<ObjectID>()
+            var ordered = order.filter { present.contains($0) && named.insert($0).inserted }
+            ordered += current.filter { !named.contains($0) }
+            if ordered != current { setList(id, r, ordered) }
+        }
     }
 
     /// Makes `source` appear in `object.inverse`. A to-one inverse that pointed elsewhere is moved:

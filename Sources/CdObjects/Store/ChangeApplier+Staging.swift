@@ -22,9 +22,14 @@ struct StagedObject {
     let entity: EntityLayout
     /// Values by slot (SC2); nil: not given.
     let values: [PropertyValue?]
+    /// Links added and removed, by to-many position (in `EntityLayout.toManys`).
+    var deltas: [Int: ToManyDelta] = [:]
+    /// The values the transaction read, by slot, for conflict detection (`ChangeSet.read`).
+    var read: [PropertyValue?]?
 
     /// Whether any relationship value is given.
     var relates: Bool {
+        if !deltas.isEmpty { return true }
         let start = entity.attributes.count
         guard values.count > start else { return false }
         for slot in start..<values.count where values[slot] != nil { return true }
@@ -100,8 +105,25 @@ extension ChangeApplier {
             for id in changes.inserted.keys.sorted() {
                 staged.inserted.append(try stagedObject(id, named: changes.inserted[id]!))
             }
-            for id in changes.updated.keys.sorted() {
-                staged.updated.append(try stagedObject(id, named: changes.updated[id]!))
+            for id in Set(changes.updated.keys).union(changes.toManyDeltas.keys).sorted() {
+                var object = try stagedObject(id, named: changes.updated[id] ?? [:])
+                for (name, delta) in changes.toManyDeltas[id] ?? [:] where !delta.isEmpty {
+                    guard let position = object.entity.toManys.firstIndex(where: { $0.name == name }) else {
+                        throw CdError.validation(
+                            ValidationFailure(
+                                entity: object.entity.name, objectID: id.description, key: name,
+                                message: "\(name) is not a to-many relationship of \(object.entity.name)"))
+                    }
+                    object.deltas[position] = delta
+                }
+                if let read = changes.read[id] {
+                    var slots = [PropertyValue?](repeating: nil, count: object.entity.attributes.count)
+                    for (name, value) in read {
+                        if let s = object.entity.attributeSlots[name] { slots[s] = .attribute(value) }
+                    }
+                    object.read = slots
+                }
+                staged.updated.append(object)
             }
         case let .slots(changes):
             staged.inserted.reserveCapacity(changes.inserted.count)
@@ -155,7 +177,18 @@ extension ChangeApplier {
                         message: "slot \(slot) of \(entity.name) (\(name)) does not take \(value)"))
             }
         }
-        return StagedObject(id: entry.id, entity: entity, values: values)
+        var object = StagedObject(id: entry.id, entity: entity, values: values, read: entry.read)
+        for (slot, delta) in entry.deltas where !delta.isEmpty {
+            let position = slot - a - t
+            guard position >= 0, position < entity.toManys.count else {
+                throw CdError.validation(
+                    ValidationFailure(
+                        entity: entity.name, objectID: entry.id.description, key: "slot \(slot)",
+                        message: "slot \(slot) of \(entity.name) is not a to-many relationship"))
+            }
+            object.deltas[position] = delta
+        }
+        return object
     }
 }
 

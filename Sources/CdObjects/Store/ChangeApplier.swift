@@ -26,6 +26,17 @@
 //       there as a relationship target, so a relationship set to it in the same change set
 //       (a new object linked to an owner that is then deleted) is kept in step on its side, and
 //       its delete rules reach that object (cascade, nullify, deny) as Core Data's would.
+//  CA5. An updated object's attribute whose stored value differs from the value the transaction
+//       read (`StagedObject.read`) and from the value it sets is a conflict; the change set's
+//       `MergePolicy` decides which value is written, or (`.error`) the apply fails with 133020
+//       listing every conflict before anything is written.
+//  CA6. An object another transaction deleted after this one read it (not in the store, its key
+//       below the stored next key): the delete wins. Changes to it are dropped, and links to it
+//       are not made (as the delete's nullify would have removed them); under `.error` each is a
+//       conflict. An object whose key was never made is an error naming the change that named it.
+//  CA7. Under `.error`, an object the change set updates (attributes, to-ones or links) that a
+//       commit after the transaction's start (`startStamp`) changed is a conflict too
+//       (RecentChanges.swift), listed with the attributes whose values differ, if any.
 //
 // Confinement: one applier per apply or query, used by one thread.
 
@@ -71,6 +82,12 @@ final class ChangeApplier {
     var deletesStarted = false
     /// Deny rules that found related objects: (object, relationship, blockers).
     var denials: [(ObjectID, RelationshipDescription, [ObjectID])] = []
+    /// Conflicts found under the error merge policy (CA5, CA6); phase 2 ends by throwing them.
+    var conflicts: [MergeConflict] = []
+    /// Updated objects that another transaction deleted after this one read them (CA6).
+    var dropped: Set<ObjectID> = []
+    /// The store's log of recent commits, for the error policy's check (CA7); nil for an overlay.
+    var recentChanges: RecentChanges?
     /// A streaming writer's batch (`ObjectStoreWriter`): objects that fail attribute or count
     /// validation are collected here and written anyway, to be validated again at the writer's
     /// commit; nil for `apply`, which reports them.
@@ -117,6 +134,7 @@ final class ChangeApplier {
         staged = try stageChanges()
         try stage()
         try relate()
+        if !conflicts.isEmpty { throw CdError.mergeConflict(conflicts.sorted { $0.objectID < $1.objectID }) }
         try applyDeletes()
         #if DEBUG
         checkInvariants()
@@ -167,6 +185,12 @@ final class ChangeApplier {
     // MARK: - Phase 1
 
     private func stage() throws {
+        if mergePolicy == .error, !overlay {
+            // CA7: deleting an object another commit changed since the start is a conflict.
+            for id in deletedGiven.sorted() where !staged.isInserted(id) && changedSinceStart(id) {
+                conflicts.append(MergeConflict(objectID: id, properties: []))
+            }
+        }
         for object in staged.inserted where !isDeleting(object.id) {
             let entity = object.entity, id = object.id
             guard !entity.isAbstract else {
@@ -190,13 +214,97 @@ final class ChangeApplier {
         }
         for object in staged.updated where !isDeleting(object.id) && !staged.isInserted(object.id) {
             let id = object.id, entity = object.entity
-            guard var record = try record(id) else { throw missingObject(id, entity: entity.name, key: "self") }
-            var changed = false
-            for slot in 0..<min(entity.attributes.count, object.values.count) {
+            guard var record = try record(id) else {
+                guard try deletedMeanwhile(id, entity) else {
+                    throw missingObject(id, entity: entity.name, key: "self")
+                }
+                // Keeps CA6: another transaction's delete wins over these changes.
+                dropped.insert(id)
+                if mergePolicy == .error {
+                    conflicts.append(MergeConflict(objectID: id, properties: [], deleted: true))
+                }
+                continue
+            }
+            let given = min(entity.attributes.count, object.values.count)
+            // CA5: the attributes that another transaction changed after this one read them.
+            var storeChanged: [Int] = []
+            if let read = object.read, !overlay {
+                for slot in 0..<min(entity.attributes.count, read.count) {
+                    guard case let .attribute(was)? = read[slot], record.values[slot] != was else { continue }
+                    if slot < given, case let .attribute(v)? = object.values[slot], v == record.values[slot] {
+                        continue
+                    }
+                    storeChanged.append(slot)
+                }
+            }
+            var skipped = Set<Int>()
+            if mergePolicy == .error, storeChanged.isEmpty, changedSinceStart(id) {
+                conflicts.append(MergeConflict(objectID: id, properties: []))  // keeps CA7
+            }
+            if !storeChanged.isEmpty {
+                switch mergePolicy {
+                case .mergeByPropertyObjectTrump:
+                    break
+                case .mergeByPropertyStoreTrump:
+                    skipped = Set(storeChanged)
+                case .rollback:
+                    skipped = Set(0..<given)
+                case .overwrite:
+                    // The object as the transaction holds it: what it read, with its changes.
+                    for slot in storeChanged where slot >= given || object.values[slot] == nil {
+                        if case let .attribute(was)? = object.read?[slot] { record.values[slot] = was }
+                    }
+                case .error:
+                    conflicts.append(
+                        MergeConflict(
+                            objectID: id,
+                            properties: storeChanged.map { slot in
+                                var committing: CdValue?
+                                if slot < given, case let .attribute(v)? = object.values[slot] { committing = v }
+                                var was = CdValue.null
+                                if case let .attribute(v)? = object.read?[slot] { was = v }
+                                return MergeConflict.Property(
+                                    key: entity.attributes[slot].name, read: was, stored: record.values[slot],
+                                    committing: committing)
+                            }))
+                }
+            }
+            var changed = !storeChanged.isEmpty && mergePolicy == .overwrite
+            for slot in 0..<given where !skipped.contains(slot) {
                 guard case let .attribute(v)? = object.values[slot] else { continue }
                 if record.values[slot] != v { record.values[slot] = v; changed = true }
             }
             if changed { records[id] = record; updated.insert(id) }
+        }
+    }
+
+    /// Whether `id`, which the store does not hold, was there once: its key lies below the
+    /// root's stored next key (OS1), so a commit made it and another deleted it (CA6). A key at
+    /// or above it was never made: referring to it is an error of the caller's.
+    func deletedMeanwhile(_ id: ObjectID, _ entity: EntityLayout) throws -> Bool {
+        guard !staged.isInserted(id), id.primaryKey > 0 else { return false }
+        return id.primaryKey < (try nextKey(entity.root))
+    }
+
+    /// Whether a commit after this change set's transaction started changed `id` (CA7).
+    func changedSinceStart(_ id: ObjectID) -> Bool {
+        guard let recentChanges, let start = startStamp else { return false }
+        return recentChanges.changedSince(id, start: start)
+    }
+
+    /// The `RecentChanges` stamp the transaction started at, if it noted one.
+    var startStamp: UInt64? {
+        switch source {
+        case let .named(changes): return changes.startStamp
+        case let .slots(changes): return changes.startStamp
+        }
+    }
+
+    /// The merge policy of the change set.
+    var mergePolicy: MergePolicy {
+        switch source {
+        case let .named(changes): return changes.mergePolicy
+        case let .slots(changes): return changes.mergePolicy
         }
     }
 

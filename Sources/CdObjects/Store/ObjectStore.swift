@@ -40,6 +40,8 @@ public final class ObjectStore: @unchecked Sendable {
     let layout: StoreLayout
     /// Guards `nextKeys`, `storedNextKeys` and `usedKeyBounds` (OS1, OS4).
     private let counterLock = Lock()
+    /// The objects recent commits changed, for the error merge policy (RecentChanges.swift).
+    package let recentChanges = RecentChanges()
     private var nextKeys: [String: Int64]
     /// What the last commit stored as each root's next key (OS4).
     private var storedNextKeys: [String: Int64]
@@ -210,6 +212,7 @@ public final class ObjectStore: @unchecked Sendable {
     package func finishApply(_ written: WrittenApply) throws {
         guard let commit = written.commit else { return }
         do { try engine.finishCommit(commit) } catch let e as StoreError { throw CdError.store(e) }
+        if let stamp = written.stamp { recentChanges.markVisible(stamp) }  // keeps RC2
     }
 
     /// Runs the applier `make` builds in one engine write transaction and writes its commit
@@ -219,6 +222,7 @@ public final class ObjectStore: @unchecked Sendable {
             return try engine.write { tx in
                 let stored = StoredObjects(tx: tx, layout: layout)
                 let applier = make(stored)
+                applier.recentChanges = recentChanges
                 // Keeps OS4: what this store knows of `cd.meta`, so the apply does not read it.
                 (applier.storedNextKeys, applier.usedKeyBounds) = counterLock.withLock {
                     (storedNextKeys, usedKeyBounds)
@@ -228,7 +232,9 @@ public final class ObjectStore: @unchecked Sendable {
                 let (applied, written) = try applier.write(nextKeys: counters())
                 let commit = try tx.commitWithoutWaiting()
                 noteCommitted(nextKeys: written, stored: applier.storedNextKeys, bounds: applier.usedKeyBounds)
-                return WrittenApply(applied: applied, commit: commit)
+                // Keeps RC1: recorded while this commit holds the writer.
+                let stamp = recentChanges.record(applied.updated, applied.deleted)
+                return WrittenApply(applied: applied, commit: commit, stamp: stamp)
             }
         } catch let e as StoreError {
             throw CdError.store(e)
@@ -272,4 +278,6 @@ public final class ObjectStore: @unchecked Sendable {
 package struct WrittenApply: Sendable {
     package let applied: AppliedChanges
     package let commit: CommitSequence?
+    /// The commit's stamp in `ObjectStore.recentChanges` (RC1), when it recorded one.
+    package var stamp: UInt64? = nil
 }

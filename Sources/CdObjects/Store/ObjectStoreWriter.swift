@@ -105,7 +105,8 @@ public final class ObjectStoreWriter {
             // The batches stored `writtenKeys` as the next keys (the last store of each root is
             // its largest), and every stored key of a root is below it (OS1), the batches' too.
             store.noteCommitted(nextKeys: writtenKeys, stored: writtenKeys, bounds: writtenKeys)
-            return WrittenApply(applied: applied, commit: commit)
+            let stamp = store.recentChanges.record(applied.updated, applied.deleted)  // RC1
+            return WrittenApply(applied: applied, commit: commit, stamp: stamp)
         } catch {
             rollback()
             if let e = error as? StoreError { throw CdError.store(e) }
@@ -148,6 +149,7 @@ public final class ObjectStoreWriter {
         cachedSnapshot = nil
         do {
             let applier = make(StoredObjects(tx: tx, layout: store.layout))
+            applier.recentChanges = store.recentChanges
             applier.deferred = []
             try applier.prepare()
             try applier.throwIfInvalid()
