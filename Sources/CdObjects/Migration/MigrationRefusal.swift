@@ -94,7 +94,7 @@ public struct MigrationRefusal: Sendable, Hashable, CustomStringConvertible {
         case let .storeIsNewer(storeVersion, modelVersion):
             why =
                 "it was written with version \(storeVersion), which comes after \(modelVersion), the version opened "
-                + "(a newer build wrote it)"
+                + "(a newer build wrote it, and a newer store is never migrated back unasked)"
         case .wouldDropData:
             why =
                 "its model is not among the versions of the model opened, and migrating to the model opened "
