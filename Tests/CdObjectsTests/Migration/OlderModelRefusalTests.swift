@@ -138,6 +138,30 @@ import Testing
         #expect(try migrated.read { try $0.values(of: rex)?["owner"] } == .toOne(ann))
     }
 
+    @Test func linksOfARelationshipGoneOnBothSidesAreData() throws {
+        // Neither Person.pets nor Pet.owner survives: the link is dropped, and named on both sides.
+        let fs = InMemoryFileSystem()
+        let store = try ObjectStore.open(path: Self.path, model: Self.older, options: Self.options(fs))
+        let ann = try store.newObjectIDs(entity: "Person", count: 1)[0]
+        let pets = try store.newObjectIDs(entity: "Pet", count: 2)
+        try store.apply(
+            ChangeSet(inserted: [ann: [:], pets[0]: ["owner": .toOne(ann)], pets[1]: ["owner": .toOne(ann)]]))
+        try store.close()
+        var entities = Self.older.entities
+        entities[1].relationships = []
+        entities[2].relationships = []
+        let unlinked = try ObjectModel(entities: entities)
+        do {
+            _ = try ObjectStore.open(path: Self.path, model: unlinked, options: Self.options(fs), migration: .automatic)
+            Issue.record("dropping every link must be refused")
+        } catch let MigrationError.refused(refusal) {
+            #expect(
+                refusal.dropped == [
+                    .init(entity: "Person", key: "pets", objects: 1), .init(entity: "Pet", key: "owner", objects: 2),
+                ])
+        }
+    }
+
     @Test func aStepBackAlongThePlanIsRefusedUnlessAsked() throws {
         let fs = InMemoryFileSystem()
         let notes = try Self.writeWithNewer(fs)
