@@ -42,4 +42,5 @@
 @_exported import struct CdObjects.MigrationObject
 @_exported import struct CdObjects.MigrationProgress
 @_exported import enum CdObjects.MigrationError
+@_exported import struct CdObjects.MigrationRefusal
 @_exported import enum CdObjects.PropertyValue

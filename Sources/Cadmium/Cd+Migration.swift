@@ -21,6 +21,8 @@ extension Cd {
     ///     `CdError.incompatibleModel`.
     ///   - serialTX: the default for `serial: nil` in the transaction calls.
     /// - Throws: `MigrationError` when the migration cannot be done (the file is left as it was),
+    ///   `MigrationError.refused` (134100) when an older model would step a newer store back or
+    ///   drop data it holds (``MigrationOptions/allowingDataLoss`` asks for that),
     ///   `CdError.incompatibleModel` with migration disabled, `CdError.store` for engine failures.
     /// ```swift
     /// let plan = MigrationPlan(versions: [], stages: [.custom(from: "Model", to: "Model 2") { step in … }])

@@ -76,8 +76,11 @@ extension Cd {
         ThreadState.current.context = context
     }
 
-    static func commit(_ context: CdManagedObjectContext) throws {
-        try context.commit()
+    /// Commits `context`; a failure names `call` (the commit that met it) in its description.
+    static func commit(
+        _ context: CdManagedObjectContext, call: String = "the commit at the end of a transaction body"
+    ) throws {
+        do { try context.commit() } catch let error as CdError { throw error.during(call) }
     }
 
     // MARK: - Serial execution
@@ -212,7 +215,7 @@ extension Cd {
     /// Commits the running transaction's changes now; returns when they are durable in the
     /// store (check F4). Throws validation failures as `CdError`.
     public static func commit() throws {
-        try commit(try currentTransaction("Cd.commit()", .f4))
+        try commit(try currentTransaction("Cd.commit()", .f4), call: "Cd.commit()")
     }
 
     static func currentTransaction(_ call: String, _ kind: CdMisuse.Kind) throws -> CdManagedObjectContext {

@@ -108,8 +108,10 @@ public enum Cd {
     /// A file written with an older version of the model is migrated first (automatic,
     /// lightweight migration through the model file's versions; see
     /// ``initWithStore(model:storeURL:options:migration:serialTX:)`` to plan or turn it off).
-    /// - Throws: `MigrationError` when such a file cannot be migrated (it is left as it was),
-    ///   `CdError.store` for engine failures.
+    /// - Throws: `MigrationError` when such a file cannot be migrated (it is left as it was), or
+    ///   `MigrationError.refused` when it was written by a newer build and migrating it to `model`
+    ///   would drop data (docs/MIGRATION.md, "Stepping back"); `CdError.store` for engine failures
+    ///   (`CdError.store(.locked(path:))` when another process has the file open).
     /// ```swift
     /// try Cd.initWithStore(model: try CdModel(classes: [Item.self]), storeURL: nil)
     /// ```

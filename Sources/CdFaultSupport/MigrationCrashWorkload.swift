@@ -50,6 +50,12 @@ public enum MigrationCrashWorkload {
             relationships: [.toMany("items", destination: "Article", inverse: "owner")]),
     ])
 
+    /// Version 1 then version 2: declared, because the step drops `Item.note`, which an inferred
+    /// step nobody declared may not do (MG10).
+    public static var plan: MigrationPlan {
+        MigrationPlan(versions: [ModelVersion(name: "v1", model: v1), ModelVersion(name: "v2", model: v2)])
+    }
+
     /// The campaign's store options (full durability).
     public static func options() -> StoreOptions { CrashWorkload.options() }
 
@@ -78,7 +84,8 @@ public enum MigrationCrashWorkload {
     /// Opens `path` with version 2, migrating it; `progress` gets each progress event.
     public static func migrate(path: String, progress: @escaping @Sendable (MigrationProgress) -> Void) throws {
         let store = try ObjectStore.open(
-            path: path, model: v2, options: options(), migration: MigrationOptions(progress: progress))
+            path: path, model: v2, options: options(),
+            migration: MigrationOptions(plan: plan, progress: progress))
         try store.close()
     }
 

@@ -21,18 +21,24 @@ public struct ValidationFailure: Sendable, Hashable, CustomStringConvertible {
     public var key: String
     /// A sentence for humans.
     public var message: String
+    /// The call that met the failure (`Cd.commit()`, the implicit commit of a transaction), when
+    /// the layer that throws it knows; nil in the object store, which knows no caller.
+    public var call: String?
 
-    /// A failure of `key` on an object of `entity`.
-    public init(entity: String, objectID: String? = nil, key: String, message: String) {
+    /// A failure of `key` on an object of `entity`, met by `call`.
+    public init(entity: String, objectID: String? = nil, key: String, message: String, call: String? = nil) {
         self.entity = entity
         self.objectID = objectID
         self.key = key
         self.message = message
+        self.call = call
     }
 
+    /// `Note (Note/3).title: a value is required, in Cd.commit()`.
     public var description: String {
         let object = objectID.map { " (\($0))" } ?? ""
-        return "\(entity)\(object).\(key): \(message)"
+        let at = call.map { ", in \($0)" } ?? ""
+        return "\(entity)\(object).\(key): \(message)\(at)"
     }
 }
 
@@ -162,6 +168,40 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The same error saying which call met it (``ValidationFailure/call``); errors without a
+    /// ``ValidationFailure`` are returned unchanged, and a call already named is kept.
+    ///
+    /// ```swift
+    /// catch let error as CdError { throw error.during("Cd.commit()") }
+    /// ```
+    public func during(_ call: String) -> CdError {
+        func fill(_ f: ValidationFailure) -> ValidationFailure {
+            var f = f
+            if f.call == nil { f.call = call }
+            return f
+        }
+        switch self {
+        case let .validation(f): return .validation(fill(f))
+        case let .constraintViolation(f): return .constraintViolation(fill(f))
+        case let .missingMandatoryProperty(f): return .missingMandatoryProperty(fill(f))
+        case let .relationshipLacksMinimumCount(f): return .relationshipLacksMinimumCount(fill(f))
+        case let .relationshipExceedsMaximumCount(f): return .relationshipExceedsMaximumCount(fill(f))
+        case let .relationshipDeniedDelete(f): return .relationshipDeniedDelete(fill(f))
+        case let .numberTooLarge(f): return .numberTooLarge(fill(f))
+        case let .numberTooSmall(f): return .numberTooSmall(fill(f))
+        case let .dateTooLate(f): return .dateTooLate(fill(f))
+        case let .dateTooSoon(f): return .dateTooSoon(fill(f))
+        case let .invalidDate(f): return .invalidDate(fill(f))
+        case let .stringTooLong(f): return .stringTooLong(fill(f))
+        case let .stringTooShort(f): return .stringTooShort(fill(f))
+        case let .stringPatternMismatch(f): return .stringPatternMismatch(fill(f))
+        case let .multipleValidationErrors(list): return .multipleValidationErrors(list.map { $0.during(call) })
+        case .model, .incompatibleModel, .store, .unsupportedObjectFormat: return self
+        }
+    }
+
+    /// What failed, naming the entity, the object, the key and (when known) the call, with Core
+    /// Data's code: `Note (Note/3).title: a value is required, in Cd.commit() (Core Data error 1570)`.
     public var description: String {
         let suffix = code.map { " (Core Data error \($0))" } ?? ""
         switch self {

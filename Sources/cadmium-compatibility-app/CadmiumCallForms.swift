@@ -76,6 +76,7 @@ func compatibilityChecks(_ report: Report, bundle: String) -> [(String, () throw
         ("tests.transactionInTransactionDoesntHang", tests.transactionInTransactionDoesntHang),
         ("tests.callersQueueTargetsTheSerialQueue", tests.callersQueueTargetsTheSerialQueue),
         ("tests.transactAndWaitWith", tests.transactAndWaitWith),
+        ("readme.firstExample", { try readmeFirstExample(report) }),
         ("readme.transactions", readme.transactions),
         ("readme.implicitCommit", readme.implicitCommit),
         ("readme.serialTransactions", readme.serialTransactions),

@@ -3,9 +3,11 @@ import CdObjects
 import CdStore
 import Foundation
 
-// `cdstore-migrate STORE --model MODEL [--version NAME]`: migrates a store file to a version of a
-// Core Data model file (lightweight, step by step through the file's versions), with a progress
-// bar, and verifies the result. The migration itself lives in CdObjects/Migration.
+// `cdstore-migrate STORE --model MODEL [--version NAME] [--allow-data-loss]`: migrates a store file
+// to a version of a Core Data model file (lightweight, step by step through the file's versions),
+// with a progress bar, and verifies the result. A step back to an earlier version, or an inferred
+// step that drops stored data, is refused (exit 4) unless `--allow-data-loss` asks for it. The
+// migration itself lives in CdObjects/Migration.
 //
 // Exit codes: 0 migrated (or already of that version), 4 the migration is not possible (the store
 // is left as it was), 8 operational error (cannot read the model or the store), 16 usage error.
@@ -37,6 +39,11 @@ struct MigrateCommand: ParsableCommand {
 
     @Flag(name: .customLong("no-verify"), help: "Do not verify the migrated store.")
     var noVerify = false
+
+    @Flag(
+        name: .customLong("allow-data-loss"),
+        help: "Also migrate a store back to an earlier version, or along a step that drops stored data.")
+    var allowDataLoss = false
 
     @Argument(help: "The store's page file.")
     var store: String
@@ -83,7 +90,9 @@ struct MigrateCommand: ParsableCommand {
             return MigrateExit.operational
         }
         let bar = noProgress || isatty(STDERR_FILENO) != 1 ? nil : MigrationProgressBar()
-        let options = MigrationOptions(plan: MigrationPlan(versions: history.versions)) { bar?.update($0) }
+        let options = MigrationOptions(
+            plan: MigrationPlan(versions: history.versions), allowsDataLoss: allowDataLoss
+        ) { bar?.update($0) }
         do {
             let opened = try ObjectStore.open(path: store, model: target.model, migration: options)
             try opened.close()

@@ -19,7 +19,8 @@ import Testing
         "tests.forbidDeleteMain", "tests.parallelSerial", "tests.parallelSerialUsingQueues",
         "tests.transactionInTransactionDoesntHang", "tests.callersQueueTargetsTheSerialQueue",
         "tests.transactAndWaitWith",
-        "readme.transactions", "readme.implicitCommit", "readme.serialTransactions", "readme.createAndDelete",
+        "readme.firstExample", "readme.transactions", "readme.implicitCommit", "readme.serialTransactions",
+        "readme.createAndDelete",
         "readme.useInCurrentContext", "readme.notifyingTheMainThread",
         "example.addTapDelete",
     ]

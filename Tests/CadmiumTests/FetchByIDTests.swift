@@ -56,6 +56,8 @@ extension CadmiumSuites {
             let keyed = try Cd.objects(type).filter("SELF == %@", id).fetchOne()
             let general = try Cd.objects(type).filter("SELF == %@ AND TRUEPREDICATE", id).fetchOne()
             #expect(keyed === general, "\(type) \(id)")
+            let typed = try Cd.objects(type).filter(\.objectID == id).fetchOne()
+            #expect(typed === keyed, "the key-path form, \(type) \(id)")
             return keyed
         }
 
@@ -64,7 +66,18 @@ extension CadmiumSuites {
             let keyed = try Cd.objects(type).filter("SELF IN %@", ids).fetch()
             let general = try Cd.objects(type).filter("SELF IN %@ AND TRUEPREDICATE", ids).fetch()
             #expect(keyed.count == general.count && zip(keyed, general).allSatisfy { $0 === $1 }, "\(type) \(ids)")
+            let typed = try Cd.objects(type).filter(ids.contains(\.objectID)).fetch()
+            #expect(typed.count == keyed.count && zip(keyed, typed).allSatisfy { $0 === $1 }, "key paths, \(ids)")
             return keyed.map(\.name)
+        }
+
+        @Test func theKeyPathFormsBuildTheFormatStringsPredicates() throws {
+            let rex = ObjectID(entity: "KeyedPet", primaryKey: 1)
+            let tom = ObjectID(entity: "KeyedCat", primaryKey: 3)
+            let one: CdTypedPredicate<KeyedPet> = \.objectID == rex
+            #expect(try one.predicate() == (try CdPredicate(format: "SELF == %@", rex)))
+            let some: CdTypedPredicate<KeyedPet> = [rex, tom].contains(\.objectID)
+            #expect(try some.predicate() == (try CdPredicate(format: "SELF IN %@", [rex, tom])))
         }
 
         @Test func aReadFindsExactlyTheNamedObjectsOfTheEntity() throws {

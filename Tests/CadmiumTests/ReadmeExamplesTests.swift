@@ -32,16 +32,46 @@ func readmeOpenStore(modelURL: URL, storeURL: URL?) throws {
     _ = model2
 }
 
-/// README: writes happen in transactions (verbatim).
-func readmeWrite() throws {
-    // Writes happen in transactions (here on a background queue); the commit is implicit.
-    try Cd.transactAndWait {
+/// README: writes happen in transactions (verbatim); call from the main actor, as top-level code.
+@MainActor func readmeWrite() async throws {
+    // Writes happen in transactions, never on the main thread (where top-level code runs):
+    // `Cd.transaction` runs the body on a background thread and returns once it is committed.
+    try await Cd.transaction {
         let rnd = try Cd.create(Department.self)
         rnd.name = "R&D"
         let ann = try Cd.create(Employee.self)
         ann.name = "Ann"
         ann.department = rnd
     }
+}
+
+/// README: the same write from a background queue (verbatim), where the waiting form is allowed.
+func readmeWriteOnABackgroundQueue() {
+    DispatchQueue.global().async {
+        try? Cd.transactAndWait {
+            let sales = try Cd.create(Department.self)
+            sales.name = "Sales"
+        }
+    }
+}
+
+/// README: options (verbatim).
+func readmeOptions(model: CdModel, storeURL: URL?) throws {
+    var options = StoreOptions()
+    options.durability = .normal  // fsync at checkpoints only (.full, the default: every commit)
+    options.cacheBytes = 16 << 20  // page cache budget (default 64 MiB)
+    options.pageSize = 16384  // for a new store (default 8 KiB)
+    try Cd.initWithStore(model: model, storeURL: storeURL, options: options, serialTX: false)
+}
+
+/// README: objects by ID (verbatim); returns what the three fetches found.
+func readmeObjectsByID(ann: Employee, otherID: ObjectID) throws -> [Employee?] {
+    let id = ann.objectID!  // set by Cd.create; or ObjectID(entity: "Employee", primaryKey: 42)
+    print(id.entity, id.primaryKey)  // Employee 42
+    let again = try Cd.objects(Employee.self).filter(\.objectID == id).fetchOne()  // nil: no such object
+    let same = try Cd.objects(Employee.self).filter("SELF == %@", id).fetchOne()
+    let several = try Cd.objects(Employee.self).filter([id, otherID].contains(\.objectID)).fetch()
+    return [again, same] + several
 }
 
 /// README: reads (verbatim); call on the main thread.
@@ -123,13 +153,33 @@ extension CadmiumSuites {
             #expect(ann == "Ann")
         }
 
-        @Test func readmeWriteAndRead() throws {
+        @MainActor @Test func readmeWriteAndRead() async throws {
             let modelURL = try Self.writeModelFile()
             defer { try? FileManager.default.removeItem(at: modelURL.deletingLastPathComponent()) }
             try readmeOpenStore(modelURL: modelURL, storeURL: nil)
-            try background { try readmeWrite() }
-            let names = try DispatchQueue.main.sync { try readmeRead().map(\.name) }
-            #expect(names == ["Ann"])
+            try await readmeWrite()  // on the main actor, as a main.swift's top-level code
+            #expect(try readmeRead().map(\.name) == ["Ann"])
+            readmeWriteOnABackgroundQueue()
+            for _ in 0..<500 {
+                if try Cd.objects(Department.self).count() == 2 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(try Cd.objects(Department.self).sorted("name").fetch().map(\.name) == ["R&D", "Sales"])
+        }
+
+        @MainActor @Test func readmeOptionsAndObjectsByID() async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "cd-readme-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let model = try CdModel(classes: [Department.self, Employee.self])
+            try readmeOptions(model: model, storeURL: directory.appendingPathComponent("company.cdstore"))
+            defer { try? Cd.close() }
+            try await readmeWrite()
+            let ann = try #require(try readmeRead().first)
+            let found = try readmeObjectsByID(ann: ann, otherID: ObjectID(entity: "Employee", primaryKey: 999))
+            #expect(found.count == 3 && found.allSatisfy { $0 === ann }, "\(found)")
+            #expect(ann.objectID == ObjectID(entity: "Employee", primaryKey: ann.objectID!.primaryKey))
         }
 
         @Test func readmeBundleInitLooksInTheMainBundle() throws {

@@ -72,14 +72,23 @@ public struct MigrationOptions: Sendable {
     public var plan: MigrationPlan?
     /// Called as the migration goes (on the opening thread), for a progress display.
     public var progress: (@Sendable (MigrationProgress) -> Void)?
+    /// Whether a migration nobody declared may drop data: step a store back to a version the
+    /// model's versions put before the store's, or run an inferred step (the store's version not
+    /// among the model's) that drops objects, values or links the store holds. Off (the default),
+    /// such a migration is `MigrationError.refused` and the store is left as it was; declared
+    /// forward steps (a model file's versions, a plan's) and steps with a custom stage run either
+    /// way (docs/MIGRATION.md, "Stepping back").
+    public var allowsDataLoss: Bool
 
-    /// Options that migrate along `plan` (nil: one inferred step) and report to `progress`.
+    /// Options that migrate along `plan` (nil: one inferred step) and report to `progress`;
+    /// `allowsDataLoss` asks for migrations that drop stored data nothing declared.
     public init(
-        isEnabled: Bool = true, plan: MigrationPlan? = nil,
+        isEnabled: Bool = true, plan: MigrationPlan? = nil, allowsDataLoss: Bool = false,
         progress: (@Sendable (MigrationProgress) -> Void)? = nil
     ) {
         self.isEnabled = isEnabled
         self.plan = plan
+        self.allowsDataLoss = allowsDataLoss
         self.progress = progress
     }
 
@@ -87,6 +96,9 @@ public struct MigrationOptions: Sendable {
     public static var automatic: MigrationOptions { MigrationOptions() }
     /// No migration: a store of another model is `CdError.incompatibleModel`.
     public static var disabled: MigrationOptions { MigrationOptions(isEnabled: false) }
+    /// Automatic migration that may also step a newer store back or drop stored data
+    /// (``allowsDataLoss``): for the one open where that is meant.
+    public static var allowingDataLoss: MigrationOptions { MigrationOptions(allowsDataLoss: true) }
 }
 
 /// Where a migration stands: its phase and, within it, how many of how many units are done.

@@ -10,8 +10,9 @@ extension ObjectStore {
     /// when complete; see docs/MIGRATION.md). An in-memory store (`path == nil`) is always new.
     ///
     /// - Throws: `MigrationError` when the migration cannot be done (the old store is then as it
-    ///   was); `CdError.incompatibleModel` when migration is disabled or the open read-only; store
-    ///   errors.
+    ///   was), `MigrationError.refused` (134100) when it would step a newer store back or drop
+    ///   stored data and `migration.allowsDataLoss` is off; `CdError.incompatibleModel` when
+    ///   migration is disabled or the open read-only; store errors.
     /// ```swift
     /// let store = try ObjectStore.open(path: path, model: v3, migration: MigrationOptions(plan: plan))
     /// ```

@@ -28,6 +28,10 @@
 //       would not have) or start a second migration that removes this one's new files.
 //  MG8. A failure before step 6 (a constraint the old data breaks, a value that needs a custom
 //       stage, an I/O error) removes the new files and throws; `<path>` is as it was.
+//  MG10. A step back (the model's versions put the store's after the one opened) and an inferred
+//       step outside the declared versions that drops stored data run only with
+//       `MigrationOptions.allowsDataLoss`; otherwise `MigrationError.refused` is thrown after
+//       step 2 at the latest, before any file is created (MigrationRefusal, MR1).
 
 import CdStore
 import Foundation
@@ -71,16 +75,34 @@ enum StoreMigrator {
         let fs = options.fileSystem
         let report = migration.progress ?? { _ in }
         let newPath = migrationPath(path)
-        let steps = try plannedSteps(stored: stored, target: target, plan: migration.plan)
+        let steps: [Step]
+        do {
+            steps = try plannedSteps(
+                stored: stored, target: target, plan: migration.plan, allowsDataLoss: migration.allowsDataLoss)
+        } catch let StepBack.storeIsNewer(storeVersion, modelVersion) {
+            throw MigrationError.refused(
+                MigrationRefusal(
+                    path: path, storeVersionHash: stored.hash, modelVersionHash: target.versionHash,
+                    reason: .storeIsNewer(storeVersion: storeVersion, modelVersion: modelVersion), dropped: []))
+        }
         // The old store stays open, and so locked, until the new one is written (MG9).
         let old = try ObjectStore.open(path: path, model: steps.first?.source ?? target, options: options)
         var closed = false
         defer { if !closed { try? old.close() } }
+        // 2. Read the old store (before step 1, so that a refusal touches no file, MG10).
+        var data = try MigrationData.read(from: old, progress: report)
+        if !migration.allowsDataLoss, let step = steps.first, !step.isDeclared, !step.stage.isCustom {
+            let dropped = LightweightMapping(source: step.source, destination: step.destination).droppedData(in: data)
+            if !dropped.isEmpty {
+                throw MigrationError.refused(
+                    MigrationRefusal(
+                        path: path, storeVersionHash: stored.hash, modelVersionHash: target.versionHash,
+                        reason: .wouldDropData, dropped: dropped))
+            }
+        }
         // 1. Leftovers of an attempt that did not finish (MG5: never the only copy), removed
         // under the old store's lock, so never the files of a migration running now (MG9).
         try removeNewFiles(newPath, fs)
-        // 2. Read the old store.
-        var data = try MigrationData.read(from: old, progress: report)
         // 3. Map, step by step.
         var originalIDs: [ObjectID: ObjectID] = Dictionary(uniqueKeysWithValues: data.objects.keys.map { ($0, $0) })
         for step in steps {
@@ -180,12 +202,24 @@ enum StoreMigrator {
         let source: ObjectModel
         let destination: ObjectModel
         let stage: MigrationStage
+        /// Whether the versions declared it (a forward step between two listed versions), as
+        /// opposed to the one step inferred from the model the store records (MG10).
+        let isDeclared: Bool
+    }
+
+    /// A step back that nobody asked for, by version names (thrown by `plannedSteps`, turned into
+    /// `MigrationError.refused` by `migrate`, which knows the path).
+    enum StepBack: Error {
+        case storeIsNewer(storeVersion: String, modelVersion: String)
     }
 
     /// The steps from the stored model to `target`: through the plan's versions when the stored
     /// hash is one of them and comes before the target, else one inferred step from the model the
-    /// store records. A stored hash that comes after the target's is `invalidPlan` (never stepped back).
-    static func plannedSteps(stored: StoredModel, target: ObjectModel, plan: MigrationPlan?) throws -> [Step] {
+    /// store records. A stored hash that comes after the target's is `StepBack` (never stepped
+    /// back), unless `allowsDataLoss`, which infers one step back (MG10).
+    static func plannedSteps(
+        stored: StoredModel, target: ObjectModel, plan: MigrationPlan?, allowsDataLoss: Bool = false
+    ) throws -> [Step] {
         var versions = plan?.versions ?? []
         let targetHash = target.versionHash
         if !versions.contains(where: { $0.versionHash == targetHash }) {
@@ -195,11 +229,9 @@ enum StoreMigrator {
         // A store of a later version than the model opened: an older build of the app must not
         // step it back and drop what the later versions added.
         if let from = history.versions.firstIndex(where: { $0.versionHash == stored.hash }),
-            let to = history.index(ofHash: targetHash), from > to
+            let to = history.index(ofHash: targetHash), from > to, !allowsDataLoss
         {
-            throw MigrationError.invalidPlan(
-                "the store was written with version \(versions[from].name), which comes after "
-                    + "\(versions[to].name), the version it is opened with; a newer store is never migrated back")
+            throw StepBack.storeIsNewer(storeVersion: versions[from].name, modelVersion: versions[to].name)
         }
         if let from = history.versions.firstIndex(where: { $0.versionHash == stored.hash }),
             let to = history.index(ofHash: targetHash), from < to
@@ -208,7 +240,8 @@ enum StoreMigrator {
                 let a = versions[i], b = versions[i + 1]
                 return Step(
                     from: a.name, to: b.name, source: a.model, destination: b.model,
-                    stage: plan?.stage(from: a.name, to: b.name) ?? .lightweight(from: a.name, to: b.name))
+                    stage: plan?.stage(from: a.name, to: b.name) ?? .lightweight(from: a.name, to: b.name),
+                    isDeclared: true)
             }
         }
         guard let model = stored.model, model.versionHash == stored.hash else {
@@ -221,7 +254,8 @@ enum StoreMigrator {
         return [
             Step(
                 from: name, to: targetName, source: model, destination: target,
-                stage: plan?.stage(from: name, to: targetName) ?? .lightweight(from: name, to: targetName))
+                stage: plan?.stage(from: name, to: targetName) ?? .lightweight(from: name, to: targetName),
+                isDeclared: false)
         ]
     }
 }

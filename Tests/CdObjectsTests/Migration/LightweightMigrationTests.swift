@@ -53,6 +53,12 @@ import Testing
         EntityDescription(name: "Toy", attributes: [.init(name: "label", type: .string)]),
     ])
 
+    /// v1 then v2, declared: the step drops `Person.nickname`, which only a declared step (or
+    /// `allowsDataLoss`) may do; an inferred one is refused (`anUndeclaredStepThatDropsDataIsRefused`).
+    static let declared = MigrationPlan(versions: [
+        ModelVersion(name: "v1", model: v1), ModelVersion(name: "v2", model: v2),
+    ])
+
     static func str(_ s: String) -> PropertyValue { .attribute(.string(s)) }
 
     /// Ann (age 30, two pets) and Bob (no age, no pets); a third pet without owner.
@@ -80,7 +86,8 @@ import Testing
         let fs = InMemoryFileSystem()
         let (ann, bob, pets) = try Self.seed(fs)
         let store = try ObjectStore.open(
-            path: Self.path, model: Self.v2, options: Self.options(fs), migration: .automatic)
+            path: Self.path, model: Self.v2, options: Self.options(fs), migration: MigrationOptions(plan: Self.declared)
+        )
         defer { try? store.close() }
         try store.read { snapshot throws in
             let humans = try snapshot.fetchIDs(FetchRequest(entity: "Human")).sorted()
@@ -126,7 +133,7 @@ import Testing
         let seen = LockedPhases()
         let store = try ObjectStore.open(
             path: Self.path, model: Self.v2, options: Self.options(fs),
-            migration: MigrationOptions { seen.append($0.phase) })
+            migration: MigrationOptions(plan: Self.declared) { seen.append($0.phase) })
         try store.close()
         var distinct: [MigrationProgress.Phase] = []
         for phase in seen.phases where distinct.last != phase { distinct.append(phase) }
