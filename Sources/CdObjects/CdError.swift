@@ -196,7 +196,7 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .stringTooShort(f): return .stringTooShort(fill(f))
         case let .stringPatternMismatch(f): return .stringPatternMismatch(fill(f))
         case let .multipleValidationErrors(list): return .multipleValidationErrors(list.map { $0.during(call) })
-        case .model, .incompatibleModel, .store, .unsupportedObjectFormat: return self
+        case .model, .incompatibleModel, .store, .unsupportedObjectFormat, .mergeConflict: return self
         }
     }
 
