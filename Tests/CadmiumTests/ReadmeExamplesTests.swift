@@ -259,3 +259,10 @@ final class Tagged: CdManagedObject {
     @Attribute(.transient) var scratch: String?
     @Attribute(.range(0.0...1.0)) var ratio: Double = 0.5
 }
+
+/// README: overlapping transactions, the merge policy (verbatim; the second line runs inside a
+/// transaction body). `OverlappingTransactionTests` checks what each policy does.
+func readmeMergePolicy() throws {
+    Cd.mergePolicy = .error  // the store's policy
+    try Cd.transactionContext().mergePolicy = .rollback  // or one transaction's, inside its body
+}
