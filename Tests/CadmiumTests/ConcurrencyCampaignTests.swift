@@ -95,7 +95,8 @@ extension CadmiumSuites {
 
         static func run(seed: UInt64, policy: MergePolicy) throws {
             print(
-                "concurrency campaign: seed \(seed), policy \(policy), \(writers) writers × \(opsPerWriter) operations")
+                "concurrency campaign: seed \(seed), policy \(policy), "
+                    + "\(writers) writers × \(opsPerWriter) operations")
             try Cd.initWithStore(
                 model: try CdModel(classes: [
                     CampaignNote.self, CampaignTag.self, CampaignFolder.self, CampaignComment.self,
@@ -303,7 +304,8 @@ extension CadmiumSuites {
                             let expectedFolder = folder.flatMap { folders.contains($0) ? $0 : nil }
                             #expect(
                                 n.folder?.number == expectedFolder,
-                                "\(context): \(id) is in folder \(String(describing: n.folder?.number)), acknowledged \(String(describing: expectedFolder))"
+                                "\(context): \(id) is in folder \(String(describing: n.folder?.number)), "
+                                    + "acknowledged \(String(describing: expectedFolder))"
                             )
                         }
                         for (id, value) in ledger.attribute {
@@ -336,7 +338,8 @@ extension CadmiumSuites {
                     let total = ledgers.values.reduce(0) { $0 + $1.acknowledged }
                     let failures = ledgers.values.reduce(0) { $0 + $1.failed }
                     print(
-                        "concurrency campaign: seed \(seed), policy \(policy): \(total) commits acknowledged, \(failures) failed"
+                        "concurrency campaign: seed \(seed), policy \(policy): "
+                            + "\(total) commits acknowledged, \(failures) failed"
                     )
                 }
             }

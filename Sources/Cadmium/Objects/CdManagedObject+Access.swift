@@ -357,7 +357,8 @@ extension CdManagedObject {
     /// Keeps an inverse edit of a to-many that was not read yet, instead of reading the whole
     /// list from the store for it (the commit carries the edit as a delta, MO4, or not at all when
     /// the members' to-one values say it): a transaction that links one new object to an owner
-    /// of thousands then costs no read of the owner's list. Up to `DeferredListEdit.limit` edits wait; past that the list
+    /// of thousands then costs no read of the owner's list. Up to `DeferredListEdit.limit` edits
+    /// wait; past that the list
     /// is read and edited in place. True when the edit was kept (keeps MO3).
     private func deferListEdit(_ edit: DeferredListEdit) -> Bool {
         let (deferred, context, first) = withState { state -> (Bool, CdManagedObjectContext?, Bool) in
