@@ -302,11 +302,10 @@ extension CadmiumSuites {
                                 "\(context): \(id) is linked to \(got.sorted()), acknowledged \(expected.sorted())")
                             let folder = ledger.folders[id] ?? nil
                             let expectedFolder = folder.flatMap { folders.contains($0) ? $0 : nil }
-                            #expect(
-                                n.folder?.number == expectedFolder,
+                            let where_ =
                                 "\(context): \(id) is in folder \(String(describing: n.folder?.number)), "
-                                    + "acknowledged \(String(describing: expectedFolder))"
-                            )
+                                + "acknowledged \(String(describing: expectedFolder))"
+                            #expect(n.folder?.number == expectedFolder, "\(where_)")
                         }
                         for (id, value) in ledger.attribute {
                             guard let n = byID[id] else { continue }  // deleted since by its owner
