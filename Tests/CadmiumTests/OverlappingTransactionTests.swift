@@ -331,5 +331,79 @@ extension CadmiumSuites {
                     "n0:0", "n1:0", "n2:1",
                 ])
         }
+
+        /// An ordered to-many: two transactions append different members at once; both stay,
+        /// after the members that were there.
+        @MainActor @Test func overlappingAppendsToAnOrderedListAreBothKept() throws {
+            try initCompany()
+            try background {
+                try Cd.transactAndWait {
+                    let p = try Cd.create(Project.self)
+                    p.title = "P"
+                    for title in ["c1", "c2"] {
+                        let c = try Cd.create(Chore.self)
+                        c.title = title
+                        p.chores.append(c)
+                    }
+                }
+            }
+            let meet = Rendezvous()
+            func append(_ title: String, _ arrive: @escaping () -> Void) -> () throws -> Void {
+                {
+                    try Cd.transactAndWait {
+                        let p = try #require(try Cd.objects(Project.self).fetchOne())
+                        let c = try Cd.create(Chore.self)
+                        c.title = title
+                        p.chores.append(c)
+                        arrive()
+                    }
+                }
+            }
+            let (a, b) = runBoth(append("c3", meet.arriveA), append("c4", meet.arriveB))
+            #expect(a == nil && b == nil)
+            let titles = try #require(try Cd.objects(Project.self).fetchOne()).chores.map(\.title)
+            #expect(titles.count == 4)
+            #expect(Array(titles.prefix(2)) == ["c1", "c2"])
+            #expect(Set(titles.suffix(2)) == ["c3", "c4"])
+            #expect(try Cd.objects(Chore.self).fetch().allSatisfy { $0.project?.title == "P" })
+        }
+
+        /// One transaction reorders an ordered list while another appends to it: the order the
+        /// first wants holds for the members it knew, and the appended member is kept after them.
+        @MainActor @Test func aReorderAndAnOverlappingAppendBothHold() throws {
+            try initCompany()
+            try background {
+                try Cd.transactAndWait {
+                    let p = try Cd.create(Project.self)
+                    p.title = "P"
+                    for title in ["c1", "c2", "c3"] {
+                        let c = try Cd.create(Chore.self)
+                        c.title = title
+                        p.chores.append(c)
+                    }
+                }
+            }
+            let meet = Rendezvous()
+            let (a, b) = runBoth(
+                {
+                    try Cd.transactAndWait {
+                        let p = try #require(try Cd.objects(Project.self).fetchOne())
+                        p.chores = p.chores.reversed()
+                        meet.arriveA()
+                    }
+                },
+                {
+                    try Cd.transactAndWait {
+                        let p = try #require(try Cd.objects(Project.self).fetchOne())
+                        let c = try Cd.create(Chore.self)
+                        c.title = "c4"
+                        p.chores.append(c)
+                        meet.arriveB()
+                    }
+                })
+            #expect(a == nil && b == nil)
+            let titles = try #require(try Cd.objects(Project.self).fetchOne()).chores.map(\.title)
+            #expect(titles == ["c3", "c2", "c1", "c4"])
+        }
     }
 }
