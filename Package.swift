@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "Cadmium", targets: ["Cadmium"]),
         .executable(name: "cdstore-verify", targets: ["cdstore-verify"]),
         .executable(name: "cdstore-migrate", targets: ["cdstore-migrate"]),
+        .library(name: "CdCoreDataImport", targets: ["CdCoreDataImport"]),
+        .executable(name: "cdstore-import-coredata", targets: ["cdstore-import-coredata"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -29,6 +31,13 @@ let package = Package(
             name: "CDeflate",
             pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"])]
+        ),
+        // SQLite, for the Core Data importer only (it reads Core Data's SQLite stores); never
+        // linked into CdStore, CdObjects or Cadmium.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(
             name: "CdStore",
@@ -102,6 +111,24 @@ let package = Package(
                 "CdToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // Imports Apple Core Data SQLite stores into Cadmium stores (docs/COREDATA-IMPORT.md).
+        .target(
+            name: "CdCoreDataImport",
+            dependencies: ["CdObjects", "CdStore", "CSQLite"]
+        ),
+        .executableTarget(
+            name: "cdstore-import-coredata",
+            dependencies: [
+                "CdCoreDataImport",
+                "CdObjects",
+                "CdToolSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "CdCoreDataImportTests",
+            dependencies: ["CdCoreDataImport", "CdObjects", "CdStore", "CSQLite"]
         ),
         .testTarget(
             name: "CdStoreTests",
