@@ -128,7 +128,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CdCoreDataImportTests",
-            dependencies: ["CdCoreDataImport", "CdObjects", "CdStore", "CSQLite"]
+            dependencies: [
+                "CdCoreDataImport", "CdObjects", "CdStore", "CSQLite", "CdFaultSupport", "cdstore-import-coredata",
+            ]
         ),
         .testTarget(
             name: "CdStoreTests",

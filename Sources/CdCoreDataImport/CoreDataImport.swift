@@ -62,7 +62,9 @@ public enum CoreDataImport {
 public struct CoreDataImportProgress: Sendable {
     /// `objects`, `relationships` or `verifying`.
     public var phase: String
+    /// Rows read (objects), relationships set (relationships), or 0/1 (verifying).
     public var completed: Int
+    /// What `completed` counts up to in this phase.
     public var total: Int
 }
 

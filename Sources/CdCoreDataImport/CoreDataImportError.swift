@@ -22,7 +22,8 @@ public enum CoreDataImportError: Error, Sendable, Equatable, CustomStringConvert
     case ambiguousVersion(versions: [String])
     /// The version asked for does not match the store's schema.
     case versionMismatch(VersionMismatch)
-    /// The destination already exists; the importer never overwrites a store.
+    /// The destination (or a `-wal` log at its path) already exists; the importer never
+    /// overwrites a store.
     case destinationExists(path: String)
     /// A row breaks the model and `strict` was set: the first such row.
     case badRow(CoreDataBadRow)
@@ -78,6 +79,7 @@ public struct CoreDataBadRow: Sendable, Hashable, Codable, CustomStringConvertib
     /// What is wrong, and what the importer did about it.
     public var problem: String
 
+    /// A bad row of `table` with `Z_PK` `primaryKey`.
     public init(table: String, primaryKey: Int64, problem: String) {
         self.table = table
         self.primaryKey = primaryKey

@@ -66,8 +66,9 @@ final class CoreDataImporter {
         guard fileManager.fileExists(atPath: store.path) else {
             throw .unreadableStore(path: store.path, detail: "no such file")
         }
-        guard !fileManager.fileExists(atPath: destination.path) else {
-            throw .destinationExists(path: destination.path)
+        // A log without its page file would be replayed onto the new store's pages: refuse it too.
+        for path in [destination.path, destination.path + "-wal"] where fileManager.fileExists(atPath: path) {
+            throw .destinationExists(path: path)
         }
         // 1. The private copy (SQ1).
         let scratch = fileManager.temporaryDirectory.appendingPathComponent("cdstore-import-\(UUID().uuidString)")
