@@ -10,6 +10,9 @@ let package = Package(
         .executable(name: "cdstore-verify", targets: ["cdstore-verify"]),
         .executable(name: "cdstore-migrate", targets: ["cdstore-migrate"]),
         .library(name: "CdCoreDataImport", targets: ["CdCoreDataImport"]),
+        // SQLite's C API as a product, for the benchmark package's raw-SQLite peer: target names
+        // are unique across a package graph, so it cannot declare a CSQLite of its own.
+        .library(name: "CSQLite", targets: ["CSQLite"]),
         .executable(name: "cdstore-import-coredata", targets: ["cdstore-import-coredata"]),
     ],
     dependencies: [
@@ -32,8 +35,8 @@ let package = Package(
             pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"])]
         ),
-        // SQLite, for the Core Data importer only (it reads Core Data's SQLite stores); never
-        // linked into CdStore, CdObjects or Cadmium.
+        // SQLite, for the Core Data importer (it reads Core Data's SQLite stores) and the
+        // benchmarks; never linked into CdStore, CdObjects or Cadmium.
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
