@@ -14,7 +14,8 @@
 //                                                      or 0x02 + a UUID naming a file (ExternalData)
 //   UUID            BLOB of 16 bytes (or TEXT)         .uuid
 //   URI             TEXT                               .uri
-//   Transformable   BLOB                               .data (the transformer's bytes, kept as they are)
+//   Transformable   BLOB                               .data (the transformer's bytes, kept as they are;
+//                                                      external storage as for Binary)
 //
 // A value of another storage class, or out of its type's range, is a `ValueProblem`: the
 // importer lists the row (CoreDataBadRow) and never stores a changed value.
@@ -113,7 +114,9 @@ enum CoreDataValueDecoder {
             return .uri(url)
         case .transformable:
             guard storage == .blob else { throw wrong() }
-            return .data(row.blob(column))
+            let bytes = row.blob(column)
+            if let external { return .data(try external.resolve(bytes)) }
+            return .data(bytes)
         }
     }
 }
