@@ -144,6 +144,7 @@ let package = Package(
             name: "CadmiumTests",
             dependencies: [
                 "Cadmium", "CdObjects", "CdStore", "CdStoreTesting", "CdFaultSupport", "cadmium-crash-child",
+                "CdCoreDataImport",
             ]
         ),
         .testTarget(
