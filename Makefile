@@ -6,14 +6,15 @@ SWIFT_TEST_FLAGS ?=
 
 all: build
 
-# The C libraries come from Debian: libdeflate-dev (the page codec and CRC-32) and zlib1g-dev
-# (the tests check that zlib reads every page). Install them when missing (CI runs as root).
+# The C libraries come from Debian: libdeflate-dev (the page codec and CRC-32), zlib1g-dev
+# (the tests check that zlib reads every page) and libsqlite3-dev (the Core Data importer reads
+# Core Data's SQLite stores). Install them when missing (CI runs as root).
 deps:
-	@if ! pkg-config --exists zlib libdeflate 2>/dev/null \
-		|| [ ! -f /usr/include/zlib.h ] || [ ! -f /usr/include/libdeflate.h ]; then \
-		echo "installing zlib1g-dev libdeflate-dev"; \
+	@if ! pkg-config --exists zlib libdeflate sqlite3 2>/dev/null \
+		|| [ ! -f /usr/include/zlib.h ] || [ ! -f /usr/include/libdeflate.h ] || [ ! -f /usr/include/sqlite3.h ]; then \
+		echo "installing zlib1g-dev libdeflate-dev libsqlite3-dev"; \
 		(apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			zlib1g-dev libdeflate-dev pkg-config; \
+			zlib1g-dev libdeflate-dev libsqlite3-dev pkg-config; \
 	fi
 
 build: deps

@@ -9,6 +9,11 @@ let package = Package(
         .library(name: "Cadmium", targets: ["Cadmium"]),
         .executable(name: "cdstore-verify", targets: ["cdstore-verify"]),
         .executable(name: "cdstore-migrate", targets: ["cdstore-migrate"]),
+        .library(name: "CdCoreDataImport", targets: ["CdCoreDataImport"]),
+        // SQLite's C API as a product, for the benchmark package's raw-SQLite peer: target names
+        // are unique across a package graph, so it cannot declare a CSQLite of its own.
+        .library(name: "CSQLite", targets: ["CSQLite"]),
+        .executable(name: "cdstore-import-coredata", targets: ["cdstore-import-coredata"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -29,6 +34,13 @@ let package = Package(
             name: "CDeflate",
             pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"])]
+        ),
+        // SQLite, for the Core Data importer (it reads Core Data's SQLite stores) and the
+        // benchmarks; never linked into CdStore, CdObjects or Cadmium.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(
             name: "CdStore",
@@ -103,6 +115,26 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Imports Apple Core Data SQLite stores into Cadmium stores (docs/COREDATA-IMPORT.md).
+        .target(
+            name: "CdCoreDataImport",
+            dependencies: ["CdObjects", "CdStore", "CSQLite"]
+        ),
+        .executableTarget(
+            name: "cdstore-import-coredata",
+            dependencies: [
+                "CdCoreDataImport",
+                "CdObjects",
+                "CdToolSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "CdCoreDataImportTests",
+            dependencies: [
+                "CdCoreDataImport", "CdObjects", "CdStore", "CSQLite", "CdFaultSupport", "cdstore-import-coredata",
+            ]
+        ),
         .testTarget(
             name: "CdStoreTests",
             dependencies: ["CdStore", "CdStoreTesting", "CdFaultSupport", "cadmium-crash-child", "CZlib"]
@@ -112,6 +144,7 @@ let package = Package(
             name: "CadmiumTests",
             dependencies: [
                 "Cadmium", "CdObjects", "CdStore", "CdStoreTesting", "CdFaultSupport", "cadmium-crash-child",
+                "CdCoreDataImport",
             ]
         ),
         .testTarget(

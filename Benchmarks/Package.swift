@@ -13,15 +13,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
-        .systemLibrary(
-            name: "CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
         .executableTarget(
             name: "cadmium-bench",
             dependencies: [
-                "CSQLite",
+                // SQLite's C API: the main package's CSQLite (one CSQLite per package graph).
+                .product(name: "CSQLite", package: "Cadmium"),
                 .product(name: "CdStore", package: "Cadmium"),
                 .product(name: "CdObjects", package: "Cadmium"),
                 .product(name: "Cadmium", package: "Cadmium"),

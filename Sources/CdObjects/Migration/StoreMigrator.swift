@@ -165,17 +165,7 @@ enum StoreMigrator {
         do {
             report(MigrationProgress(phase: .writing, completed: 0, total: data.objects.count))
             try store.apply(data.changeSet())
-            try store.engine.write { tx in
-                let stored = StoredObjects(tx: tx, layout: store.layout)
-                for (root, next) in data.nextKeys.sorted(by: { $0.key < $1.key }) {
-                    guard store.layout.roots.contains(root), next > (try stored.storedNextKey(root: root)) else {
-                        continue
-                    }
-                    var bytes: [UInt8] = []
-                    bytes.appendLE(UInt64(bitPattern: next))
-                    try stored.writableTree(StoreLayout.metaTree).put(StoreLayout.nextKeyKey(root: root), bytes)
-                }
-            }
+            try store.raiseStoredNextKeys(data.nextKeys)
             report(MigrationProgress(phase: .writing, completed: data.objects.count, total: data.objects.count))
             try store.close()
         } catch {

@@ -41,8 +41,12 @@ struct CodableCdValue: Codable, Hashable, Sendable {
         case "double": value = .double(try c.decode(Double.self, forKey: .value))
         case "decimal":
             let text = try c.decode(String.self, forKey: .value)
-            guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw bad(text) }
-            value = .decimal(d)
+            if text == "NaN" {
+                value = .decimal(.nan)  // `Decimal.nan.description`, which `Decimal(string:)` does not parse
+            } else {
+                guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw bad(text) }
+                value = .decimal(d)
+            }
         case "string": value = .string(try c.decode(String.self, forKey: .value))
         case "bool": value = .bool(try c.decode(Bool.self, forKey: .value))
         case "date": value = .date(Date(timeIntervalSinceReferenceDate: try c.decode(Double.self, forKey: .value)))

@@ -79,8 +79,9 @@ public enum ModelFileReader {
     /// Parses `contents` XML already in memory; `path` is only used in errors and warnings.
     public static func parse(contents data: Data, path: String) throws(ModelError) -> ModelFile {
         let parsed = try parseModelXML(data, path: path)
+        let oneWay = droppingAsymmetricInverses(parsed.entities, path: path)
         return ModelFile(
-            model: try ObjectModel(entities: parsed.entities), warnings: parsed.warnings,
+            model: try ObjectModel(entities: oneWay.entities), warnings: parsed.warnings + oneWay.warnings,
             contentsPath: path, versionName: nil, availableVersions: [],
             versionIdentifier: parsed.versionIdentifier, configurations: parsed.configurations)
     }

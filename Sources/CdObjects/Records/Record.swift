@@ -183,6 +183,8 @@ enum RecordCodec {
         case .double: return .double(Double(bitPattern: try r.u64LE()))
         case .decimal:
             let text = String(decoding: try r.lengthPrefixed(), as: UTF8.self)
+            // `Decimal.nan.description` is "NaN", which `Decimal(string:)` does not parse.
+            if text == "NaN" { return .decimal(.nan) }
             guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
                 throw RecordDecodingError("bad decimal \(text)")
             }

@@ -168,3 +168,28 @@ struct ObjectStoreRecordTests {
         )
     }
 }
+
+@Suite("Decimal NaN")
+struct DecimalNaNRecordTests {
+    /// A NaN decimal is stored as the text "NaN" (its description); it must read back as NaN,
+    /// not fail as corruption.
+    @Test func aNaNDecimalReadsBack() throws {
+        let model = try ObjectModel(
+            entities: [EntityDescription(name: "Price", attributes: [.init(name: "amount", type: .decimal)])])
+        let store = try ObjectStore.open(path: nil, model: model)
+        let id = try store.insert("Price", ["amount": .attribute(.decimal(.nan))])
+        guard case let .attribute(.decimal(d))? = try store.values(id)?["amount"] else {
+            Issue.record("no decimal read back"); return
+        }
+        #expect(d.isNaN)
+        #expect(try store.verify().isEmpty)
+    }
+
+    @Test func aNaNDecimalSurvivesJSONCoding() throws {
+        let data = try JSONEncoder().encode(CodableCdValue(.decimal(.nan)))
+        guard case let .decimal(d) = try JSONDecoder().decode(CodableCdValue.self, from: data).value else {
+            Issue.record("not a decimal"); return
+        }
+        #expect(d.isNaN)
+    }
+}
