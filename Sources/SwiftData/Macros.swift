@@ -1,7 +1,10 @@
 // SwiftData's macros, under the names an app's source uses; implemented by the SwiftDataMacros
-// plug-in. Their expansions refer to this module's types as `SwiftData.…`.
+// plug-in. Their expansions refer to this module's types as `SwiftData.…`, and to Observation's
+// registrar: `import SwiftData` brings Foundation and Observation with it, as on Apple's systems,
+// so a model file that imports SwiftData only compiles.
 
-import Observation
+@_exported import Foundation
+@_exported import Observation
 
 /// Makes a class a persistent model: `PersistentModel` and `Observable`, each stored `var`
 /// persisted (unless `@Transient`), with `init(backingData:)` and `schemaMetadata` generated.

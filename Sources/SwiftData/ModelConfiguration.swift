@@ -75,6 +75,7 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable {
     }
 
     /// A configuration for the given model types.
+    @_disfavoredOverload
     public init(for forTypes: any PersistentModel.Type..., isStoredInMemoryOnly: Bool = false) {
         self.init(schema: Schema(forTypes), isStoredInMemoryOnly: isStoredInMemoryOnly)
     }

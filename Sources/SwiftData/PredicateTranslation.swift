@@ -54,12 +54,18 @@ enum PredicateTranslation {
     /// The property names of one key path node.
     static func names(_ keyPath: AnyKeyPath) -> Result<[String], CdQueryError> {
         if let property = property(keyPath) { return .success([property.name]) }
+        if let model = type(of: keyPath).rootType as? any PersistentModel.Type, keyPath == identityKeyPath(model) {
+            return .success([])  // `persistentModelID`: the object itself, compared with an identifier
+        }
         return .failure(
             CdQueryError(
                 .unresolvedKeyPath, part: "\(keyPath)",
                 message: "\(keyPath) is not a persisted property of \(type(of: keyPath).rootType) "
                     + "(computed and @Transient properties are not stored, so the store cannot query them)"))
     }
+
+    /// `\T.persistentModelID`.
+    private static func identityKeyPath<T: PersistentModel>(_: T.Type) -> AnyKeyPath { \T.persistentModelID }
 
     /// A captured model or identifier as an object reference.
     static func captured(_ value: Any) -> CdPredicateExpression? {

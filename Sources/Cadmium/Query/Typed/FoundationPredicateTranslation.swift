@@ -165,6 +165,8 @@ extension PredicateExpressions.KeyPath: StorePredicateNode {
             return .expression(.function(.count, base))  // `$0.employees.count`
         }
         let names = try translation.keyPathNames(keyPath).get()
+        // No names: a front end's identity key path (`$0.persistentModelID`), the object itself.
+        if names.isEmpty { return .expression(base) }
         switch base {
         case let .keyPath(inner, keys): return .expression(.keyPath(inner, keys + names))
         default: return .expression(.keyPath(base, names))
