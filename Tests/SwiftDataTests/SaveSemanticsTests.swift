@@ -43,6 +43,16 @@ import Testing
         #expect(try context.fetch(FetchDescriptor<Author>()).map(\.genre) == [.poetry])
     }
 
+    @Test func aUniqueCollisionIsResolvedAtSave() throws {
+        let context = ModelContext(try libraryContainer())
+        context.insert(Author(name: "Once"))
+        try context.save()
+        context.insert(Author(name: "Once", genre: .poetry))
+        #expect(try context.fetchCount(FetchDescriptor<Author>()) == 2)  // both, until the save merges them
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<Author>()).map(\.genre) == [.poetry])
+    }
+
     @Test func compoundUniqueCollisionIsAnUpdate() throws {
         let container = try ModelContainer(
             for: Trip.self, Accommodation.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
