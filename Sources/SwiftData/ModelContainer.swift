@@ -36,7 +36,12 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     /// A container for `schema` with `configurations` (default: the default file).
-    public init(for schema: Schema, configurations: [ModelConfiguration] = []) throws {
+    public convenience init(for schema: Schema, configurations: ModelConfiguration...) throws {
+        try self.init(for: schema, configurations: configurations)
+    }
+
+    /// A container for `schema` with `configurations` (default: the default file).
+    public init(for schema: Schema, configurations: [ModelConfiguration]) throws {
         guard configurations.count <= 1 else {
             throw SwiftDataError(
                 .loadIssueModelContainer,

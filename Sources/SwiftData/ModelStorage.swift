@@ -259,7 +259,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
             values[property.keyPath] = value
             if state == .saved { changed.insert(property.keyPath) }
         }
-        if state == .saved, let model = owner { context?.noteChanged(self); _ = model }
+        if state == .saved { context?.noteChanged(self) }
     }
 
     func becomeUpdate(of id: ObjectID) {

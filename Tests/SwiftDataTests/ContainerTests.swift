@@ -104,10 +104,57 @@ import Testing
         #expect(!container.mainContext.hasChanges)
     }
 
+    @Test func eraseDeletesEveryModel() throws {
+        let container = try libraryContainer()
+        let context = ModelContext(container)
+        let author = Author(name: "Erased")
+        author.books.append(Book(title: "Gone", pages: 1))
+        author.books[0].shelf = Shelf(label: "Gone too")
+        context.insert(author)
+        try context.save()
+        try container.erase()
+        let reader = ModelContext(container)
+        #expect(try reader.fetchCount(FetchDescriptor<Author>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<Book>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<Shelf>()) == 0)
+    }
+
+    @Test func aReadOnlyConfigurationRefusesSaves() throws {
+        let url = temporaryStoreURL()
+        defer { try? FileManager.default.removeItem(at: url) }
+        do {
+            let context = ModelContext(try ModelContainer(for: Book.self, configurations: ModelConfiguration(url: url)))
+            context.insert(Book(title: "Written", pages: 1))
+            try context.save()
+        }
+        let readOnly = ModelContext(
+            try ModelContainer(for: Book.self, configurations: ModelConfiguration(url: url, allowsSave: false)))
+        #expect(try readOnly.fetch(FetchDescriptor<Book>()).map(\.title) == ["Written"])
+        readOnly.insert(Book(title: "Refused", pages: 1))
+        #expect(throws: SwiftDataError.saveNotAllowed) { try readOnly.save() }
+    }
+
+    @Test func aModelActorReadsModelsByIdentifier() async throws {
+        let container = try libraryContainer()
+        let context = ModelContext(container)
+        let book = Book(title: "Handed over", pages: 4)
+        context.insert(book)
+        try context.save()
+        let title = try await BookReader(modelContainer: container).title(of: book.persistentModelID)
+        #expect(title == "Handed over")
+    }
+
     @Test func aSchemaThatCannotBeStoredIsRefused() {
         #expect(throws: SwiftDataError.unknownSchema) {
             _ = try ModelContainer(for: Unstorable.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         }
+    }
+}
+
+@ModelActor
+actor BookReader {
+    func title(of id: PersistentIdentifier) throws -> String? {
+        self[id, as: Book.self]?.title
     }
 }
 
