@@ -29,19 +29,31 @@ public final class ModelContainer: @unchecked Sendable {
     /// Touched on the main actor only (`mainContext`).
     nonisolated(unsafe) private var main: ModelContext?
 
+    /// The migration plan the store was brought up to date with, if any.
+    public let migrationPlan: (any SchemaMigrationPlan.Type)?
+
     /// A container for `forTypes` (and the classes they relate to) with `configurations`
     /// (default: the default file).
-    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
-        try self.init(for: Schema(forTypes), configurations: configurations)
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// A container for `schema` with `configurations` (default: the default file).
-    public convenience init(for schema: Schema, configurations: ModelConfiguration...) throws {
-        try self.init(for: schema, configurations: configurations)
+    public convenience init(
+        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: schema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
-    /// A container for `schema` with `configurations` (default: the default file).
-    public init(for schema: Schema, configurations: [ModelConfiguration]) throws {
+    /// A container for `schema` with `configurations` (default: the default file). A file written
+    /// with an earlier version is migrated first: along `migrationPlan` when given, else by the
+    /// lightweight migration inferred from the file's model to this schema's.
+    public init(
+        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [ModelConfiguration]
+    ) throws {
         guard configurations.count <= 1 else {
             throw SwiftDataError(
                 .loadIssueModelContainer,
@@ -50,6 +62,7 @@ public final class ModelContainer: @unchecked Sendable {
         let configuration = configurations.first ?? ModelConfiguration(schema: schema)
         let model = try schema.objectModel()
         self.schema = schema
+        self.migrationPlan = migrationPlan
         self.configurations = Set(configurations)
         self.configuration = configuration
         if configuration.isStoredInMemoryOnly {
@@ -60,6 +73,7 @@ public final class ModelContainer: @unchecked Sendable {
         } else {
             let path = configuration.url.standardizedFileURL.path
             storeIdentifier = path
+            if let migrationPlan { try SchemaMigrator.migrate(path: path, plan: migrationPlan) }
             shared = try SharedStores.open(path: path, model: model)
         }
     }
@@ -122,7 +136,11 @@ enum SharedStores {
             let directory = (path as NSString).deletingLastPathComponent
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let shared: SharedStore
-            do { shared = SharedStore(store: try ObjectStore.open(path: path, model: model), path: path) } catch {
+            do {
+                // A file of another model is migrated lightweight, as SwiftData does on its own.
+                let store = try ObjectStore.open(path: path, model: model, migration: .automatic)
+                shared = SharedStore(store: store, path: path)
+            } catch {
                 throw SwiftDataError.store(error, opening: true)
             }
             stores[path] = WeakStore(shared: shared)
