@@ -192,10 +192,22 @@ protocol ModelArray {
     var models: [any PersistentModel] { get }
     /// An array of this type holding `models` (each must be of the element type).
     static func make(_ models: [any PersistentModel]) -> Self
+    /// `\[Element].count`, as a `#Predicate` reads a to-many's count.
+    static var countKeyPath: AnyKeyPath { get }
+    /// `\[Element].isEmpty`.
+    static var isEmptyKeyPath: AnyKeyPath { get }
 }
 
 extension Array: ModelArray where Element: PersistentModel {
     static var modelType: any PersistentModel.Type { Element.self }
+    static var countKeyPath: AnyKeyPath { arrayCountKeyPath(Element.self) }
+    static var isEmptyKeyPath: AnyKeyPath { arrayIsEmptyKeyPath(Element.self) }
     var models: [any PersistentModel] { map { $0 } }
     static func make(_ models: [any PersistentModel]) -> [Element] { models.compactMap { $0 as? Element } }
 }
+
+/// `\[Element].count`, built outside the conditional extension.
+private func arrayCountKeyPath<Element>(_: Element.Type) -> AnyKeyPath { \[Element].count }
+
+/// `\[Element].isEmpty`.
+private func arrayIsEmptyKeyPath<Element>(_: Element.Type) -> AnyKeyPath { \[Element].isEmpty }

@@ -57,6 +57,14 @@ enum PredicateTranslation {
         if let model = type(of: keyPath).rootType as? any PersistentModel.Type, keyPath == identityKeyPath(model) {
             return .success([])  // `persistentModelID`: the object itself, compared with an identifier
         }
+        let root = type(of: keyPath).rootType
+        guard root is any PersistentModel.Type else {
+            return .failure(
+                CdQueryError(
+                    .unsupportedExpression, part: "\(keyPath)",
+                    message: "a member of \(root) in a #Predicate has no store equivalent; the store runs comparisons, "
+                        + "contains, starts(with:), isEmpty and a to-many's count (docs/SWIFTDATA.md)"))
+        }
         return .failure(
             CdQueryError(
                 .unresolvedKeyPath, part: "\(keyPath)",
@@ -78,8 +86,10 @@ enum PredicateTranslation {
         return nil
     }
 
-    /// This module's own predicate nodes.
+    /// This module's own predicate nodes, and the members of strings and to-many relationships
+    /// that have a store form (`isEmpty`, a to-many's `count`).
     static func frontEndNode(_ node: Any, _ translation: StoreTranslation) throws -> StoreNode? {
+        if let member = node as? any KeyPathNode { return try collectionMember(member, translation) }
         guard let contains = node as? any LocalizedStandardContainsNode else { return nil }
         let base = try translation.expression(contains.baseNode)
         let other = try translation.expression(contains.otherNode)
@@ -87,4 +97,36 @@ enum PredicateTranslation {
             .comparison(
                 PredicateComparison(base, .contains, other, options: [.caseInsensitive, .diacriticInsensitive])))
     }
+
+    /// `$0.books.count` (@count), `$0.books.isEmpty` (@count == 0) and `$0.name.isEmpty`
+    /// (`name == ""`); nil for other key paths, which the translation names as properties.
+    private static func collectionMember(_ node: any KeyPathNode, _ translation: StoreTranslation) throws -> StoreNode?
+    {
+        let keyPath = node.anyKeyPath
+        let root = type(of: keyPath).rootType
+        if let many = root as? any ModelArray.Type {
+            let count = CdPredicateExpression.function(.count, try translation.expression(node.rootNode))
+            if keyPath == many.countKeyPath { return .expression(count) }
+            if keyPath == many.isEmptyKeyPath {
+                return .predicate(.comparison(PredicateComparison(count, .equal, .constant(.integer(0)))))
+            }
+            return nil
+        }
+        if root == String.self, keyPath == \String.isEmpty {
+            let text = try translation.expression(node.rootNode)
+            return .predicate(.comparison(PredicateComparison(text, .equal, .constant(.string("")))))
+        }
+        return nil
+    }
+}
+
+/// A `#Predicate` key path node, read without its generic parameters.
+protocol KeyPathNode {
+    var rootNode: Any { get }
+    var anyKeyPath: AnyKeyPath { get }
+}
+
+extension PredicateExpressions.KeyPath: KeyPathNode {
+    var rootNode: Any { root }
+    var anyKeyPath: AnyKeyPath { keyPath }
 }

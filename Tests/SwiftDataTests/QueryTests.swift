@@ -71,6 +71,24 @@ import Testing
         }
     }
 
+    @Test func emptinessAndCountsOfStringsAndToManys() throws {
+        let (context, _) = try library()
+        context.insert(Author(name: "No books yet"))
+        context.insert(Book(title: "", pages: 1))
+        try context.save()
+        let untitled = try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.title.isEmpty }))
+        #expect(untitled.map(\.pages) == [1])
+        let idle = try context.fetch(FetchDescriptor<Author>(predicate: #Predicate { $0.books.isEmpty }))
+        #expect(idle.map(\.name) == ["No books yet"])
+        let prolific = try context.fetch(FetchDescriptor<Author>(predicate: #Predicate { $0.books.count > 1 }))
+        #expect(prolific.map(\.name) == ["Fernando Pessoa"])
+        let long = try context.fetch(
+            FetchDescriptor<Author>(predicate: #Predicate { $0.books.contains { $0.pages > 600 } }))
+        #expect(long.map(\.name) == ["Eça de Queirós"])
+        let lowered = FetchDescriptor<Book>(predicate: #Predicate { $0.title.localizedLowercase == "os maias" })
+        #expect(throws: SwiftDataError.unsupportedPredicate) { try context.fetch(lowered) }
+    }
+
     @Test func deleteWhereMatchesPendingModelsToo() throws {
         let (context, _) = try library()
         context.insert(Book(title: "Short", pages: 5))
