@@ -18,17 +18,20 @@ extension PredicateExpressions {
     public struct LocalizedStandardContains<Base: PredicateExpression, Other: PredicateExpression>: PredicateExpression,
         LocalizedStandardContainsNode
     where Base.Output: StringProtocol, Other.Output: StringProtocol {
+        /// Whether `other` occurs in `base`.
         public typealias Output = Bool
         /// The string searched.
         public let base: Base
         /// The string searched for.
         public let other: Other
 
+        /// The node of `base.localizedStandardContains(other)`.
         public init(base: Base, other: Other) {
             self.base = base
             self.other = other
         }
 
+        /// Evaluates the node in memory (the store runs it as CONTAINS[cd] in a fetch).
         public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
             let text = String(try base.evaluate(bindings)), part = String(try other.evaluate(bindings))
             return text.range(of: part, options: [.caseInsensitive, .diacriticInsensitive]) != nil

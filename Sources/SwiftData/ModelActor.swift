@@ -17,6 +17,7 @@ public protocol SerialModelExecutor: ModelExecutor, SerialExecutor {}
 /// The serial executor of a `ModelActor`: jobs run in order on a dispatch queue of its own.
 public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked Sendable {
     // @unchecked: `modelContext` is used only by the jobs this executor runs, one at a time.
+    /// The context the executor's jobs use.
     public let modelContext: ModelContext
     private let queue: DispatchQueue
 
@@ -26,12 +27,14 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
         self.queue = DispatchQueue(label: "SwiftData.DefaultSerialModelExecutor")
     }
 
+    /// Runs `job` after the jobs enqueued before it, on the executor's queue.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedSerialExecutor()
         queue.async { job.runSynchronously(on: executor) }
     }
 
+    /// The executor as an actor's `unownedExecutor`.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
 }
 

@@ -15,16 +15,22 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable {
     /// App group containers (Apple's systems); accepted, no effect here.
     public struct GroupContainer: Hashable, Sendable {
         let value: String
+        /// The app's default group container.
         public static let automatic = GroupContainer(value: "automatic")
+        /// No group container.
         public static let none = GroupContainer(value: "none")
+        /// The group container `id`.
         public static func identifier(_ id: String) -> GroupContainer { GroupContainer(value: id) }
     }
 
     /// CloudKit databases (Apple's systems); accepted, no effect here.
     public struct CloudKitDatabase: Hashable, Sendable {
         let value: String
+        /// The app's default CloudKit container.
         public static let automatic = CloudKitDatabase(value: "automatic")
+        /// No CloudKit.
         public static let none = CloudKitDatabase(value: "none")
+        /// The private database of CloudKit container `container`.
         public static func `private`(_ container: String) -> CloudKitDatabase { CloudKitDatabase(value: container) }
     }
 

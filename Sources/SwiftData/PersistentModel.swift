@@ -25,6 +25,7 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, 
 /// The placeholder `@Model` stores in place of each persisted property (whose value lives in the
 /// backing data).
 public struct _SwiftDataNoType: Sendable {
+    /// The placeholder.
     public init() {}
 }
 

@@ -21,14 +21,19 @@ import Foundation
 public final class Schema: Hashable, @unchecked Sendable {
     /// A schema version, as `VersionedSchema.versionIdentifier` gives it.
     public struct Version: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+        /// The major version.
         public let major: Int
+        /// The minor version.
         public let minor: Int
+        /// The patch version.
         public let patch: Int
+        /// The version `major.minor.patch`.
         public init(_ major: Int, _ minor: Int, _ patch: Int) {
             self.major = major
             self.minor = minor
             self.patch = patch
         }
+        /// Ordered by major, then minor, then patch.
         public static func < (l: Version, r: Version) -> Bool {
             (l.major, l.minor, l.patch) < (r.major, r.minor, r.patch)
         }

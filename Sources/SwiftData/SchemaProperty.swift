@@ -97,15 +97,19 @@ extension Schema {
 
         /// The property name.
         public internal(set) var name: String = ""
+        /// The options written in `@Relationship(…)`.
         public let options: [Option]
+        /// What deleting the source does to the related models.
         public let deleteRule: DeleteRule
         /// The least number of related models (nil or 0: no lower bound).
         public let minimumModelCount: Int?
         /// The greatest number of related models (nil or 0: no upper bound).
         public let maximumModelCount: Int?
+        /// The relationship's name in the previous schema version (a rename).
         public let originalName: String?
         /// The inverse property on the destination, as given; inferred when nil and unambiguous.
         public let inverseKeyPath: AnyKeyPath?
+        /// Written into the version hash in SwiftData; accepted here.
         public let hashModifier: String?
 
         /// What `@Relationship(…)` records.
@@ -128,6 +132,7 @@ extension Schema {
     public struct Unique<T>: @unchecked Sendable {
         /// The constraints, each a list of properties.
         public let constraints: [[PartialKeyPath<T>]]
+        /// What `#Unique<T>(…)` records.
         public init(_ constraints: [PartialKeyPath<T>]...) { self.constraints = constraints }
     }
 
@@ -135,6 +140,7 @@ extension Schema {
     public struct Index<T>: @unchecked Sendable {
         /// The indexes, each a list of properties.
         public let indices: [[PartialKeyPath<T>]]
+        /// What `#Index<T>(…)` records.
         public init(_ indices: [PartialKeyPath<T>]...) { self.indices = indices }
     }
 }
