@@ -26,6 +26,8 @@ public final class ModelContainer: @unchecked Sendable {
     var store: ObjectStore { shared.store }
     /// The store's identity in persistent identifiers: its file path, or `memory:UUID`.
     let storeIdentifier: String
+    /// What each save of this container's contexts changed (ContainerChangeLog.swift).
+    let changeLog = ContainerChangeLog()
     /// Touched on the main actor only (`mainContext`).
     nonisolated(unsafe) private var main: ModelContext?
 

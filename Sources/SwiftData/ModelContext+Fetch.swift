@@ -16,6 +16,7 @@ extension ModelContext {
     /// let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.startDate)]))
     /// ```
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        if needsCatchUp { catchUp() }
         let request = try PredicateTranslation.request(descriptor)
         let pending = try overlay(descriptor.includePendingChanges)
         let matches: [(id: ObjectID, values: [String: PropertyValue]?)]

@@ -36,6 +36,8 @@ extension ModelContext {
         let applied: AppliedChanges
         do { applied = try container.store.apply(changes) } catch { throw SwiftDataError.store(error) }
         finishSave(applied)
+        container.changeLog.record(updated: applied.updated, deleted: applied.deleted)
+        catchUp()
         NotificationCenter.default.post(name: ModelContext.didSave, object: nil)
     }
 

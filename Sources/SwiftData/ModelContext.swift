@@ -49,10 +49,13 @@ public final class ModelContext {
     /// the next save throws it.
     var deferredError: (any Error)?
     private var autosaveScheduled = false
+    /// The change log generation this context has taken in (CL1).
+    private var seenGeneration = 0
 
     /// A new context on `container`.
     public init(_ container: ModelContainer) {
         self.container = container
+        self.seenGeneration = container.changeLog.generation
     }
 
     // MARK: - Pending changes
@@ -255,6 +258,32 @@ public final class ModelContext {
         do { return try container.store.read { try $0.related(id, name) } } catch {
             deferredError = SwiftDataError.store(error)
             return nil
+        }
+    }
+
+    // MARK: - Saves of other contexts
+
+    /// Whether another context saved since this one last looked.
+    var needsCatchUp: Bool { container.changeLog.generation != seenGeneration }
+
+    /// Takes in the saves of the container's other contexts: clean registered models of changed
+    /// objects read their values again, those of deleted objects become deleted. Models with
+    /// pending changes here keep them (the next save then meets the store's state).
+    func catchUp() {
+        let (entries, generation) = container.changeLog.since(seenGeneration)
+        seenGeneration = generation
+        guard let entries else {
+            for id in Array(registered.keys) { registry(id)?.storage?.refault() }
+            return
+        }
+        for entry in entries {
+            for id in entry.updated { registry(id)?.storage?.refault() }
+            for id in entry.deleted {
+                guard let storage = registry(id)?.storage, !storage.hasChanges else { continue }
+                storage.state = .deleted
+                storage.detach()
+                unregister(id)
+            }
         }
     }
 

@@ -135,6 +135,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     /// The value of `key`, read from the store when not loaded.
     func value<Value>(_ key: KeyPath<Model, Value>, of model: Model) -> Value {
         if owner == nil { owner = model }
+        if let context, context.needsCatchUp { context.catchUp() }
         if let value = values[key] as? Value { return value }  // MS1
         load(key)
         return (values[key] as? Value) ?? Self.empty(Value.self, key)

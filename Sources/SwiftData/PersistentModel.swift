@@ -51,7 +51,7 @@ extension PersistentModel {
 
     /// The context the model is registered in; nil before it is inserted and after it is deleted
     /// and saved.
-    public var modelContext: ModelContext? { storage?.context }
+    public var modelContext: ModelContext? { currentStorage?.context }
 
     /// The model's identifier. Assigned when the model is inserted; before that, a temporary
     /// identifier of no store that no other model has.
@@ -63,10 +63,10 @@ extension PersistentModel {
     public var id: PersistentIdentifier { persistentModelID }
 
     /// Whether the model has unsaved changes (an unsaved insert included).
-    public var hasChanges: Bool { storage?.hasChanges ?? false }
+    public var hasChanges: Bool { currentStorage?.hasChanges ?? false }
 
     /// Whether the model was deleted from its context (saved or not).
-    public var isDeleted: Bool { storage?.isDeleted ?? false }
+    public var isDeleted: Bool { currentStorage?.isDeleted ?? false }
 
     /// Identity: a model equals only itself.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
@@ -75,6 +75,13 @@ extension PersistentModel {
 
     /// The backing data, when it is this module's.
     var storage: (any AnyModelStorage)? { persistentBackingData as? any AnyModelStorage }
+
+    /// The backing data after the context took in the saves of its container's other contexts,
+    /// for the state a program reads (`isDeleted`, `hasChanges`, `modelContext`).
+    private var currentStorage: (any AnyModelStorage)? {
+        if let context = storage?.context, context.needsCatchUp { context.catchUp() }
+        return storage
+    }
 }
 
 /// Where a model's persisted values live. `@Model` classes use the default one this module

@@ -51,6 +51,26 @@ import Testing
         #expect(again.title == "Final")
     }
 
+    @Test func savesOfOneContextReachTheModelsOfAnother() throws {
+        let container = try libraryContainer()
+        let reader = ModelContext(container)
+        let book = Book(title: "Draft", pages: 1)
+        reader.insert(book)
+        try reader.save()
+        #expect(book.title == "Draft")
+
+        let writer = ModelContext(container)
+        let copy = try #require(writer.model(for: book.persistentModelID) as? Book)
+        copy.title = "Final"
+        try writer.save()
+        #expect(book.title == "Final")  // no fetch: the reader's model read the save
+
+        writer.delete(copy)
+        try writer.save()
+        #expect(book.isDeleted)
+        #expect(book.modelContext == nil)
+    }
+
     @Test func identifiersSurviveARelaunch() throws {
         let url = temporaryStoreURL()
         defer { try? FileManager.default.removeItem(at: url) }
