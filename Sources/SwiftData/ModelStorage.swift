@@ -298,14 +298,24 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
                     throw SwiftDataError(.unsupportedValue, "\(table.entityName).\(property.name): \(e.message)")
                 }
             case .toOne:
-                let id = Self.models(in: value).first?.storage?.objectID
-                result[property.name] = .toOne(id.flatMap { isGone($0) ? nil : $0 })
+                let id = Self.models(in: value).first.flatMap { Self.storedID(of: $0, isGone: isGone) }
+                result[property.name] = .toOne(id)
             case .toMany:
-                let ids = Self.models(in: value).compactMap { $0.storage?.objectID }.filter { !isGone($0) }
+                let ids = Self.models(in: value).compactMap { Self.storedID(of: $0, isGone: isGone) }
                 result[property.name] = ChangeSetParts.toMany(ids)
             }
         }
         return result
+    }
+
+    /// The object a related model stands for in a change set: nil for a model that is deleted
+    /// (pending or saved) or in no context (an insert deleted before its save never reaches the
+    /// store, so nothing may point at it).
+    private static func storedID(of model: any PersistentModel, isGone: (ObjectID) -> Bool) -> ObjectID? {
+        guard let storage = model.storage, storage.context != nil, storage.state != .deleted,
+            let id = storage.objectID, !isGone(id)
+        else { return nil }
+        return id
     }
 
     func fill(from record: [String: PropertyValue], overwrite: Bool) {

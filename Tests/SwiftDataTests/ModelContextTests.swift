@@ -98,6 +98,19 @@ import Testing
         #expect(try reader.fetch(FetchDescriptor<Shelf>()).first?.books.map(\.title) == ["Late"])
     }
 
+    @Test func anInsertDeletedBeforeItsSaveIsNotReferenced() throws {
+        let context = ModelContext(try libraryContainer())
+        let shelf = Shelf(label: "Kept")
+        let dropped = Book(title: "Dropped", pages: 1)
+        shelf.books.append(dropped)
+        context.insert(shelf)
+        context.delete(dropped)
+        try context.save()
+        let reader = ModelContext(context.container)
+        #expect(try reader.fetch(FetchDescriptor<Shelf>()).first?.books.isEmpty == true)
+        #expect(try reader.fetchCount(FetchDescriptor<Book>()) == 0)
+    }
+
     @Test func transactionSavesWhatTheBlockChanged() throws {
         let context = ModelContext(try libraryContainer())
         try context.transaction {
