@@ -1,4 +1,5 @@
 // swift-tools-version: 6.0
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -7,6 +8,9 @@ let package = Package(
         .library(name: "CdStore", targets: ["CdStore"]),
         .library(name: "CdObjects", targets: ["CdObjects"]),
         .library(name: "Cadmium", targets: ["Cadmium"]),
+        // SwiftData's API on Cadmium's store, for platforms without Apple's framework
+        // (docs/SWIFTDATA.md): an app writes `import SwiftData`.
+        .library(name: "SwiftData", targets: ["SwiftData"]),
         .executable(name: "cdstore-verify", targets: ["cdstore-verify"]),
         .executable(name: "cdstore-migrate", targets: ["cdstore-migrate"]),
         .library(name: "CdCoreDataImport", targets: ["CdCoreDataImport"]),
@@ -18,6 +22,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
         // zlib, for the tests only: they check that zlib inflates every page image the engine
@@ -56,6 +61,23 @@ let package = Package(
         .target(
             name: "Cadmium",
             dependencies: ["CdObjects", "CdStore"]
+        ),
+        // SwiftData's macros (`@Model`, `@Attribute`, `@Relationship`, `@Transient`, `#Unique`,
+        // `#Index`, `@ModelActor`), a compiler plug-in that the SwiftData module declares.
+        .macro(
+            name: "SwiftDataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]
+        ),
+        // SwiftData's public API built on CdObjects' store; it imports Cadmium internally (for the
+        // `#Predicate` translation and value conversions), never its global `Cd` stack.
+        .target(
+            name: "SwiftData",
+            dependencies: ["CdObjects", "CdStore", "Cadmium", "SwiftDataMacros"]
         ),
         // The engine's test doubles, which the engine does not ship (as SQLite keeps its crash VFS
         // in test files): the fault-injecting file system with simulated crashes and power loss,
@@ -145,6 +167,15 @@ let package = Package(
             dependencies: [
                 "Cadmium", "CdObjects", "CdStore", "CdStoreTesting", "CdFaultSupport", "cadmium-crash-child",
                 "CdCoreDataImport",
+            ]
+        ),
+        .testTarget(name: "SwiftDataTests", dependencies: ["SwiftData", "CdObjects", "CdStore"]),
+        .testTarget(
+            name: "SwiftDataMacrosTests",
+            dependencies: [
+                "SwiftDataMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
             ]
         ),
         .testTarget(

@@ -13,25 +13,63 @@ import Foundation
 import CdObjects
 
 /// One translated node: a predicate, or an expression one side of a comparison.
-enum StoreNode {
+package enum StoreNode {
     case predicate(CdPredicate)
     case expression(CdPredicateExpression)
 }
 
 /// What the variables of a `#Predicate` stand for while its tree is translated.
-struct StoreTranslation {
+package struct StoreTranslation {
     /// The root variable is `SELF`; a `?.` variable stands for the optional it unwraps; a
     /// closure's element variable is `SELF` of the member predicate it is translated into.
     var bindings: [PredicateExpressions.VariableID: CdPredicateExpression] = [:]
+    /// The property names of one key path node (`\Employee.name` → ["name"]); managed objects
+    /// and value types by default, a front end with its own model classes supplies its own.
+    var keyPathNames: (AnyKeyPath) -> Result<[String], CdQueryError> = CdKeyPathNames.resolve
+    /// The store form of a captured value that is not a scalar (a front end's model object, as
+    /// `.object`), nil when it has none; consulted before the scalar conversions.
+    var capturedValue: (Any) -> CdPredicateExpression? = { _ in nil }
+    /// The translation of a node type a front end defines (such as a function Foundation lacks
+    /// on this platform), nil for other nodes; consulted before the built-in node types.
+    var frontEndNode: (Any, StoreTranslation) throws -> StoreNode? = { _, _ in nil }
+
+    /// A translation with the default key path and value conversions.
+    init() {}
+
+    /// A translation for a front end: `keyPathNames` names the properties of its key paths,
+    /// `capturedValue` converts its captured objects, and `frontEndNode` translates its own
+    /// expression node types.
+    package init(
+        keyPathNames: @escaping (AnyKeyPath) -> Result<[String], CdQueryError>,
+        capturedValue: @escaping (Any) -> CdPredicateExpression?,
+        frontEndNode: @escaping (Any, StoreTranslation) throws -> StoreNode?
+    ) {
+        self.keyPathNames = keyPathNames
+        self.capturedValue = capturedValue
+        self.frontEndNode = frontEndNode
+    }
+
+    /// The store's form of `predicate` (its variable bound to `SELF`); a part with no store
+    /// equivalent throws a `CdQueryError` naming it.
+    package func translate<Root>(_ predicate: Predicate<Root>) throws(CdQueryError) -> CdPredicate {
+        var translation = self
+        translation.bindings[predicate.variable.key] = .evaluatedObject
+        do { return try translation.predicate(predicate.expression) } catch let error as CdQueryError {
+            throw error
+        } catch {
+            throw CdQueryError(.unsupportedExpression, part: "\(predicate)", message: "\(error)")
+        }
+    }
 
     /// The translation of `node`, which must be a supported node type.
-    func translate(_ node: Any) throws -> StoreNode {
+    package func translate(_ node: Any) throws -> StoreNode {
+        if let translated = try frontEndNode(node, self) { return translated }
         guard let supported = node as? any StorePredicateNode else { throw Self.unsupported(node) }
         return try supported.storeNode(self)
     }
 
     /// `node` as a predicate (a Boolean key path `\.active` becomes `active == true`).
-    func predicate(_ node: Any) throws -> CdPredicate {
+    package func predicate(_ node: Any) throws -> CdPredicate {
         switch try translate(node) {
         case let .predicate(p): return p
         case let .expression(e):
@@ -40,7 +78,7 @@ struct StoreTranslation {
     }
 
     /// `node` as an expression.
-    func expression(_ node: Any) throws -> CdPredicateExpression {
+    package func expression(_ node: Any) throws -> CdPredicateExpression {
         switch try translate(node) {
         case let .expression(e): return e
         case .predicate: throw Self.unsupported(node, "a condition used as a value")
@@ -48,7 +86,7 @@ struct StoreTranslation {
     }
 
     /// The error for a node the store cannot run.
-    static func unsupported(_ node: Any, _ why: String = "no store equivalent") -> CdQueryError {
+    package static func unsupported(_ node: Any, _ why: String = "no store equivalent") -> CdQueryError {
         let part = String(describing: type(of: node))
         return CdQueryError(
             .unsupportedExpression, part: part,
@@ -80,14 +118,7 @@ extension CdTypedPredicate {
     /// let p = CdTypedPredicate(#Predicate<Employee> { $0.salary > 100_000 })
     /// ```
     public init(_ predicate: Predicate<Root>) {
-        var translation = StoreTranslation()
-        translation.bindings[predicate.variable.key] = .evaluatedObject
-        self.init(
-            Result {
-                try translation.predicate(predicate.expression)
-            }.mapError {
-                $0 as? CdQueryError ?? CdQueryError(.unsupportedExpression, part: "\(predicate)", message: "\($0)")
-            })
+        self.init(Result { () throws(CdQueryError) in try StoreTranslation().translate(predicate) })
     }
 }
 
@@ -104,6 +135,7 @@ extension PredicateExpressions.Variable: StorePredicateNode {
 
 extension PredicateExpressions.Value: StorePredicateNode {
     func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        if let captured = translation.capturedValue(value) { return .expression(captured) }
         if let attribute = value as? any CdAttributeValue { return .expression(.constant(attribute.cdValue)) }
         // A RawRepresentable enum (`$0.type == sedan`) or another fixed-width number, as stored.
         if let optional = value as? any OptionalOutput, optional.isNone { return .expression(.constant(.null)) }
@@ -132,7 +164,9 @@ extension PredicateExpressions.KeyPath: StorePredicateNode {
         if let many = Root.Output.self as? any ToManyCount.Type, keyPath == many.countKeyPath {
             return .expression(.function(.count, base))  // `$0.employees.count`
         }
-        let names = try CdKeyPathNames.resolve(keyPath).get()
+        let names = try translation.keyPathNames(keyPath).get()
+        // No names: a front end's identity key path (`$0.persistentModelID`), the object itself.
+        if names.isEmpty { return .expression(base) }
         switch base {
         case let .keyPath(inner, keys): return .expression(.keyPath(inner, keys + names))
         default: return .expression(.keyPath(base, names))
@@ -309,8 +343,8 @@ extension PredicateExpressions.SequenceContainsWhere: StorePredicateNode {
         guard case let .keyPath(.evaluatedObject, many) = try translation.expression(sequence) else {
             throw StoreTranslation.unsupported(sequence, "no store equivalent as a to-many of the object")
         }
-        var member = StoreTranslation()
-        member.bindings[variable] = .evaluatedObject
+        var member = translation
+        member.bindings = [variable: .evaluatedObject]
         let inner = try member.predicate(test)
         return .predicate(MemberPredicates.quantify(inner, over: many, quantifier))
     }

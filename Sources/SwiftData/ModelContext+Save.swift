@@ -1,0 +1,152 @@
+// Saving a context: inserted models whose unique values match a saved model become updates of
+// it (SwiftData's upsert), then every pending insert, change and delete goes to the store as one
+// `ChangeSet` in one write, and the context takes what the store did (cascaded deletes,
+// nullified and inverse-maintained relationships) back into its registered models.
+//
+// Invariants:
+//  SV1. A save is all or nothing: when the store refuses the change set, nothing was written and
+//       every change stays pending (the save can be retried after fixing the models).
+//  SV2. After a successful save nothing is pending; models the store deleted (cascades included)
+//       are marked deleted and leave the context; models it changed read their values again.
+//  SV3. Unique values are matched before the change set is built, against the store and the
+//       other inserts of the same save; a constraint with a nil value or a relationship is not
+//       matched (the store then enforces it).
+
+internal import CdObjects
+import Foundation
+
+extension ModelContext {
+    /// Writes every pending change to the store in one write, or throws and writes nothing
+    /// (SV1): `modelValidationFailure` naming the object and rule broken.
+    public func save() throws {
+        if let error = deferredError {
+            deferredError = nil
+            throw error
+        }
+        guard hasChanges else { return }
+        guard container.configuration.allowsSave else {
+            throw SwiftDataError(.saveNotAllowed, "the container's configuration does not allow saving")
+        }
+        NotificationCenter.default.post(name: ModelContext.willSave, object: nil)
+        for model in Array(inserted.values) + Array(changed.values) {
+            didRelate(model.storage?.loadedRelatedModels() ?? [])
+        }
+        try matchUniqueValues()
+        let changes = try pendingChangeSet()
+        let applied: AppliedChanges
+        do { applied = try container.store.apply(changes) } catch { throw SwiftDataError.store(error) }
+        finishSave(applied)
+        container.changeLog.record(updated: applied.updated, deleted: applied.deleted)
+        catchUp()
+        NotificationCenter.default.post(name: ModelContext.didSave, object: nil)
+    }
+
+    /// The pending changes as the store's change set.
+    func pendingChangeSet() throws -> ChangeSet {
+        var changes = ChangeSet()
+        let gone: (ObjectID) -> Bool = { [deleted] in deleted[$0] != nil }
+        for id in insertOrder {
+            guard let storage = inserted[id]?.storage else { continue }
+            changes.inserted[id] = try storage.storeValues(all: true, isGone: gone)
+        }
+        for (id, model) in changed where inserted[id] == nil && deleted[id] == nil {
+            guard let values = try model.storage?.storeValues(all: false, isGone: gone), !values.isEmpty else {
+                continue
+            }
+            changes.updated[id] = values
+        }
+        changes.deleted = Set(deleted.keys)
+        return changes
+    }
+
+    /// Turns inserts that collide on a unique constraint into updates (keeps SV3).
+    private func matchUniqueValues() throws {
+        var claimed: [String: ObjectID] = [:]  // constraint and values → the insert holding them
+        for id in insertOrder {
+            guard let model = inserted[id], let storage = model.storage else { continue }
+            let table = try storage.propertyTable()
+            guard !table.uniquenessConstraints.isEmpty else { continue }
+            let values = try storage.storeValues(all: true, isGone: { _ in false })
+            for constraint in table.uniquenessConstraints {
+                var key: [CdValue] = []
+                for name in constraint {
+                    guard case let .attribute(value)? = values[name], !value.isNull else { break }
+                    key.append(value)
+                }
+                guard key.count == constraint.count else { continue }
+                let claim = "\(table.entityName)|\(constraint)|\(key)"
+                if let holder = claimed[claim], let existing = inserted[holder]?.storage {
+                    existing.absorb(storage)  // a second insert of the same values updates the first
+                    alias(model, to: existing)
+                    dropInsert(id)
+                    break
+                }
+                if let saved = try savedObject(table.entityName, constraint, key), deleted[saved] == nil {
+                    upsert(model, onto: saved)
+                    break
+                }
+                claimed[claim] = id
+            }
+        }
+    }
+
+    /// The saved object of `entity` whose `names` hold `values`, if any.
+    private func savedObject(_ entity: String, _ names: [String], _ values: [CdValue]) throws -> ObjectID? {
+        var request = FetchRequest(entity: entity)
+        request.predicate = zip(names, values).map { name, value -> CdPredicate in
+            .comparison(PredicateComparison(.key(name), .equal, .constant(value)))
+        }.reduce(nil) { (sum: CdPredicate?, next) in sum.map { .and($0, next) } ?? next }
+        request.limit = 1
+        do { return try container.store.read { try $0.fetchIDs(request) }.first } catch {
+            throw SwiftDataError.store(error)
+        }
+    }
+
+    /// Makes the inserted `model` an update of the saved object `id`.
+    private func upsert(_ model: any PersistentModel, onto id: ObjectID) {
+        guard let storage = model.storage, let pendingID = storage.objectID else { return }
+        dropInsert(pendingID)
+        if let registered = registry(id), let existing = registered.storage {
+            existing.absorb(storage)
+            alias(model, to: existing)
+            return
+        }
+        storage.becomeUpdate(of: id)
+        register(model, as: id)
+        changed[id] = model
+    }
+
+    /// Removes a pending insert that became an update.
+    private func dropInsert(_ id: ObjectID) {
+        inserted[id] = nil
+        insertOrder.removeAll { $0 == id }
+        unregister(id)
+    }
+
+    /// Points `model` at `storage`, so that it reads and writes the same values as the model it
+    /// was merged into.
+    private func alias(_ model: any PersistentModel, to storage: any AnyModelStorage) {
+        func share<T: PersistentModel>(_ model: T) {
+            if let backing = storage as? any BackingData<T> { model.persistentBackingData = backing }
+        }
+        share(model)
+    }
+
+    /// Takes the store's answer back into the registered models (keeps SV2).
+    private func finishSave(_ applied: AppliedChanges) {
+        for model in Array(inserted.values) + Array(changed.values) { model.storage?.didSave() }
+        for id in applied.deleted {
+            if let model = registry(id), let storage = model.storage {
+                storage.state = .deleted
+                storage.didSave()
+                storage.detach()
+            }
+            unregister(id)
+        }
+        for id in applied.updated { registry(id)?.storage?.refault() }
+        inserted = [:]
+        insertOrder = []
+        changed = [:]
+        deleted = [:]
+    }
+}

@@ -1,0 +1,304 @@
+// A context: a long-lived editing session on a container's store. It registers one instance per
+// persisted object, keeps inserts, changes and deletes pending until `save()` applies them to
+// the store in one write, and answers fetches with those pending changes included.
+//
+// Confinement: a context is not Sendable; it is used on the thread or actor that made it (a
+// `ModelActor`'s context on the actor's executor, `mainContext` on the main actor).
+//
+// Invariants:
+//  MC1. One instance per object: `registry[id]` is the only live model for `id` in this context,
+//       and every model a fetch, a relationship or `model(for:)` returns comes from it.
+//  MC2. A pending model is held strongly (`inserted`, `changed`, `deleted`) until the save or
+//       rollback that ends it; registered clean models are held weakly.
+//  MC3. Inserting a model inserts every new model its relationships reach (now and at save).
+
+internal import CdObjects
+import Foundation
+
+/// A weak reference to a registered model.
+struct WeakModel {
+    weak var model: AnyObject?
+}
+
+/// An editing context on a `ModelContainer`.
+///
+/// ```swift
+/// let context = ModelContext(container)
+/// context.insert(Trip(name: "Lisbon"))
+/// try context.save()
+/// ```
+public final class ModelContext {
+    /// The container whose store this context edits.
+    public let container: ModelContainer
+    /// Whether changes are saved on their own, soon after they are made (on by default for the
+    /// container's `mainContext`, where the save runs on the main actor).
+    public var autosaveEnabled = false
+    /// Posted before a save writes, with the context as the object.
+    public static let willSave = Notification.Name("SwiftData.ModelContext.willSave")
+    /// Posted after a save wrote, with the context as the object.
+    public static let didSave = Notification.Name("SwiftData.ModelContext.didSave")
+
+    var isMainContext = false
+    private var registered: [ObjectID: WeakModel] = [:]  // MC1
+    /// Pending inserts in insertion order (MC2).
+    var insertOrder: [ObjectID] = []
+    var inserted: [ObjectID: any PersistentModel] = [:]
+    var changed: [ObjectID: any PersistentModel] = [:]
+    var deleted: [ObjectID: any PersistentModel] = [:]
+    /// An error met where none could be thrown (reading a fault, an insert that found no key);
+    /// the next save throws it.
+    var deferredError: (any Error)?
+    private var autosaveScheduled = false
+    /// The change log generation this context has taken in (CL1).
+    private var seenGeneration = 0
+
+    /// A new context on `container`.
+    public init(_ container: ModelContainer) {
+        self.container = container
+        self.seenGeneration = container.changeLog.generation
+    }
+
+    // MARK: - Pending changes
+
+    /// Whether anything is pending.
+    public var hasChanges: Bool { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
+
+    /// The models inserted since the last save.
+    public var insertedModelsArray: [any PersistentModel] { insertOrder.compactMap { inserted[$0] } }
+    /// The saved models changed since the last save.
+    public var changedModelsArray: [any PersistentModel] { changed.keys.sorted().compactMap { changed[$0] } }
+    /// The models deleted since the last save.
+    public var deletedModelsArray: [any PersistentModel] { deleted.keys.sorted().compactMap { deleted[$0] } }
+
+    /// Changes are recorded as they are made; there is nothing to process.
+    public func processPendingChanges() {}
+
+    /// Inserts `model` and every new model related to it (MC3); they are saved by the next save.
+    public func insert<T: PersistentModel>(_ model: T) { insertAny(model) }
+
+    func insertAny(_ model: any PersistentModel) {
+        guard let storage = model.storage else {
+            deferredError = SwiftDataError(
+                .unsupportedValue, "a \(type(of: model)) with backing data of its own cannot be inserted")
+            return
+        }
+        if let context = storage.context, context !== self {
+            deferredError = SwiftDataError(
+                .missingModelContext, "a \(type(of: model)) registered in another context was inserted into this one")
+            return
+        }
+        if storage.context === self {
+            if storage.state == .deleted, let id = storage.objectID {  // an insert undoes a pending delete
+                deleted[id] = nil
+                storage.state = .saved
+            }
+            return
+        }
+        let entity = Schema.entityName(for: type(of: model))
+        guard container.store.model.entity(named: entity) != nil else {
+            deferredError = SwiftDataError(.unknownSchema, "\(entity) is not in the container's schema")
+            return
+        }
+        let id: ObjectID
+        do { id = try container.store.newObjectIDs(entity: entity, count: 1)[0] } catch {
+            deferredError = SwiftDataError.store(error)
+            return
+        }
+        storage.bind(model)
+        storage.attach(to: self, id: id, storeIdentifier: container.storeIdentifier, state: .inserted)
+        registered[id] = WeakModel(model: model)
+        inserted[id] = model
+        insertOrder.append(id)
+        storage.linkInverses()
+        didRelate(storage.loadedRelatedModels())  // keeps MC3
+        scheduleAutosave()
+    }
+
+    /// Inserts the models of `models` that are in no context yet (MC3).
+    func didRelate(_ models: [any PersistentModel]) {
+        for model in models where model.storage?.context == nil && model.storage?.state == .new {
+            insertAny(model)
+        }
+    }
+
+    /// Records a change of a saved model.
+    func noteChanged(_ storage: any AnyModelStorage) {
+        guard let id = storage.objectID, let model = storage.model, deleted[id] == nil else { return }
+        changed[id] = model
+        scheduleAutosave()
+    }
+
+    /// Deletes `model` at the next save; its delete rules then apply. An inserted, unsaved model
+    /// is simply no longer inserted.
+    public func delete<T: PersistentModel>(_ model: T) { deleteAny(model) }
+
+    func deleteAny(_ model: any PersistentModel) {
+        guard let storage = model.storage, storage.context === self, let id = storage.objectID else { return }
+        switch storage.state {
+        case .inserted:
+            inserted[id] = nil
+            insertOrder.removeAll { $0 == id }
+            registered[id] = nil
+            storage.state = .deleted
+            storage.detach()
+        case .saved:
+            storage.state = .deleted
+            changed[id] = nil
+            deleted[id] = model
+        case .new, .deleted:
+            return
+        }
+        scheduleAutosave()
+    }
+
+    /// Deletes, at the next save, every model of `model` that `predicate` matches (all of them
+    /// when nil), pending changes included.
+    public func delete<T: PersistentModel>(
+        model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
+    ) throws {
+        var descriptor = FetchDescriptor<T>(predicate: predicate)
+        descriptor.includeSubentities = includeSubclasses
+        for id in try fetchObjectIDs(descriptor) {
+            if let model = instance(for: id, record: nil) { deleteAny(model) }
+        }
+    }
+
+    /// Deletes every model of `type` at the next save.
+    func deleteAll(_ type: any PersistentModel.Type) throws {
+        func delete<T: PersistentModel>(_: T.Type) throws { try self.delete(model: T.self) }
+        try delete(type)
+    }
+
+    /// Discards every pending change: inserted models leave the context, changed and deleted
+    /// ones read their saved values again.
+    public func rollback() {
+        for model in inserted.values {
+            guard let storage = model.storage else { continue }
+            if let id = storage.objectID { registered[id] = nil }
+            storage.state = .new
+            storage.detach()
+        }
+        for model in Array(changed.values) + Array(deleted.values) {
+            guard let storage = model.storage else { continue }
+            storage.state = .saved
+            storage.didSave()
+            storage.refault()
+        }
+        inserted = [:]
+        insertOrder = []
+        changed = [:]
+        deleted = [:]
+        deferredError = nil
+    }
+
+    /// Runs `block`, then saves what it changed.
+    public func transaction(block: () throws -> Void) throws {
+        try block()
+        try save()
+    }
+
+    // MARK: - Registered models
+
+    /// The model with `persistentModelID`: the registered one, or one read from the store when
+    /// first used. An identifier of an entity not in the schema is a program error.
+    public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
+        guard let model = instance(for: persistentModelID.objectID, record: nil) else {
+            preconditionFailure("\(persistentModelID) names no model of this container's schema")
+        }
+        return model
+    }
+
+    /// The model with `persistentModelID` if this context has it registered.
+    public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
+        registered[persistentModelID.objectID]?.model as? T
+    }
+
+    /// The registered model of `id`, if it is alive.
+    func registry(_ id: ObjectID) -> (any PersistentModel)? { registered[id]?.model as? any PersistentModel }
+
+    /// Registers `model` as the instance of `id` (MC1).
+    func register(_ model: any PersistentModel, as id: ObjectID) { registered[id] = WeakModel(model: model) }
+
+    /// Forgets the instance of `id`.
+    func unregister(_ id: ObjectID) { registered[id] = nil }
+
+    /// The registered instance of `id`, or a new one from the store (MC1); `record` refreshes a
+    /// registered instance that has no pending change.
+    func instance(for id: ObjectID, record: [String: PropertyValue]?) -> (any PersistentModel)? {
+        if let model = registry(id) {
+            if let record, let storage = model.storage, !storage.hasChanges {
+                storage.fill(from: record, overwrite: true)
+            }
+            return model
+        }
+        guard let type = container.schema.type(forEntity: id.entity) else { return nil }
+        func make<T: PersistentModel>(_: T.Type) -> T {
+            let storage = ModelStorage<T>(
+                faultFor: id, in: self, storeIdentifier: container.storeIdentifier, record: nil)
+            let model = T(backingData: storage)
+            storage.bind(model)
+            if let record { storage.fill(from: record, overwrite: true) }
+            return model
+        }
+        let model = make(type)
+        registered[id] = WeakModel(model: model)
+        return model
+    }
+
+    /// The stored values of `id` (attributes and to-ones); nil when it is gone.
+    func loadRecord(_ id: ObjectID) -> [String: PropertyValue]? {
+        do { return try container.store.read { try $0.values(of: id) } } catch {
+            deferredError = SwiftDataError.store(error)
+            return nil
+        }
+    }
+
+    /// The stored targets of the to-many `name` of `id`.
+    func loadRelated(_ id: ObjectID, _ name: String) -> [ObjectID]? {
+        do { return try container.store.read { try $0.related(id, name) } } catch {
+            deferredError = SwiftDataError.store(error)
+            return nil
+        }
+    }
+
+    // MARK: - Saves of other contexts
+
+    /// Whether another context saved since this one last looked.
+    var needsCatchUp: Bool { container.changeLog.generation != seenGeneration }
+
+    /// Takes in the saves of the container's other contexts: clean registered models of changed
+    /// objects read their values again, those of deleted objects become deleted. Models with
+    /// pending changes here keep them (the next save then meets the store's state).
+    func catchUp() {
+        let (entries, generation) = container.changeLog.since(seenGeneration)
+        seenGeneration = generation
+        guard let entries else {
+            for id in Array(registered.keys) { registry(id)?.storage?.refault() }
+            return
+        }
+        for entry in entries {
+            for id in entry.updated { registry(id)?.storage?.refault() }
+            for id in entry.deleted {
+                guard let storage = registry(id)?.storage, !storage.hasChanges else { continue }
+                storage.state = .deleted
+                storage.detach()
+                unregister(id)
+            }
+        }
+    }
+
+    // MARK: - Autosave
+
+    /// Schedules a save on the main actor, for the main context with autosave on.
+    private func scheduleAutosave() {
+        guard autosaveEnabled, isMainContext, !autosaveScheduled else { return }
+        autosaveScheduled = true
+        // The main context is made and used on the main actor only (ModelContainer.mainContext).
+        nonisolated(unsafe) let context = self
+        Task { @MainActor in
+            context.autosaveScheduled = false
+            guard context.autosaveEnabled else { return }
+            do { try context.save() } catch { context.deferredError = error }
+        }
+    }
+}

@@ -1,0 +1,213 @@
+// What one model class persists, read once from its `schemaMetadata`: each property's name, key
+// path, Swift type and kind (attribute, to-one, to-many), its inverse, and the class's unique and
+// index lists. Backing data finds a property by key path here, the schema builds the store's
+// entity from it, and the predicate translation names key paths with it.
+//
+// Invariants:
+//  MT1. One table per class per process (cached by the class's ObjectIdentifier), built from
+//       `schemaMetadata`, which `@Model` generates as a constant list; a table never changes.
+//  MT2. A relationship's inverse is found the same way from either side (explicit key path on
+//       this side, else on the other side, else the only candidate pair), so both sides agree,
+//       which the store's model check requires.
+
+internal import CdObjects
+import Foundation
+internal import CdStore
+
+/// A model class as the store sees it (MT1).
+final class ModelPropertyTable: @unchecked Sendable {
+    /// One persisted property.
+    struct Property {
+        /// What the property is in the store.
+        enum Kind {
+            case attribute(AttributeType, isOptional: Bool)
+            case toOne(any PersistentModel.Type, isOptional: Bool)
+            /// `isOptional`: the Swift type is `[M]?` (nil reads as no models).
+            case toMany(any PersistentModel.Type, isOptional: Bool)
+        }
+
+        let name: String
+        let keyPath: AnyKeyPath
+        let valueType: Any.Type
+        let kind: Kind
+        let attribute: Schema.Attribute?
+        let relationship: Schema.Relationship?
+        /// The inverse relationship's name on the destination (MT2).
+        var inverse: String?
+
+        var isRelationship: Bool {
+            if case .attribute = kind { return false }
+            return true
+        }
+    }
+
+    let type: any PersistentModel.Type
+    let entityName: String
+    let properties: [Property]
+    let indexByKeyPath: [AnyKeyPath: Int]
+    let indexByName: [String: Int]
+    /// Uniqueness constraints by property name: `@Attribute(.unique)` ones, then `#Unique` ones.
+    let uniquenessConstraints: [[String]]
+    /// `#Index` lists by property name.
+    let indexes: [[String]]
+
+    private static let cache = LockedState<[ObjectIdentifier: ModelPropertyTable]>([:])
+
+    /// The table of `type` (keeps MT1); throws `unknownSchema` naming a property whose type has
+    /// no stored form.
+    static func of(_ type: any PersistentModel.Type) throws -> ModelPropertyTable {
+        if let known = cache.withLock({ $0[ObjectIdentifier(type)] }) { return known }
+        let table = try ModelPropertyTable(type)
+        return cache.withLock { tables in
+            if let raced = tables[ObjectIdentifier(type)] { return raced }
+            tables[ObjectIdentifier(type)] = table
+            return table
+        }
+    }
+
+    private init(_ type: any PersistentModel.Type) throws {
+        self.type = type
+        entityName = Schema.entityName(for: type)
+        var properties: [Property] = []
+        var constraintLists: [(isUnique: Bool, lists: [[AnyKeyPath]])] = []
+        for entry in type.schemaMetadata {
+            if let lists = entry.metadata as? any SchemaConstraintLists {
+                constraintLists.append((lists.isUnique, lists.keyPathLists))
+                continue
+            }
+            let valueType = Swift.type(of: entry.keypath).valueType
+            let kind: Property.Kind
+            if let relation = Self.relationshipKind(valueType) {
+                kind = relation
+            } else if let (stored, optional) = AttributeCoding.attributeType(of: valueType) {
+                kind = .attribute(stored, isOptional: optional)
+            } else {
+                throw SwiftDataError(
+                    .unknownSchema,
+                    "\(Schema.entityName(for: type)).\(entry.name) is a \(valueType), which has no stored form; "
+                        + "use a scalar, a RawRepresentable or Codable type, or a model")
+            }
+            properties.append(
+                Property(
+                    name: entry.name, keyPath: entry.keypath, valueType: valueType, kind: kind,
+                    attribute: entry.metadata as? Schema.Attribute,
+                    relationship: entry.metadata as? Schema.Relationship, inverse: nil))
+        }
+        var byKeyPath: [AnyKeyPath: Int] = [:]
+        var byName: [String: Int] = [:]
+        for (i, p) in properties.enumerated() {
+            byKeyPath[p.keyPath] = i
+            byName[p.name] = i
+        }
+        func names(_ list: [AnyKeyPath]) throws -> [String] {
+            try list.map { keyPath in
+                guard let i = byKeyPath[keyPath] else {
+                    throw SwiftDataError(
+                        .unknownSchema, "\(keyPath) in #Unique or #Index of \(type) is not a persisted property")
+                }
+                return properties[i].name
+            }
+        }
+        var unique = properties.filter { $0.attribute?.isUnique == true }.map { [$0.name] }
+        var indexes: [[String]] = []
+        for (isUnique, lists) in constraintLists {
+            for list in lists {
+                if isUnique { unique.append(try names(list)) } else { indexes.append(try names(list)) }
+            }
+        }
+        for i in properties.indices where properties[i].isRelationship {
+            properties[i].inverse = try Self.inverse(of: properties[i], in: type)
+        }
+        self.properties = properties
+        self.indexByKeyPath = byKeyPath
+        self.indexByName = byName
+        self.uniquenessConstraints = unique
+        self.indexes = indexes
+    }
+
+    /// A to-one or to-many relationship kind for a Swift property type, nil for attributes.
+    static func relationshipKind(_ valueType: Any.Type) -> Property.Kind? {
+        if let model = valueType as? any PersistentModel.Type { return .toOne(model, isOptional: false) }
+        if let many = valueType as? any ModelArray.Type { return .toMany(many.modelType, isOptional: false) }
+        if let optional = valueType as? any OptionalValue.Type {
+            if let model = optional.wrappedType as? any PersistentModel.Type { return .toOne(model, isOptional: true) }
+            if let many = optional.wrappedType as? any ModelArray.Type {
+                return .toMany(many.modelType, isOptional: true)
+            }
+        }
+        return nil
+    }
+
+    /// The destination class of a relationship kind.
+    static func destination(_ kind: Property.Kind) -> (any PersistentModel.Type)? {
+        switch kind {
+        case .attribute: return nil
+        case let .toOne(type, _), let .toMany(type, _): return type
+        }
+    }
+
+    /// The inverse of `property` of `type` (keeps MT2), read from both classes' metadata.
+    private static func inverse(of property: Property, in type: any PersistentModel.Type) throws -> String? {
+        guard let destination = destination(property.kind) else { return nil }
+        let candidates = destination.schemaMetadata.filter {
+            guard let kind = relationshipKind(Swift.type(of: $0.keypath).valueType),
+                let back = self.destination(kind)
+            else { return false }
+            return back == type
+        }
+        if let explicit = property.relationship?.inverseKeyPath {
+            guard let match = candidates.first(where: { $0.keypath == explicit }) else {
+                throw SwiftDataError(
+                    .unknownSchema,
+                    "the inverse \(explicit) of \(Schema.entityName(for: type)).\(property.name) is not a relationship "
+                        + "of \(Schema.entityName(for: destination)) to \(Schema.entityName(for: type))")
+            }
+            return match.name
+        }
+        if let named = candidates.first(where: {
+            ($0.metadata as? Schema.Relationship)?.inverseKeyPath == property.keyPath
+        }) {
+            return named.name
+        }
+        let unnamed = candidates.filter { ($0.metadata as? Schema.Relationship)?.inverseKeyPath == nil }
+        let mine = type.schemaMetadata.filter {
+            guard let kind = relationshipKind(Swift.type(of: $0.keypath).valueType) else { return false }
+            return self.destination(kind) == destination
+                && ($0.metadata as? Schema.Relationship)?.inverseKeyPath == nil
+        }
+        guard unnamed.count == 1, mine.count == 1, !(destination == type && unnamed[0].name == property.name) else {
+            return nil
+        }
+        return unnamed[0].name
+    }
+
+    /// The property at `keyPath`, or nil when it is not persisted.
+    func property(_ keyPath: AnyKeyPath) -> Int? { indexByKeyPath[keyPath] }
+}
+
+/// An array of models: a to-many relationship's Swift type.
+protocol ModelArray {
+    static var modelType: any PersistentModel.Type { get }
+    /// The elements as existentials.
+    var models: [any PersistentModel] { get }
+    /// An array of this type holding `models` (each must be of the element type).
+    static func make(_ models: [any PersistentModel]) -> Self
+    /// `\[Element].count`, as a `#Predicate` reads a to-many's count.
+    static var countKeyPath: AnyKeyPath { get }
+    /// `\[Element].isEmpty`.
+    static var isEmptyKeyPath: AnyKeyPath { get }
+}
+
+extension Array: ModelArray where Element: PersistentModel {
+    static var modelType: any PersistentModel.Type { Element.self }
+    static var countKeyPath: AnyKeyPath { arrayCountKeyPath(Element.self) }
+    static var isEmptyKeyPath: AnyKeyPath { arrayIsEmptyKeyPath(Element.self) }
+    var models: [any PersistentModel] { map { $0 } }
+    static func make(_ models: [any PersistentModel]) -> [Element] { models.compactMap { $0 as? Element } }
+}
+
+/// `\[Element].count`, built outside the conditional extension.
+private func arrayCountKeyPath<Element>(_: Element.Type) -> AnyKeyPath { \[Element].count }
+
+/// `\[Element].isEmpty`.
+private func arrayIsEmptyKeyPath<Element>(_: Element.Type) -> AnyKeyPath { \[Element].isEmpty }

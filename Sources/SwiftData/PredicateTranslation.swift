@@ -1,0 +1,132 @@
+// A `FetchDescriptor` as the store's `FetchRequest`. The `#Predicate` goes through Cadmium's
+// translation of Foundation predicates, with this module's key path naming (a key path of a
+// model names its persisted property), captured models as object references, and
+// `localizedStandardContains` as a case- and diacritic-insensitive CONTAINS. A part the store
+// cannot run is a `SwiftDataError.unsupportedPredicate` naming it; nothing is filtered in memory.
+
+internal import Cadmium
+internal import CdObjects
+import Foundation
+
+/// Translations of descriptors into store requests.
+enum PredicateTranslation {
+    /// The store request of `descriptor`.
+    static func request<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> FetchRequest {
+        var request = FetchRequest(entity: Schema.entityName(for: T.self))
+        if let predicate = descriptor.predicate { request.predicate = try translate(predicate) }
+        request.sortDescriptors = try descriptor.sortBy.map(sort)
+        request.limit = descriptor.fetchLimit
+        request.offset = max(0, descriptor.fetchOffset ?? 0)
+        request.includesSubentities = descriptor.includeSubentities
+        return request
+    }
+
+    /// The store form of `predicate`.
+    static func translate<T: PersistentModel>(_ predicate: Predicate<T>) throws -> CdPredicate {
+        let translation = StoreTranslation(keyPathNames: names, capturedValue: captured, frontEndNode: frontEndNode)
+        do { return try translation.translate(predicate) } catch {
+            let code: SwiftDataError.Code =
+                error.kind == .unresolvedKeyPath ? .unsupportedKeyPath : .unsupportedPredicate
+            throw SwiftDataError(code, "\(error.part): \(error.message)")
+        }
+    }
+
+    /// The store sort of `sort`: String properties case-insensitively.
+    static func sort<T: PersistentModel>(_ sort: Foundation.SortDescriptor<T>) throws -> CdObjects.SortDescriptor {
+        guard let keyPath = sort.keyPath, let property = property(keyPath) else {
+            throw SwiftDataError(
+                .unsupportedSortDescriptor,
+                "\(sort) does not sort by a persisted property of \(T.self); sort by a key path of one")
+        }
+        var isString = false
+        if case .attribute(.string, _) = property.kind { isString = true }
+        return CdObjects.SortDescriptor(property.name, ascending: sort.order == .forward, caseInsensitive: isString)
+    }
+
+    /// The persisted property a key path of a model class leads to.
+    static func property(_ keyPath: AnyKeyPath) -> ModelPropertyTable.Property? {
+        guard let model = type(of: keyPath).rootType as? any PersistentModel.Type,
+            let table = try? ModelPropertyTable.of(model), let index = table.property(keyPath)
+        else { return nil }
+        return table.properties[index]
+    }
+
+    /// The property names of one key path node.
+    static func names(_ keyPath: AnyKeyPath) -> Result<[String], CdQueryError> {
+        if let property = property(keyPath) { return .success([property.name]) }
+        if let model = type(of: keyPath).rootType as? any PersistentModel.Type, keyPath == identityKeyPath(model) {
+            return .success([])  // `persistentModelID`: the object itself, compared with an identifier
+        }
+        let root = type(of: keyPath).rootType
+        guard root is any PersistentModel.Type else {
+            return .failure(
+                CdQueryError(
+                    .unsupportedExpression, part: "\(keyPath)",
+                    message: "a member of \(root) in a #Predicate has no store equivalent; the store runs comparisons, "
+                        + "contains, starts(with:), isEmpty and a to-many's count (docs/SWIFTDATA.md)"))
+        }
+        return .failure(
+            CdQueryError(
+                .unresolvedKeyPath, part: "\(keyPath)",
+                message: "\(keyPath) is not a persisted property of \(type(of: keyPath).rootType) "
+                    + "(computed and @Transient properties are not stored, so the store cannot query them)"))
+    }
+
+    /// `\T.persistentModelID`.
+    private static func identityKeyPath<T: PersistentModel>(_: T.Type) -> AnyKeyPath { \T.persistentModelID }
+
+    /// A captured model or identifier as an object reference.
+    static func captured(_ value: Any) -> CdPredicateExpression? {
+        if let model = value as? any PersistentModel, let id = model.storage?.objectID {
+            return .object(PredicateObjectID(id.predicateIdentity))
+        }
+        if let identifier = value as? PersistentIdentifier {
+            return .object(PredicateObjectID(identifier.objectID.predicateIdentity))
+        }
+        return nil
+    }
+
+    /// This module's own predicate nodes, and the members of strings and to-many relationships
+    /// that have a store form (`isEmpty`, a to-many's `count`).
+    static func frontEndNode(_ node: Any, _ translation: StoreTranslation) throws -> StoreNode? {
+        if let member = node as? any KeyPathNode { return try collectionMember(member, translation) }
+        guard let contains = node as? any LocalizedStandardContainsNode else { return nil }
+        let base = try translation.expression(contains.baseNode)
+        let other = try translation.expression(contains.otherNode)
+        return .predicate(
+            .comparison(
+                PredicateComparison(base, .contains, other, options: [.caseInsensitive, .diacriticInsensitive])))
+    }
+
+    /// `$0.books.count` (@count), `$0.books.isEmpty` (@count == 0) and `$0.name.isEmpty`
+    /// (`name == ""`); nil for other key paths, which the translation names as properties.
+    private static func collectionMember(_ node: any KeyPathNode, _ translation: StoreTranslation) throws -> StoreNode?
+    {
+        let keyPath = node.anyKeyPath
+        let root = type(of: keyPath).rootType
+        if let many = root as? any ModelArray.Type {
+            let count = CdPredicateExpression.function(.count, try translation.expression(node.rootNode))
+            if keyPath == many.countKeyPath { return .expression(count) }
+            if keyPath == many.isEmptyKeyPath {
+                return .predicate(.comparison(PredicateComparison(count, .equal, .constant(.integer(0)))))
+            }
+            return nil
+        }
+        if root == String.self, keyPath == \String.isEmpty {
+            let text = try translation.expression(node.rootNode)
+            return .predicate(.comparison(PredicateComparison(text, .equal, .constant(.string("")))))
+        }
+        return nil
+    }
+}
+
+/// A `#Predicate` key path node, read without its generic parameters.
+protocol KeyPathNode {
+    var rootNode: Any { get }
+    var anyKeyPath: AnyKeyPath { get }
+}
+
+extension PredicateExpressions.KeyPath: KeyPathNode {
+    var rootNode: Any { root }
+    var anyKeyPath: AnyKeyPath { keyPath }
+}

@@ -1,0 +1,99 @@
+// Queries run in the store: `#Predicate` with captured values and identifiers, optional chains,
+// `localizedStandardContains` (case- and diacritic-insensitive), sorts, limits and offsets; a
+// predicate part the store cannot run is a SwiftDataError naming it.
+
+import Foundation
+import SwiftData
+import Testing
+
+@Suite struct QueryTests {
+    /// A context with three books by two authors.
+    func library() throws -> (ModelContext, Author) {
+        let context = ModelContext(try libraryContainer())
+        let pessoa = Author(name: "Fernando Pessoa", genre: .poetry)
+        let eca = Author(name: "Eça de Queirós")
+        for (title, pages, author) in [
+            ("Mensagem", 120, pessoa), ("O Livro do Desassossego", 500, pessoa), ("Os Maias", 700, eca),
+        ] {
+            let book = Book(title: title, pages: pages)
+            author.books.append(book)
+        }
+        context.insert(pessoa)
+        context.insert(eca)
+        try context.save()
+        return (context, pessoa)
+    }
+
+    @Test func localizedStandardContainsIgnoresCaseAndDiacritics() throws {
+        let (context, _) = try library()
+        let text = "QUEIROS"
+        let found = try context.fetch(
+            FetchDescriptor<Author>(predicate: #Predicate { $0.name.localizedStandardContains(text) }))
+        #expect(found.map(\.name) == ["Eça de Queirós"])
+        let none = try context.fetch(
+            FetchDescriptor<Author>(predicate: #Predicate { $0.name.localizedStandardContains("Lisbon") }))
+        #expect(none.isEmpty)
+    }
+
+    @Test func identifiersAndOptionalChains() throws {
+        let (context, pessoa) = try library()
+        let id = pessoa.persistentModelID
+        let byPessoa = try context.fetch(
+            FetchDescriptor<Book>(
+                predicate: #Predicate { $0.author?.persistentModelID == id }, sortBy: [SortDescriptor(\.pages)]))
+        #expect(byPessoa.map(\.title) == ["Mensagem", "O Livro do Desassossego"])
+        let chained = try context.fetch(
+            FetchDescriptor<Book>(predicate: #Predicate { $0.author?.name == "Eça de Queirós" }))
+        #expect(chained.map(\.title) == ["Os Maias"])
+    }
+
+    @Test func sortsLimitsAndOffsets() throws {
+        let (context, _) = try library()
+        var descriptor = FetchDescriptor<Book>(sortBy: [SortDescriptor(\.pages, order: .reverse)])
+        descriptor.fetchLimit = 2
+        descriptor.fetchOffset = 1
+        #expect(try context.fetch(descriptor).map(\.pages) == [500, 120])
+        let byTitle = try context.fetch(
+            FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title, comparator: .localizedStandard)]))
+        #expect(byTitle.map(\.title) == ["Mensagem", "O Livro do Desassossego", "Os Maias"])
+        #expect(try context.fetchIdentifiers(descriptor).count == 2)
+    }
+
+    @Test func aPredicateTheStoreCannotRunIsAnError() throws {
+        let (context, _) = try library()
+        let descriptor = FetchDescriptor<Book>(predicate: #Predicate { $0.pages * 2 > 300 })
+        do {
+            _ = try context.fetch(descriptor)
+            Issue.record("a predicate with arithmetic ran")
+        } catch let error as SwiftDataError {
+            #expect(error == .unsupportedPredicate)
+            #expect(error.message.contains("Arithmetic"), "\(error.message)")
+        }
+    }
+
+    @Test func emptinessAndCountsOfStringsAndToManys() throws {
+        let (context, _) = try library()
+        context.insert(Author(name: "No books yet"))
+        context.insert(Book(title: "", pages: 1))
+        try context.save()
+        let untitled = try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.title.isEmpty }))
+        #expect(untitled.map(\.pages) == [1])
+        let idle = try context.fetch(FetchDescriptor<Author>(predicate: #Predicate { $0.books.isEmpty }))
+        #expect(idle.map(\.name) == ["No books yet"])
+        let prolific = try context.fetch(FetchDescriptor<Author>(predicate: #Predicate { $0.books.count > 1 }))
+        #expect(prolific.map(\.name) == ["Fernando Pessoa"])
+        let long = try context.fetch(
+            FetchDescriptor<Author>(predicate: #Predicate { $0.books.contains { $0.pages > 600 } }))
+        #expect(long.map(\.name) == ["Eça de Queirós"])
+        let lowered = FetchDescriptor<Book>(predicate: #Predicate { $0.title.localizedLowercase == "os maias" })
+        #expect(throws: SwiftDataError.unsupportedPredicate) { try context.fetch(lowered) }
+    }
+
+    @Test func deleteWhereMatchesPendingModelsToo() throws {
+        let (context, _) = try library()
+        context.insert(Book(title: "Short", pages: 5))
+        try context.delete(model: Book.self, where: #Predicate { $0.pages < 200 })
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.pages)])).map(\.pages) == [500, 700])
+    }
+}
