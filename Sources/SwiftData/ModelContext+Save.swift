@@ -50,10 +50,11 @@ extension ModelContext {
             changes.inserted[id] = try storage.storeValues(all: true, isGone: gone)
         }
         for (id, model) in changed where inserted[id] == nil && deleted[id] == nil {
-            guard let values = try model.storage?.storeValues(all: false, isGone: gone), !values.isEmpty else {
-                continue
-            }
-            changes.updated[id] = values
+            guard let storage = model.storage else { continue }
+            let values = try storage.storeValues(all: false, isGone: gone)
+            if !values.isEmpty { changes.updated[id] = values }
+            let deltas = try storage.storeDeltas(isGone: gone)
+            if !deltas.isEmpty { changes.toManyDeltas[id] = deltas }
         }
         changes.deleted = Set(deleted.keys)
         return changes

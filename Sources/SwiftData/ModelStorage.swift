@@ -12,6 +12,9 @@
 //  MS3. `changed` holds the key paths set since the last save of a saved model; an inserted
 //       model writes all its values, a new model (in no context) records nothing.
 //  MS4. Values loaded from the store never overwrite a property changed and not yet saved.
+//  MS5. `loadedLists[k]` is the to-many list `k` as last read from the store, until the next save
+//       or refault: a save sends its difference from the current list as links added and
+//       removed (`ToManyDelta`), never the list, so another context's links saved meanwhile stay.
 
 internal import Cadmium
 internal import CdObjects
@@ -61,8 +64,12 @@ protocol AnyModelStorage: AnyObject {
     func detach()
     /// The models the loaded relationship values hold (for inserting a graph).
     func loadedRelatedModels() -> [any PersistentModel]
-    /// The store values of every property (`all`) or of the changed ones (MS3).
+    /// The store values of every property (`all`) or of the changed ones (MS3); a changed to-many
+    /// of a saved model whose list was read travels as a delta instead (`storeDeltas`).
     func storeValues(all: Bool, isGone: (ObjectID) -> Bool) throws -> [String: PropertyValue]
+    /// The links added to and removed from each changed to-many of a saved model since its list
+    /// was read (MS5), by relationship name.
+    func storeDeltas(isGone: (ObjectID) -> Bool) throws -> [String: ToManyDelta]
     /// Takes `record`'s attribute and to-one values (keeps MS4); `overwrite` replaces loaded ones.
     func fill(from record: [String: PropertyValue], overwrite: Bool)
     /// Forgets every loaded value; the next access reads the store. Only for unchanged models.
@@ -82,6 +89,8 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     private var recordLoaded = true
     /// Key paths set since the last save (MS3).
     private var changed: Set<AnyKeyPath> = []
+    /// The to-many lists as read from the store, by key path (MS5).
+    private var loadedLists: [AnyKeyPath: [ObjectID]] = [:]
     private weak var owner: Model?
     private(set) weak var context: ModelContext?
     private(set) var objectID: ObjectID?
@@ -187,6 +196,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         let property = table.properties[index]
         if case .toMany = property.kind, let ids = context.loadRelated(objectID, property.name) {
             values[key] = Self.relationshipValue(property, ids.compactMap { context.instance(for: $0, record: nil) })
+            loadedLists[key] = ids  // keeps MS5
         }
     }
 
@@ -301,9 +311,25 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
                 let id = Self.models(in: value).first.flatMap { Self.storedID(of: $0, isGone: isGone) }
                 result[property.name] = .toOne(id)
             case .toMany:
+                // A saved model's list that was read travels as a delta (MS5, `storeDeltas`).
+                if !all, state == .saved, loadedLists[property.keyPath] != nil { continue }
                 let ids = Self.models(in: value).compactMap { Self.storedID(of: $0, isGone: isGone) }
                 result[property.name] = ChangeSetParts.toMany(ids)
             }
+        }
+        return result
+    }
+
+    func storeDeltas(isGone: (ObjectID) -> Bool) throws -> [String: ToManyDelta] {
+        guard state == .saved else { return [:] }
+        let table = try propertyTable()
+        var result: [String: ToManyDelta] = [:]
+        for property in table.properties where changed.contains(property.keyPath) {
+            guard case .toMany = property.kind, let loaded = loadedLists[property.keyPath],
+                let value = values[property.keyPath]
+            else { continue }
+            let ids = Self.models(in: value).compactMap { Self.storedID(of: $0, isGone: isGone) }
+            if let delta = ChangeSetParts.toManyDelta(from: loaded, to: ids) { result[property.name] = delta }
         }
         return result
     }
@@ -330,7 +356,10 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
                 let target = id.flatMap { context?.instance(for: $0, record: nil) }
                 values[key] = Self.relationshipValue(property, target.map { [$0] } ?? [])
             case (.toMany, _):
-                if overwrite { values[key] = nil }  // read again on next access
+                if overwrite {  // read again on next access
+                    values[key] = nil
+                    loadedLists[key] = nil
+                }
             default:
                 break
             }
@@ -341,10 +370,14 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     func refault() {
         guard !hasChanges else { return }
         values = [:]
+        loadedLists = [:]
         recordLoaded = false
     }
 
     func didSave() {
+        // Keeps MS5: a list read before the save is read again, with other saves' links.
+        for key in loadedLists.keys where changed.contains(key) { values[key] = nil }
+        loadedLists = [:]
         changed = []
         if state == .inserted { state = .saved }
     }
