@@ -141,30 +141,10 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The same error with the object identifier filled in (the record layer knows it, the
     /// model layer does not). Errors without a ``ValidationFailure`` are returned unchanged.
     public func withObjectID(_ objectID: String) -> CdError {
-        func fill(_ f: ValidationFailure) -> ValidationFailure {
+        mappingFailures { f in
             var f = f
             f.objectID = objectID
             return f
-        }
-        switch self {
-        case let .validation(f): return .validation(fill(f))
-        case let .constraintViolation(f): return .constraintViolation(fill(f))
-        case let .missingMandatoryProperty(f): return .missingMandatoryProperty(fill(f))
-        case let .relationshipLacksMinimumCount(f): return .relationshipLacksMinimumCount(fill(f))
-        case let .relationshipExceedsMaximumCount(f): return .relationshipExceedsMaximumCount(fill(f))
-        case let .relationshipDeniedDelete(f): return .relationshipDeniedDelete(fill(f))
-        case let .numberTooLarge(f): return .numberTooLarge(fill(f))
-        case let .numberTooSmall(f): return .numberTooSmall(fill(f))
-        case let .dateTooLate(f): return .dateTooLate(fill(f))
-        case let .dateTooSoon(f): return .dateTooSoon(fill(f))
-        case let .invalidDate(f): return .invalidDate(fill(f))
-        case let .stringTooLong(f): return .stringTooLong(fill(f))
-        case let .stringTooShort(f): return .stringTooShort(fill(f))
-        case let .stringPatternMismatch(f): return .stringPatternMismatch(fill(f))
-        case let .multipleValidationErrors(list):
-            return .multipleValidationErrors(list.map { $0.withObjectID(objectID) })
-        case .unsupportedObjectFormat, .mergeConflict: return self
-        case .model, .incompatibleModel, .store: return self
         }
     }
 
@@ -175,27 +155,32 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
     /// catch let error as CdError { throw error.during("Cd.commit()") }
     /// ```
     public func during(_ call: String) -> CdError {
-        func fill(_ f: ValidationFailure) -> ValidationFailure {
+        mappingFailures { f in
             var f = f
             if f.call == nil { f.call = call }
             return f
         }
+    }
+
+    /// The same error with `change` applied to its ``ValidationFailure`` (to each, for several).
+    private func mappingFailures(_ change: (ValidationFailure) -> ValidationFailure) -> CdError {
         switch self {
-        case let .validation(f): return .validation(fill(f))
-        case let .constraintViolation(f): return .constraintViolation(fill(f))
-        case let .missingMandatoryProperty(f): return .missingMandatoryProperty(fill(f))
-        case let .relationshipLacksMinimumCount(f): return .relationshipLacksMinimumCount(fill(f))
-        case let .relationshipExceedsMaximumCount(f): return .relationshipExceedsMaximumCount(fill(f))
-        case let .relationshipDeniedDelete(f): return .relationshipDeniedDelete(fill(f))
-        case let .numberTooLarge(f): return .numberTooLarge(fill(f))
-        case let .numberTooSmall(f): return .numberTooSmall(fill(f))
-        case let .dateTooLate(f): return .dateTooLate(fill(f))
-        case let .dateTooSoon(f): return .dateTooSoon(fill(f))
-        case let .invalidDate(f): return .invalidDate(fill(f))
-        case let .stringTooLong(f): return .stringTooLong(fill(f))
-        case let .stringTooShort(f): return .stringTooShort(fill(f))
-        case let .stringPatternMismatch(f): return .stringPatternMismatch(fill(f))
-        case let .multipleValidationErrors(list): return .multipleValidationErrors(list.map { $0.during(call) })
+        case let .validation(f): return .validation(change(f))
+        case let .constraintViolation(f): return .constraintViolation(change(f))
+        case let .missingMandatoryProperty(f): return .missingMandatoryProperty(change(f))
+        case let .relationshipLacksMinimumCount(f): return .relationshipLacksMinimumCount(change(f))
+        case let .relationshipExceedsMaximumCount(f): return .relationshipExceedsMaximumCount(change(f))
+        case let .relationshipDeniedDelete(f): return .relationshipDeniedDelete(change(f))
+        case let .numberTooLarge(f): return .numberTooLarge(change(f))
+        case let .numberTooSmall(f): return .numberTooSmall(change(f))
+        case let .dateTooLate(f): return .dateTooLate(change(f))
+        case let .dateTooSoon(f): return .dateTooSoon(change(f))
+        case let .invalidDate(f): return .invalidDate(change(f))
+        case let .stringTooLong(f): return .stringTooLong(change(f))
+        case let .stringTooShort(f): return .stringTooShort(change(f))
+        case let .stringPatternMismatch(f): return .stringPatternMismatch(change(f))
+        case let .multipleValidationErrors(list):
+            return .multipleValidationErrors(list.map { $0.mappingFailures(change) })
         case .model, .incompatibleModel, .store, .unsupportedObjectFormat, .mergeConflict: return self
         }
     }

@@ -222,15 +222,17 @@ extension CadmiumSuites {
 
         /// Two transactions change different attributes of one object: both values stay (per
         /// property). The same attribute: the policy decides.
-        @MainActor @Test(arguments: MergePolicy.allCases)
-        func attributeConflictsFollowThePolicy(_ policy: MergePolicy) throws {
-            try Self.open(policy)
-            try Self.seedTag(notes: ["n0"])
+        /// A reads n0's text, waits until B has set it to "from B" and committed, then sets it to
+        /// "from A" (after `setUp`, inside its body) and commits: what each commit threw.
+        static func writeTextAfterAnotherCommit(
+            _ setUp: @escaping () throws -> Void = {}
+        ) -> ((any Error)?, (any Error)?) {
             let meet = Rendezvous()
             let bCommitted = DispatchSemaphore(value: 0)
-            let (a, b) = runBoth(
+            return runBoth(
                 {
                     try Cd.transactAndWait {
+                        try setUp()
                         let n0 = try #require(try Cd.objects(TaggedNote.self).filter("text == %@", "n0").fetchOne())
                         _ = n0.text
                         meet.arriveA()
@@ -246,6 +248,13 @@ extension CadmiumSuites {
                         n0.text = "from B"
                     }
                 })
+        }
+
+        @MainActor @Test(arguments: MergePolicy.allCases)
+        func attributeConflictsFollowThePolicy(_ policy: MergePolicy) throws {
+            try Self.open(policy)
+            try Self.seedTag(notes: ["n0"])
+            let (a, b) = Self.writeTextAfterAnotherCommit()
             #expect(b == nil)
             let text = try #require(try Cd.objects(TaggedNote.self).fetchOne()).text
             switch policy {
@@ -274,27 +283,9 @@ extension CadmiumSuites {
         @MainActor @Test func aTransactionsPolicyOverridesTheStores() throws {
             try Self.open(.error)
             try Self.seedTag(notes: ["n0"])
-            let meet = Rendezvous()
-            let bCommitted = DispatchSemaphore(value: 0)
-            let (a, b) = runBoth(
-                {
-                    try Cd.transactAndWait {
-                        try Cd.transactionContext().mergePolicy = .mergeByPropertyStoreTrump
-                        let n0 = try #require(try Cd.objects(TaggedNote.self).filter("text == %@", "n0").fetchOne())
-                        _ = n0.text
-                        meet.arriveA()
-                        _ = bCommitted.wait(timeout: .now() + 10)
-                        n0.text = "from A"
-                    }
-                },
-                {
-                    defer { bCommitted.signal() }
-                    try Cd.transactAndWait {
-                        let n0 = try #require(try Cd.objects(TaggedNote.self).filter("text == %@", "n0").fetchOne())
-                        meet.arriveB()
-                        n0.text = "from B"
-                    }
-                })
+            let (a, b) = Self.writeTextAfterAnotherCommit {
+                try Cd.transactionContext().mergePolicy = .mergeByPropertyStoreTrump
+            }
             #expect(a == nil && b == nil)
             #expect(try Cd.objects(TaggedNote.self).fetchOne()?.text == "from B")
         }
