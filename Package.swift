@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Cadmium", targets: ["Cadmium"]),
         .executable(name: "cdstore-verify", targets: ["cdstore-verify"]),
         .executable(name: "cdstore-migrate", targets: ["cdstore-migrate"]),
+        .executable(name: "cdstore", targets: ["cdstore-tool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -85,8 +86,10 @@ let package = Package(
         ),
         // The command-line tools' shared terminal output (progress line); shipped in no library.
         .target(name: "CdToolSupport", dependencies: ["CdStore"]),
-        .executableTarget(
-            name: "cdstore-verify",
+        // The bodies of the store commands (verify, migrate) and how every tool starts and exits,
+        // shared by `cdstore` and the single-purpose `cdstore-verify` and `cdstore-migrate`.
+        .target(
+            name: "CdStoreCommands",
             dependencies: [
                 "CdStore",
                 "CdObjects",
@@ -95,11 +98,21 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "cdstore-verify",
+            dependencies: ["CdStoreCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
             name: "cdstore-migrate",
+            dependencies: ["CdStoreCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // `cdstore`: one command to look into, query, export, verify and migrate a store
+        // (docs/CDSTORE.md). The product, and so the binary, is `cdstore`.
+        .executableTarget(
+            name: "cdstore-tool",
             dependencies: [
                 "CdStore",
                 "CdObjects",
-                "CdToolSupport",
+                "CdStoreCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -112,6 +125,12 @@ let package = Package(
             name: "CadmiumTests",
             dependencies: [
                 "Cadmium", "CdObjects", "CdStore", "CdStoreTesting", "CdFaultSupport", "cadmium-crash-child",
+            ]
+        ),
+        .testTarget(
+            name: "CdStoreToolTests",
+            dependencies: [
+                "CdObjects", "CdStore", "CdFaultSupport", "cdstore-tool", "cdstore-verify", "cdstore-migrate",
             ]
         ),
         .testTarget(
