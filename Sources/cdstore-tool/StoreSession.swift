@@ -10,6 +10,7 @@ import Foundation
 //  SS1. The store is opened read-only: a reading subcommand never writes the page file or the WAL
 //       (the engine's read-only open recovers the WAL in memory only).
 //  SS2. A missing path is refused before the engine sees it, so no store is ever created.
+//  SS3. No column is named `objectID`: every output row holds the object's ID under that name.
 
 /// One stored property of an entity, as a column of output.
 struct Column: Equatable {
@@ -23,8 +24,8 @@ struct Column: Equatable {
     var kind: Kind
 }
 
-/// The name of the column holding each object's ID. Core Data forbids a property of this name
-/// (it is `NSManagedObject.objectID`), so it never hides a property.
+/// The name of the column holding each object's ID (`NSManagedObject.objectID`'s name). An entity
+/// with a property of this name is refused (SS3), never written with two values under one key.
 let objectIDColumn = "objectID"
 
 /// An open store and its recorded model.
@@ -67,6 +68,10 @@ struct StoreSession {
             Column(name: $0.name, kind: $0.isToMany ? .toMany : .toOne)
         }
         let all = attributes + relationships
+        if all.contains(where: { $0.name == objectIDColumn }) {  // keeps SS3
+            throw ToolFailure.operational(
+                "entity \(entity.name) has a property named \(objectIDColumn), the name of the object ID column")
+        }
         guard let only else { return all }
         return try only.map { name in
             if let column = all.first(where: { $0.name == name }) { return column }

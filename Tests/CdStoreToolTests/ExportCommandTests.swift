@@ -59,6 +59,25 @@ import Testing
         }
     }
 
+    /// A property named like the object ID column is refused, not written twice under one key.
+    @Test func aPropertyNamedObjectIDIsRefused() throws {
+        try Cdstore.withTempDir { dir in
+            let path = dir.appendingPathComponent("clash.cdstore").path
+            let model = try ObjectModel(entities: [
+                EntityDescription(name: "Thing", attributes: [AttributeDescription(name: "objectID", type: .string)])
+            ])
+            try ObjectStore.open(path: path, model: model).close()
+            for arguments in [["export", path, "--format", "ndjson"], ["query", path, "Thing"]] {
+                let r = try Cdstore.run(arguments)
+                #expect(r.status == 8)
+                #expect(
+                    r.stderr
+                        == "cdstore: entity Thing has a property named objectID, the name of the object ID column\n")
+                #expect(r.stdout.isEmpty)
+            }
+        }
+    }
+
     /// More objects than one page (ExportCommand.pageSize): every object once, in key order.
     @Test func exportPagesThroughMoreObjectsThanOnePage() throws {
         try Cdstore.withTempDir { dir in

@@ -61,7 +61,8 @@ import Testing
                 ada.stdout == """
                     [
                     {"objectID":"Employee/1","name":"Ada","salary":150000,"rating":4.5,"active":true,\
-                    "hired":"2023-11-14T22:13:20.25Z","photo":"AQID/w==","badge":"E621E1F8-C36C-495A-93FC-0C247A3E6E5F",\
+                    "hired":"2023-11-14T22:13:20.25Z","photo":"AQID/w==",\
+                    "badge":"E621E1F8-C36C-495A-93FC-0C247A3E6E5F",\
                     "department":"Department/1"}
                     ]
 
