@@ -1,7 +1,7 @@
 import ArgumentParser
 import CdStoreCommands
 
-// `cdstore`: one command to look into, query, export, verify and migrate a store file
+// `cdstore`: one command to look into, query, export, compact, verify and migrate a store file
 // (docs/CDSTORE.md). Every subcommand works on the file alone: a store records its model in
 // `cd.meta`, so no app classes are needed.
 //
@@ -21,7 +21,8 @@ struct CdstoreCommand: ParsableCommand {
             8 cannot open or read the store or write the output, 16 usage error.
             """,
         subcommands: [
-            InfoCommand.self, QueryCommand.self, ExportCommand.self, VerifySubcommand.self, MigrateSubcommand.self,
+            InfoCommand.self, QueryCommand.self, ExportCommand.self, CompactCommand.self, VerifySubcommand.self,
+            MigrateSubcommand.self,
         ]
     )
 
