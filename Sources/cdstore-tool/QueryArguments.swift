@@ -7,11 +7,12 @@ import CdObjects
 
 enum QueryArguments {
     /// A predicate argument from the command line: an integer when it reads as one (`42`, `-7`),
-    /// else a finite number (`1.5`, `1e6`), else an object ID when it is `Entity/key` of an
+    /// else a finite decimal number (`1.5`, `1e6`; not hexadecimal, `nan` or `inf`), else an object ID when it is `Entity/key` of an
     /// entity of the model (`Department/3`), else the string itself.
     static func argument(_ text: String, model: ObjectModel) -> Any {
         if let integer = Int64(text) { return integer }
-        if let number = Double(text), number.isFinite, text.contains(where: \.isNumber) { return number }
+        let decimal = text.allSatisfy { $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }
+        if decimal, let number = Double(text), number.isFinite { return number }
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         if parts.count == 2, model.entity(named: String(parts[0])) != nil, let key = Int64(parts[1]) {
             return ObjectID(entity: String(parts[0]), primaryKey: key)

@@ -28,6 +28,20 @@ import Testing
         }
     }
 
+    /// Only decimal text is a number: `0x10` and `nan` stay strings, which a string attribute
+    /// accepts (a number compared with `name` is a type error, exit 16).
+    @Test(arguments: [
+        ("salary > %@", "1.5e5", "0"), ("salary > %@", "149999.5", "1"), ("name == %@", "0x10", "0"),
+        ("name == %@", "nan", "0"), ("name == %@", "Ada", "1"),
+    ])
+    func argumentsReadAsNumbersOnlyInDecimal(_ predicate: String, _ argument: String, _ expected: String) throws {
+        try Cdstore.withTempDir { dir in
+            let r = try Self.query(["Employee", "--count", predicate, argument], in: dir)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout == expected + "\n")
+        }
+    }
+
     @Test func sortDescendingWithLimitAndOffset() throws {
         try Cdstore.withTempDir { dir in
             let r = try Self.query(
