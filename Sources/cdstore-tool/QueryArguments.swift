@@ -7,8 +7,9 @@ import CdObjects
 
 enum QueryArguments {
     /// A predicate argument from the command line: an integer when it reads as one (`42`, `-7`),
-    /// else a finite decimal number (`1.5`, `1e6`; not hexadecimal, `nan` or `inf`), else an object ID when it is `Entity/key` of an
-    /// entity of the model (`Department/3`), else the string itself.
+    /// else a finite decimal number (`1.5`, `1e6`; not hexadecimal, `nan` or `inf`), else an
+    /// object ID when it is `Entity/key` of an entity of the model (`Department/3`), else the
+    /// string itself.
     static func argument(_ text: String, model: ObjectModel) -> Any {
         if let integer = Int64(text) { return integer }
         let decimal = text.allSatisfy { $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }
