@@ -105,7 +105,7 @@ let package = Package(
             name: "cdstore-migrate",
             dependencies: ["CdStoreCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // `cdstore`: one command to look into, query, export, verify and migrate a store
+        // `cdstore`: one command to look into, query, export, compact, verify and migrate a store
         // (docs/CDSTORE.md). The product, and so the binary, is `cdstore`.
         .executableTarget(
             name: "cdstore-tool",
@@ -113,6 +113,7 @@ let package = Package(
                 "CdStore",
                 "CdObjects",
                 "CdStoreCommands",
+                "CdToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -6,7 +6,8 @@ import Foundation
 
 // `cdstore compact STORE`: rewrites the live objects into a fresh file that replaces the store
 // (ObjectStore+Compaction: a migration to the same model, crash-safe by MG5–MG9), then reports
-// the sizes before and after. Refused while another process has the store open.
+// the sizes before and after, with the migration's progress bar on a terminal. Refused while
+// another process has the store open.
 
 struct CompactCommand: ToolCommand {
     static let configuration = CommandConfiguration(
@@ -29,7 +30,15 @@ struct CompactCommand: ToolCommand {
             }
             let before = StoreInfo.fileSize(store) + StoreInfo.fileSize(store + "-wal")
             // The path exists (checked above); the new file beside it is created by the compaction.
-            do { try ObjectStore.compact(path: store, options: StoreOptions()) } catch {
+            // The migration's bar, on a terminal only.
+            let bar = isatty(STDERR_FILENO) == 1 ? MigrationProgressBar() : nil
+            do {
+                var progress: (@Sendable (MigrationProgress) -> Void)?
+                if let bar { progress = { bar.update($0) } }
+                try ObjectStore.compact(path: store, options: StoreOptions(), progress: progress)
+                bar?.finish()
+            } catch {
+                bar?.finish()
                 throw ToolFailure.from(error, path: store)
             }
             let after = StoreInfo.fileSize(store) + StoreInfo.fileSize(store + "-wal")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CdObjects
 import CdStoreCommands
+import CdToolSupport
 import Foundation
 
 // `cdstore export STORE [--entity E]… --format json|ndjson|csv [--output DIR]`: every object of
@@ -12,6 +13,8 @@ import Foundation
 //  EX2. Memory is bounded by one page of objects (`pageSize` values at a time) plus each
 //       entity's list of object IDs (16 bytes an object): the IDs are read first, in key order,
 //       then the values a page at a time by primary key (`SELF IN %@`), written and dropped.
+//  EX4. The progress bar (`ProgressLine`) is drawn on standard error only when it is a terminal
+//       and the export has at least `progressMinimumObjects` objects; a pipe never gets one.
 //  EX3. To standard output, json is one object of arrays by entity name and ndjson one line per
 //       object (the objectID names the entity); csv, whose columns differ by entity, needs one
 //       entity or `--output`. With `--output DIR`, each entity is `DIR/<Entity>.<format>`.
@@ -24,6 +27,8 @@ struct ExportCommand: ToolCommand {
 
     /// Objects whose values are held in memory at once (EX2).
     static let pageSize = 512
+    /// Exports smaller than this finish before a bar would be read (EX4).
+    static let progressMinimumObjects = 20_000
 
     @Option(name: .long, help: "Export only this entity (repeatable); default: every entity.")
     var entity: [String] = []
@@ -60,13 +65,17 @@ struct ExportCommand: ToolCommand {
             let stdout = output == nil ? OutputSink.standardOutput() : nil
             do {
                 try session.store.read { snapshot in
+                    let progress = try ExportProgress.forStandardError(entities: entities, snapshot: snapshot)
+                    defer { progress?.line.finish() }
                     if format == .json, let stdout { try stdout.write("{") }
                     for (n, e) in entities.enumerated() {
                         let sink = try stdout ?? OutputSink.file("\(output!)/\(e.name).\(format.fileExtension)")
                         if format == .json, stdout != nil {
                             try sink.write((n == 0 ? "\n" : ",\n") + ValueText.jsonString(e.name) + ":")
                         }
-                        try export(e, session: session, snapshot: snapshot, to: sink, nested: stdout != nil)
+                        try export(
+                            e, session: session, snapshot: snapshot, to: sink, nested: stdout != nil, progress: progress
+                        )
                         if stdout == nil { try sink.close() }
                     }
                     if format == .json, let stdout { try stdout.write(entities.isEmpty ? "}\n" : "\n}\n") }
@@ -81,7 +90,7 @@ struct ExportCommand: ToolCommand {
     /// Writes every object of `entity` (not of its sub-entities) to `sink` (EX2).
     private func export(
         _ entity: EntityDescription, session: StoreSession, snapshot: ObjectSnapshot, to sink: OutputSink,
-        nested: Bool
+        nested: Bool, progress: ExportProgress?
     ) throws {
         let columns = try session.columns(of: entity)
         var request = FetchRequest(entity: entity.name)
@@ -99,9 +108,35 @@ struct ExportCommand: ToolCommand {
                 let row = try ObjectRow(id: id, stored: values[id] ?? nil, columns: columns, snapshot: snapshot)
                 try sink.write(writer.row(row))
             }
+            progress?.advance(entity: entity.name, by: page.count)
         }
         // Nested in the object of arrays by entity (EX3), the array's closing line has no newline.
         let footer = writer.footer()
         try sink.write(nested && format == .json ? String(footer.dropLast()) : footer)
+    }
+}
+
+/// The export's progress bar over all its objects (EX4).
+final class ExportProgress {
+    let line = ProgressLine(labelWidth: 24)
+    private let total: Int
+    private var done = 0
+
+    private init(total: Int) { self.total = total }
+
+    /// A bar when standard error is a terminal and the export is large enough, else nil.
+    static func forStandardError(entities: [EntityDescription], snapshot: ObjectSnapshot) throws -> ExportProgress? {
+        guard isatty(STDERR_FILENO) == 1 else { return nil }
+        let total = try entities.reduce(0) { sum, entity in
+            var request = FetchRequest(entity: entity.name)
+            request.includesSubentities = false
+            return sum + (try snapshot.count(request))
+        }
+        return total >= ExportCommand.progressMinimumObjects ? ExportProgress(total: total) : nil
+    }
+
+    func advance(entity: String, by count: Int) {
+        done += count
+        line.update(label: entity, fraction: Double(done) / Double(total))
     }
 }

@@ -25,8 +25,8 @@ struct TableWriter {
             let fill = String(repeating: " ", count: widths[i] - text.count)
             return numeric[i] ? fill + text : text + fill
         }
-        var out = header.indices.map { pad(header[$0], $0) }.joined(separator: "  ")
-        out = (colours ? "\u{1B}[1m" + out + "\u{1B}[0m" : out).trimmingTrailingSpaces() + "\n"
+        let title = header.indices.map { pad(header[$0], $0) }.joined(separator: "  ").trimmingTrailingSpaces()
+        var out = (colours ? "\u{1B}[1m" + title + "\u{1B}[0m" : title) + "\n"
         out += widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n"
         for line in cells {
             let text = line.indices.map { i -> String in
