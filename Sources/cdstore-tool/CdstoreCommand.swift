@@ -14,7 +14,7 @@ import CdStoreCommands
 struct CdstoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cdstore",
-        abstract: "Look into, query, export, verify and migrate a Cadmium store.",
+        abstract: "Look into, query, export, compact, verify and migrate a Cadmium store.",
         discussion: """
             Every subcommand works on the store file alone, with the model the store records.
             Exit codes: 0 done, 4 problems found (verify) or migration not possible (migrate), \
