@@ -98,15 +98,19 @@ fuzz: fuzz-deps
 		[ $$rc -eq 0 ] || { echo "fuzz-$$t found a problem: see $(FUZZ_SCRATCH)/findings/$$t/"; exit 1; }; \
 	done
 
-# Creates a sample store, runs transactions and queries, and verifies the file.
+# Creates a sample store, runs transactions and queries, verifies the file, and looks into the
+# company store with `cdstore` (docs/CDSTORE.md).
 demo: deps
 	$(SWIFT) build --product cadmium-demo
 	$(SWIFT) build --product cdstore-verify
 	$(SWIFT) build --product cadmium-company-demo
+	$(SWIFT) build --product cdstore
 	$$($(SWIFT) build --show-bin-path)/cadmium-demo demo-store
 	$$($(SWIFT) build --show-bin-path)/cdstore-verify demo-store
 	$$($(SWIFT) build --show-bin-path)/cadmium-company-demo demo-company.cdstore
 	$$($(SWIFT) build --show-bin-path)/cdstore-verify demo-company.cdstore
+	$$($(SWIFT) build --show-bin-path)/cdstore info demo-company.cdstore
+	$$($(SWIFT) build --show-bin-path)/cdstore query demo-company.cdstore Employee "salary > %@" 100000 --sort -salary
 
 clean:
 	rm -rf .build .build-asan .build-tsan .build-fuzz demo-store demo-store-wal demo-company.cdstore demo-company.cdstore-wal

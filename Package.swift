@@ -18,6 +18,7 @@ let package = Package(
         // are unique across a package graph, so it cannot declare a CSQLite of its own.
         .library(name: "CSQLite", targets: ["CSQLite"]),
         .executable(name: "cdstore-import-coredata", targets: ["cdstore-import-coredata"]),
+        .executable(name: "cdstore", targets: ["cdstore-tool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -119,8 +120,10 @@ let package = Package(
         ),
         // The command-line tools' shared terminal output (progress line); shipped in no library.
         .target(name: "CdToolSupport", dependencies: ["CdStore"]),
-        .executableTarget(
-            name: "cdstore-verify",
+        // The bodies of the store commands (verify, migrate) and how every tool starts and exits,
+        // shared by `cdstore` and the single-purpose `cdstore-verify` and `cdstore-migrate`.
+        .target(
+            name: "CdStoreCommands",
             dependencies: [
                 "CdStore",
                 "CdObjects",
@@ -129,10 +132,21 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "cdstore-verify",
+            dependencies: ["CdStoreCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
             name: "cdstore-migrate",
+            dependencies: ["CdStoreCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // `cdstore`: one command to look into, query, export, compact, verify and migrate a store
+        // (docs/CDSTORE.md). The product, and so the binary, is `cdstore`.
+        .executableTarget(
+            name: "cdstore-tool",
             dependencies: [
                 "CdStore",
                 "CdObjects",
+                "CdStoreCommands",
                 "CdToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -176,6 +190,12 @@ let package = Package(
                 "SwiftDataMacros",
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+            ]
+        ),
+        .testTarget(
+            name: "CdStoreToolTests",
+            dependencies: [
+                "CdObjects", "CdStore", "CdFaultSupport", "cdstore-tool", "cdstore-verify", "cdstore-migrate",
             ]
         ),
         .testTarget(

@@ -4,12 +4,14 @@ import Foundation
 
 // The migration's progress bar (`ProgressLine`) for its phases, shown on a terminal only.
 
-final class MigrationProgressBar: Sendable {
+package final class MigrationProgressBar: Sendable {
     private let line = ProgressLine(labelWidth: 40)
 
-    func update(_ p: MigrationProgress) {
+    package init() {}
+
+    package func update(_ p: MigrationProgress) {
         line.update(label: p.step.map { "\(p.phase.rawValue) \($0)" } ?? p.phase.rawValue, fraction: p.fraction)
     }
 
-    func finish() { line.finish() }
+    package func finish() { line.finish() }
 }
