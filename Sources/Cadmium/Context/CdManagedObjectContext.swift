@@ -405,10 +405,10 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                 // To-many changes travel as deltas (MO4), not as the lists.
                 var deltas: [String: ToManyDelta] = [:]
                 if let slots = state.slots {
-                    for (slot, delta) in state.listChanges where !delta.isEmpty {
+                    for (slot, delta) in state.listChanges where !delta.isEmpty {  // carried only (MO4)
                         let name = slots.name(of: slot)
                         values[name] = nil
-                        if slots.carried[slot] { deltas[name] = delta }
+                        deltas[name] = delta
                     }
                 }
                 var read: [String: CdValue]?
@@ -469,9 +469,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                     any = any || values[slot] != nil
                 }
                 var deltas: [Int: ToManyDelta] = [:]
-                for (slot, delta) in state.listChanges where !delta.isEmpty && slots.carried[slot] {
-                    deltas[slot] = delta
-                }
+                for (slot, delta) in state.listChanges where !delta.isEmpty { deltas[slot] = delta }  // MO4
                 guard any || !deltas.isEmpty else { return .some(nil) }
                 return SlotChangeSet.Entry(id: id, values: values, deltas: deltas, read: state.readValues)
             }

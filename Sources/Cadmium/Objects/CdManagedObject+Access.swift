@@ -347,9 +347,12 @@ extension CdManagedObject {
     }
 
     /// Notes a link change of the to-many in `slot` of a stored object in a context (keeps MO4).
+    /// A to-many no change set carries (its members' to-ones are the links) records nothing.
     private func recordListChange(_ slot: Int, _ change: (inout ToManyDelta) -> Void) {
         withState { state in
-            guard state.context != nil, !state.isInserted, state.objectID != nil else { return }
+            guard state.context != nil, !state.isInserted, state.objectID != nil,
+                let slots = state.slots, slot < slots.count, slots.carried[slot]
+            else { return }
             change(&state.listChanges[slot, default: ToManyDelta()])
         }
     }
@@ -358,12 +361,11 @@ extension CdManagedObject {
     /// list from the store for it (the commit carries the edit as a delta, MO4, or not at all when
     /// the members' to-one values say it): a transaction that links one new object to an owner
     /// of thousands then costs no read of the owner's list. Up to `DeferredListEdit.limit` edits
-    /// wait; past that the list
-    /// is read and edited in place. True when the edit was kept (keeps MO3).
+    /// wait; past that the list is read and edited in place. True when the edit was kept (keeps MO3).
     private func deferListEdit(_ edit: DeferredListEdit) -> Bool {
         let (deferred, context, first) = withState { state -> (Bool, CdManagedObjectContext?, Bool) in
-            guard state.context != nil, state.objectID != nil, let slots = state.slots,
-                edit.slot < state.buffer.count, state.buffer[edit.slot] == nil, slots.count > edit.slot,
+            guard state.context != nil, state.objectID != nil, state.slots != nil,
+                edit.slot < state.buffer.count, state.buffer[edit.slot] == nil,
                 state.deferredListEdits.count < DeferredListEdit.limit
             else { return (false, nil, false) }
             state.deferredListEdits.append(edit)

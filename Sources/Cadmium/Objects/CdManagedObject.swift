@@ -56,9 +56,9 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
     ///       says the context has the object in its list of changed objects.
     ///  MO3. `deferredListEdits` only names slots whose `buffer` entry is nil (a to-many not read
     ///       yet); reading the list applies them first, in order.
-    ///  MO4. `listChanges[s]` holds every link the context added to or removed from the to-many in
-    ///       slot `s` of a stored object since the last commit (read or not): a commit carries
-    ///       these deltas, never the list, so links other transactions made meanwhile are kept.
+    ///  MO4. `listChanges[s]` holds every link the context added to or removed from the carried
+    ///       to-many in slot `s` of a stored object since the last commit (read or not): a commit
+    ///       carries these deltas, never the list, so links other transactions made meanwhile are kept.
     ///  MO5. `readValues`, once set, is the buffer as the context read it before its first
     ///       attribute write since the last commit: the store compares it with what is stored at
     ///       commit time to find conflicts (`MergePolicy`).

@@ -46,23 +46,11 @@ enum StoreMigrator {
 
     /// The hash and model recorded in the store at `path`, nil for a missing or new store.
     static func storedModel(path: String, options: StoreOptions) throws -> StoredModel? {
-        guard options.fileSystem.fileExists(path) else { return nil }
-        let engine: Store
-        do { engine = try Store.open(path: path, options: options) } catch let e as StoreError {
-            throw CdError.store(e)
-        }
-        defer { try? engine.close() }
-        do {
-            return try engine.read { tx -> StoredModel? in
-                guard let meta = try tx.tree(StoreLayout.metaTree), let hash = try meta.get(StoreLayout.metaHashKey)
-                else { return nil }
-                let json = try meta.get(StoreLayout.metaModelKey)
-                let model = json.flatMap { try? JSONDecoder().decode(ObjectModel.self, from: Data($0)) }
-                return StoredModel(hash: String(decoding: hash, as: UTF8.self), model: model)
-            }
-        } catch let e as StoreError {
-            throw CdError.store(e)
-        }
+        guard options.fileSystem.fileExists(path),
+            let entries = try ObjectStore.metaEntries(path: path, options: options), let hash = entries.hash
+        else { return nil }
+        let model = entries.model.flatMap { try? JSONDecoder().decode(ObjectModel.self, from: Data($0)) }
+        return StoredModel(hash: String(decoding: hash, as: UTF8.self), model: model)
     }
 
     /// The path of the new store while it is being written.

@@ -25,6 +25,10 @@ public struct ToManyDelta: Hashable, Sendable, CustomStringConvertible {
     public private(set) var added: [ObjectID] = []
     /// Members unlinked.
     public private(set) var removed: [ObjectID] = []
+    /// `added` and `removed` as sets, so that a transaction linking many members to one object
+    /// records each link in constant time.
+    private var addedSet: Set<ObjectID> = []
+    private var removedSet: Set<ObjectID> = []
     /// For an ordered relationship that the transaction set or reordered: the whole list as it
     /// left it (TD2); nil when it only added (at the end) and removed.
     public var order: [ObjectID]?
@@ -44,18 +48,18 @@ public struct ToManyDelta: Hashable, Sendable, CustomStringConvertible {
 
     /// Links `member` (keeps TD1).
     public mutating func add(_ member: ObjectID) {
-        if let i = removed.firstIndex(of: member) {
-            removed.remove(at: i)
-        } else if !added.contains(member) {
+        if removedSet.remove(member) != nil {
+            removed.remove(at: removed.firstIndex(of: member)!)
+        } else if addedSet.insert(member).inserted {
             added.append(member)
         }
     }
 
     /// Unlinks `member` (keeps TD1).
     public mutating func remove(_ member: ObjectID) {
-        if let i = added.firstIndex(of: member) {
-            added.remove(at: i)
-        } else if !removed.contains(member) {
+        if addedSet.remove(member) != nil {
+            added.remove(at: added.firstIndex(of: member)!)
+        } else if removedSet.insert(member).inserted {
             removed.append(member)
         }
     }

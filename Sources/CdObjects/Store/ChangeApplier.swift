@@ -228,7 +228,8 @@ final class ChangeApplier {
             let given = min(entity.attributes.count, object.values.count)
             // CA5: the attributes that another transaction changed after this one read them.
             var storeChanged: [Int] = []
-            if let read = object.read, !overlay {
+            // Under the default policy a conflict changes nothing, so nothing is compared.
+            if let read = object.read, !overlay, mergePolicy != .mergeByPropertyObjectTrump {
                 for slot in 0..<min(entity.attributes.count, read.count) {
                     guard case let .attribute(was)? = read[slot], record.values[slot] != was else { continue }
                     if slot < given, case let .attribute(v)? = object.values[slot], v == record.values[slot] {

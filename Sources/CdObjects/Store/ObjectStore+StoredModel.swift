@@ -45,16 +45,19 @@ package struct StoredModelRecord: Sendable {
 }
 
 extension ObjectStore {
-    /// The model, hash and object format the store at `path` records (SM1). The store must exist.
-    package static func storedModelRecord(path: String, options: StoreOptions) throws -> StoredModelRecord {
+    /// The `cd.meta` entries that describe the object layer of the store at `path` (its model
+    /// JSON, version hash and object format), read through an engine handle closed before this
+    /// returns (SM2); nil when the store has no `cd.meta` tree. The store must exist.
+    static func metaEntries(
+        path: String, options: StoreOptions
+    ) throws -> (model: [UInt8]?, hash: [UInt8]?, format: [UInt8]?)? {
         let engine: Store
         do { engine = try Store.open(path: path, options: options) } catch let e as StoreError {
             throw CdError.store(e)
         }
         defer { try? engine.close() }  // keeps SM2
-        let entries: (model: [UInt8]?, hash: [UInt8]?, format: [UInt8]?)?
         do {
-            entries = try engine.read { tx in
+            return try engine.read { tx in
                 guard let meta = try tx.tree(StoreLayout.metaTree) else { return nil }
                 return (
                     try meta.get(StoreLayout.metaModelKey), try meta.get(StoreLayout.metaHashKey),
@@ -64,6 +67,11 @@ extension ObjectStore {
         } catch let e as StoreError {
             throw CdError.store(e)
         }
+    }
+
+    /// The model, hash and object format the store at `path` records (SM1). The store must exist.
+    package static func storedModelRecord(path: String, options: StoreOptions) throws -> StoredModelRecord {
+        let entries = try metaEntries(path: path, options: options)
         guard let entries else { throw StoredModelError.noObjectModel(path: path) }
         guard let json = entries.model else {
             throw StoredModelError.unreadableModel(path: path, detail: "cd.meta has no model entry")
