@@ -196,6 +196,7 @@ let package = Package(
             name: "CdStoreToolTests",
             dependencies: [
                 "CdObjects", "CdStore", "CdFaultSupport", "cdstore-tool", "cdstore-verify", "cdstore-migrate",
+                "cadmium-company-demo", "CdStoreCommands",
             ]
         ),
         .testTarget(

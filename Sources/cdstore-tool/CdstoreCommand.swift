@@ -14,14 +14,15 @@ import CdStoreCommands
 struct CdstoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cdstore",
-        abstract: "Look into, query, export, compact, verify and migrate a Cadmium store.",
+        abstract: "Look into, query, export, import, compact, verify and migrate a Cadmium store.",
         discussion: """
             Every subcommand works on the store file alone, with the model the store records.
             Exit codes: 0 done, 4 problems found (verify) or migration not possible (migrate), \
             8 cannot open or read the store or write the output, 16 usage error.
             """,
         subcommands: [
-            InfoCommand.self, QueryCommand.self, ExportCommand.self, CompactCommand.self, VerifySubcommand.self,
+            InfoCommand.self, QueryCommand.self, ExportCommand.self, ImportCommand.self, CompactCommand.self,
+            VerifySubcommand.self,
             MigrateSubcommand.self,
         ]
     )
