@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 @Suite struct CdstoreShellTests {
-    static let subcommands = ["info", "query", "export", "import", "compact", "verify", "migrate"]
+    static let subcommands = ["info", "query", "export", "import", "compact", "verify", "migrate", "import-coredata"]
 
     @Test(arguments: ["bash", "zsh", "fish"]) func completionScriptsNameEverySubcommand(_ shell: String) throws {
         let r = try Cdstore.run(["--generate-completion-script", shell])
