@@ -3,8 +3,8 @@ import CdImportCoreDataCommand
 import CdStoreCommands
 
 // `cdstore`: one command to look into, query, export, import, compact, verify and migrate a store
-// file, and to import a Core Data store (docs/CDSTORE.md). Every subcommand works on the file alone: a store records its model in
-// `cd.meta`, so no app classes are needed.
+// file, and to import a Core Data store (docs/CDSTORE.md). Every subcommand works on the file
+// alone: a store records its model in `cd.meta`, so no app classes are needed.
 //
 // Exit codes: 0 done; 4 problems found (verify) or migration not possible (migrate); 8 cannot
 // open or read the store (missing, not a store, no object model, damaged, locked, newer format)
