@@ -15,7 +15,7 @@ struct CadmiumBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cadmium-bench",
         abstract: "Benchmarks Cadmium's storage engine side by side with SQLite.",
-        subcommands: [Run.self, Render.self, RunOne.self, Observe.self, Batch.self, Links.self],
+        subcommands: [Run.self, Render.self, RunOne.self, Observe.self, Batch.self, Links.self, Tagged.self],
         defaultSubcommand: Run.self
     )
 }

@@ -232,6 +232,16 @@ final class QueryExecutor {
             where kinds.contains(id.entity) {
                 guard try load(id.primaryKey, expected: id) else { break }
             }
+        case let .related(targets, inverse, treeName):
+            // The far-side fetch runs on the same reader (RA3); the union of the targets' lists
+            // is read in primary-key order, each candidate once.
+            var candidates = Set<ObjectID>()
+            for target in try matches(targets, paging: false) {
+                candidates.formUnion(try stored.related(target.id, inverse, treeName: treeName))
+            }
+            for id in candidates.sorted(by: { $0.primaryKey < $1.primaryKey }) where kinds.contains(id.entity) {
+                guard try load(id.primaryKey, expected: id) else { break }
+            }
         case let .indexOrder(index):
             if let tree = try stored.tree(index.definition.tree) {
                 try tree.scanBorrowing { key, _ in try load(try stored.primaryKey(ofIndexEntry: key, in: tree)) }
