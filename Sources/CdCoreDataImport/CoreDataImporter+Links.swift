@@ -63,7 +63,8 @@ extension CoreDataImporter {
                         let column = memberTable.columns[.property(entity: inverseOwner, name: inverse.name)]
                     else { continue }
                     let order =
-                        r.isOrdered ? memberTable.columns[.order(entity: e.name, name: r.name)].map { "c.\(q($0)), " } : nil
+                        r.isOrdered
+                        ? memberTable.columns[.order(entity: e.name, name: r.name)].map { "c.\(q($0)), " } : nil
                     queries.append(
                         ListQuery(
                             entity: e.name, relationship: r, memberOwner: inverseOwner, reportedTable: nil,
@@ -207,7 +208,9 @@ extension CoreDataImporter {
                         model.isEntity(ownerEntity, kindOf: e.name),
                         linksLeftOut.insert(LinkKey(owner: owner, relationship: r.name)).inserted
                     else { continue }
-                    try bad(ownerTable.name, owner.primaryKey, "\(e.name).\(r.name) points at \(target), a row not imported; left out")
+                    try bad(
+                        ownerTable.name, owner.primaryKey,
+                        "\(e.name).\(r.name) points at \(target), a row not imported; left out")
                     cleared[owner] = [r.name: .toOne(nil)]
                     if cleared.count >= options.batchSize {
                         try writer.apply(ChangeSet(updated: cleared))

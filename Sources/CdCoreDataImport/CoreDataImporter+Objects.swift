@@ -97,7 +97,8 @@ extension CoreDataImporter {
                         let owner = declaringEntity(inverse.name, from: r.destination, model)
                         if inverse.isToMany {
                             inverseOwner = owner
-                        } else if let owner, let back = targetTable.columns[.property(entity: owner, name: inverse.name)]
+                        } else if let owner,
+                            let back = targetTable.columns[.property(entity: owner, name: inverse.name)]
                         {
                             backIndex = index(of: "\(alias).\(q(back))")
                         }
@@ -235,7 +236,9 @@ extension CoreDataImporter {
     ) throws -> ObjectID? {
         let number = row.int64(1)
         guard let entity = layout.entityOfNumber[number], table.entities.contains(entity) else {
-            if let entity = layout.entityOfNumber[number] { notImported.insert(ObjectID(entity: entity, primaryKey: key)) }
+            if let entity = layout.entityOfNumber[number] {
+                notImported.insert(ObjectID(entity: entity, primaryKey: key))
+            }
             try bad(table.name, key, "Z_ENT \(number) is no entity of this table; the row is not imported")
             return nil
         }

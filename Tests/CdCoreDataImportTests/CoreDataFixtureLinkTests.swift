@@ -98,10 +98,14 @@ struct CoreDataFixtureLinkTests {
                     }
                 } else {
                     let numbers = entityOfNumber.filter { $0.value == e.name }.keys
-                    let candidates = numbers.map { "Z_\($0)" + r.name.uppercased() }
-                        + entityOfNumber.filter { $0.value == r.destination }.keys.map { "Z_\($0)" + inverse.name.uppercased() }
+                    let candidates =
+                        numbers.map { "Z_\($0)" + r.name.uppercased() }
+                        + entityOfNumber.filter { $0.value == r.destination }.keys.map {
+                            "Z_\($0)" + inverse.name.uppercased()
+                        }
                     let tables = try Set(
-                        sqlite.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { row -> String? in
+                        sqlite.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap {
+                            row -> String? in
                             if case let .text(t) = row[0] { return t }
                             return nil
                         })

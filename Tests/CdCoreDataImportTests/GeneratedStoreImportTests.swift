@@ -279,7 +279,8 @@ import Testing
         defer { snapshot.end() }
         // Lists written across commits: the last department's, in Z_FOK_ order (reverse keys).
         let last = ObjectID(entity: "Department", primaryKey: 200)
-        #expect(try snapshot.related(last, "employees").map(\.primaryKey) == (19_702...19_800).reversed().map(Int64.init))
+        #expect(
+            try snapshot.related(last, "employees").map(\.primaryKey) == (19_702...19_800).reversed().map(Int64.init))
     }
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["CADMIUM_COREDATA_GENERATE"] != nil))

@@ -115,7 +115,8 @@ extension ObjectStore {
                         let record = try stored.decode(value, tree: t, primaryKey: pk)
                         let entity = record.entity
                         for r in entity.toManys where constrained(r) {
-                            let count = try stored.relatedCount(entity.objectID(pk), treeName: entity.toManyTrees[r.name]!)
+                            let count = try stored.relatedCount(
+                                entity.objectID(pk), treeName: entity.toManyTrees[r.name]!)
                             if let e = r.validateCount(
                                 count, entityName: entity.name, objectID: entity.objectID(pk).description)
                             {
@@ -140,7 +141,8 @@ extension ChangeApplier {
     func relateLoaded() throws {
         guard staged.updated.isEmpty, deleting.isEmpty else {
             throw CdError.validation(
-                ValidationFailure(entity: "", key: "load", message: "a load inserts objects; it updates or deletes none"))
+                ValidationFailure(
+                    entity: "", key: "load", message: "a load inserts objects; it updates or deletes none"))
         }
         for (i, object) in staged.inserted.enumerated() {
             let entity = object.entity
