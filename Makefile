@@ -158,6 +158,8 @@ bench: bench-deps
 	cd $(BENCH_DIR) && .build/release/cadmium-bench links
 	@echo "the notes with one tag, 200,000 notes (docs/BENCHMARKS.md, Relationship predicates):"
 	cd $(BENCH_DIR) && .build/release/cadmium-bench tagged
+	@echo "importing a Core Data store beside the ObjectStore's bulk insert (docs/BENCHMARKS.md, Core Data import):"
+	cd $(BENCH_DIR) && .build/release/cadmium-bench coredata-import --objects 200000
 
 # Quick run (seconds of measuring): small sizes (the object level at 10,000 and 2,000 employees),
 # one repetition, no docs changes. Keeps the harness from rotting in CI.
@@ -169,3 +171,4 @@ bench-quick: bench-deps
 	cd $(BENCH_DIR) && .build/release/cadmium-bench batch --form objects --objects 2000
 	cd $(BENCH_DIR) && .build/release/cadmium-bench links --members 50 500 --links 20
 	cd $(BENCH_DIR) && .build/release/cadmium-bench tagged --notes 5000 --tags 50 --queries 10
+	cd $(BENCH_DIR) && .build/release/cadmium-bench coredata-import --objects 2000

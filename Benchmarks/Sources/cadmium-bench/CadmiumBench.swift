@@ -9,13 +9,17 @@ import Foundation
 //   cadmium-bench observe [--results N]                       a results controller's update cost
 //   cadmium-bench batch --form batch|objects                 batch operations beside object-by-object
 //   cadmium-bench links [--members N…]                        one many-to-many link as the list grows
+//   cadmium-bench coredata-import [--objects N]               a Core Data import beside the bulk insert
 
 @main
 struct CadmiumBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cadmium-bench",
         abstract: "Benchmarks Cadmium's storage engine side by side with SQLite.",
-        subcommands: [Run.self, Render.self, RunOne.self, Observe.self, Batch.self, Links.self, Tagged.self],
+        subcommands: [
+            Run.self, Render.self, RunOne.self, Observe.self, Batch.self, Links.self, Tagged.self,
+            CoreDataImportBench.self,
+        ],
         defaultSubcommand: Run.self
     )
 }

@@ -44,7 +44,7 @@ public final class ObjectStoreWriter {
     /// The largest next key each batch stored, per root (OS1 of ObjectStore).
     private var writtenKeys: [String: Int64] = [:]
     /// The snapshot over the write transaction, made again after each batch.
-    private var cachedSnapshot: ObjectSnapshot?
+    var cachedSnapshot: ObjectSnapshot?
 
     init(store: ObjectStore) throws {
         self.store = store
@@ -138,19 +138,21 @@ public final class ObjectStoreWriter {
         tx = nil
     }
 
-    private func open() throws -> WriteTransaction {
+    func open() throws -> WriteTransaction {
         guard let tx else { throw CdError.store(.transactionFinished) }
         return tx
     }
 
-    /// Runs one batch's applier in the transaction (keeps BW1–BW3).
-    private func write(_ make: (StoredObjects) -> ChangeApplier) throws -> AppliedChanges {
+    /// Runs one batch's applier in the transaction (keeps BW1–BW3). A load batch
+    /// (ObjectStoreWriter+Load.swift, LD1) validates at once instead of deferring (BW2).
+    func write(loads: Bool = false, _ make: (StoredObjects) -> ChangeApplier) throws -> AppliedChanges {
         let tx = try open()
         cachedSnapshot = nil
         do {
             let applier = make(StoredObjects(tx: tx, layout: store.layout))
             applier.recentChanges = store.recentChanges
-            applier.deferred = []
+            applier.loads = loads
+            applier.deferred = loads ? nil : []
             try applier.prepare()
             try applier.throwIfInvalid()
             let (batch, written) = try applier.write(nextKeys: store.counters())
