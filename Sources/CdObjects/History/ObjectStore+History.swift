@@ -103,6 +103,40 @@ extension ObjectStore {
         do { return try HistoryRecorder.startAnew(engine) } catch let e as StoreError { throw CdError.store(e) }
     }
 
+    /// Copies `old`'s history ID and transactions into this store (a rewrite to the same model,
+    /// MG11), a bounded run of entries per engine commit; the copy keeps HS1–HS6 as the original
+    /// did, since it is the same entries under the same keys.
+    package func copyHistory(from old: ObjectStore) throws {
+        guard let id = old.historyID else { return }
+        do {
+            try engine.write { tx in
+                let meta = try tx.openOrCreateTree(StoreLayout.metaTree)
+                try meta.put(StoreLayout.metaFormatKey, StoreLayout.formatEntry)
+                try meta.put(HistoryLayout.idKey, HistoryLayout.encodeID(id))
+            }
+            var from: [UInt8]? = nil
+            while true {
+                var batch: [([UInt8], [UInt8])] = []
+                try old.engine.read { tx in
+                    guard let tree = try tx.tree(HistoryLayout.tree) else { return }
+                    try tree.scan(from: from) { k, v in
+                        if let from, k == from { return true }
+                        batch.append((k, v))
+                        return batch.count < 4096
+                    }
+                }
+                guard let last = batch.last else { return }
+                try engine.write { tx in
+                    let tree = try tx.openOrCreateTree(HistoryLayout.tree)
+                    for (k, v) in batch { try tree.put(k, v) }
+                }
+                from = last.0
+            }
+        } catch let e as StoreError {
+            throw CdError.store(e)
+        }
+    }
+
     // MARK: - Reading
 
     /// Runs `body` on a snapshot with a reader of the history tree (nil when the store keeps no

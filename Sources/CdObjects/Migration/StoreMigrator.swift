@@ -37,6 +37,9 @@
 //       one starts it anew in step 4, with a new history ID and no transactions, so its first
 //       commit is number 1 and every token of the old store throws 134301 (HS5 in
 //       HistoryLayout.swift): a reader then reads the objects again, as after losing its place.
+//       A rewrite to the same model (no step: `cdstore compact`) keeps every object ID, so it
+//       carries the history over instead: the same history ID and transactions, and tokens stay
+//       valid.
 
 import CdStore
 import Foundation
@@ -125,7 +128,9 @@ enum StoreMigrator {
             // History starts anew in the new store when the old one kept it or the open asks for
             // it (MG11): its objects' IDs and the model of its changes are the old store's.
             let tracked = options.history == .tracked || old.isHistoryTracked
-            try write(data, at: newPath, options: options, tracked: tracked, report: report)
+            // A rewrite to the same model (compaction) keeps every ID, so the history is carried.
+            let carried = stored.hash == target.versionHash && old.isHistoryTracked ? old : nil
+            try write(data, at: newPath, options: options, tracked: tracked, carrying: carried, report: report)
         } catch {
             try? removeNewFiles(newPath, fs)
             if let cd = error as? CdError, case .store = cd { throw error }
@@ -155,7 +160,7 @@ enum StoreMigrator {
 
     /// Writes `data` into a new store at `path` and closes it (step 4).
     private static func write(
-        _ data: MigrationData, at path: String, options: StoreOptions, tracked: Bool,
+        _ data: MigrationData, at path: String, options: StoreOptions, tracked: Bool, carrying old: ObjectStore?,
         report: (MigrationProgress) -> Void
     ) throws {
         // The copy of the objects is no change anybody made: it is written without history,
@@ -167,7 +172,11 @@ enum StoreMigrator {
             report(MigrationProgress(phase: .writing, completed: 0, total: data.objects.count))
             try store.apply(data.changeSet())
             try store.raiseStoredNextKeys(data.nextKeys)
-            if tracked { _ = try store.startHistoryAnew() }
+            if let old {
+                try store.copyHistory(from: old)
+            } else if tracked {
+                _ = try store.startHistoryAnew()
+            }
             report(MigrationProgress(phase: .writing, completed: data.objects.count, total: data.objects.count))
             try store.close()
         } catch {

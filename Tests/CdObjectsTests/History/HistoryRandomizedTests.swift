@@ -179,7 +179,15 @@ import Testing
         w2.last = last
         for i in 0..<20 { try w2.step(i) }
         let lastBeforeMigration = try #require(w2.last)
+        let kept = try reopened.history(after: nil)
         try reopened.close()
+
+        // Compaction rewrites the store to the same model, keeping every ID: history is carried.
+        try ObjectStore.compact(path: path, options: untracked)
+        let compacted = try ObjectStore.open(path: path, model: model, options: untracked)
+        #expect(try compacted.history(after: nil) == kept)
+        #expect(try compacted.verify().isEmpty)
+        try compacted.close()
 
         // A migration starts the history anew (MG11, HS5): old tokens expire, numbering restarts.
         let v2 = try historyModel(extraProjectAttribute: true)
