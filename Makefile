@@ -138,6 +138,8 @@ bench: bench-deps
 	cd $(BENCH_DIR) && .build/release/cadmium-bench batch --form objects --objects 100000
 	@echo "one many-to-many link into a list of N members (docs/BENCHMARKS.md, Links):"
 	cd $(BENCH_DIR) && .build/release/cadmium-bench links
+	@echo "Cd bulk insert of 200,000 employees, persistent history off and on (docs/BENCHMARKS.md, History):"
+	cd $(BENCH_DIR) && .build/release/cadmium-bench history --objects 200000
 
 # Quick run (seconds of measuring): small sizes (the object level at 10,000 and 2,000 employees),
 # one repetition, no docs changes. Keeps the harness from rotting in CI.
@@ -148,3 +150,4 @@ bench-quick: bench-deps
 	cd $(BENCH_DIR) && .build/release/cadmium-bench batch --form batch --objects 2000
 	cd $(BENCH_DIR) && .build/release/cadmium-bench batch --form objects --objects 2000
 	cd $(BENCH_DIR) && .build/release/cadmium-bench links --members 50 500 --links 20
+	cd $(BENCH_DIR) && .build/release/cadmium-bench history --objects 2000 --repetitions 1

@@ -9,13 +9,14 @@ import Foundation
 //   cadmium-bench observe [--results N]                       a results controller's update cost
 //   cadmium-bench batch --form batch|objects                 batch operations beside object-by-object
 //   cadmium-bench links [--members N…]                        one many-to-many link as the list grows
+//   cadmium-bench history [--objects N]                       Cd bulk insert, history off and on
 
 @main
 struct CadmiumBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cadmium-bench",
         abstract: "Benchmarks Cadmium's storage engine side by side with SQLite.",
-        subcommands: [Run.self, Render.self, RunOne.self, Observe.self, Batch.self, Links.self],
+        subcommands: [Run.self, Render.self, RunOne.self, Observe.self, Batch.self, Links.self, History.self],
         defaultSubcommand: Run.self
     )
 }
