@@ -98,6 +98,22 @@ import Testing
         #expect(throws: RecordDecodingError.self) { try HistoryCodec.decodeHeader(bytes) }
     }
 
+    @Test func theModelFileFlagMarksAttributesForTombstonesOutsideTheHash() throws {
+        let xml = modelXML(
+            "<entity name=\"A\"><attribute name=\"x\" attributeType=\"String\" preserveAfterDeletion=\"YES\"/>"
+                + "<attribute name=\"y\" attributeType=\"String\"/></entity>")
+        let model = try ModelFileReader.parse(contents: Data(xml.utf8), path: "memory").model
+        let attributes = try #require(model.entitiesByName["A"]).attributes
+        #expect(attributes.map(\.preservesValueInHistoryOnDeletion) == [true, false])
+        let plain = try ModelFileReader.parse(
+            contents: Data(xml.replacingOccurrences(of: " preserveAfterDeletion=\"YES\"", with: "").utf8),
+            path: "memory"
+        ).model
+        #expect(model.versionHash == plain.versionHash, "not part of the stored shape")
+        let json = try JSONEncoder().encode(model)
+        #expect(try JSONDecoder().decode(ObjectModel.self, from: json) == model, "kept in the stored model")
+    }
+
     @Test func layoutVersionsOneAndTwoOpenAndThreeIsRefused() {
         #expect(StoreLayout.formatProblem([1, 0, 0, 0]) == nil)
         #expect(StoreLayout.formatProblem([2, 0, 0, 0]) == nil)
