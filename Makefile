@@ -160,6 +160,8 @@ bench: bench-deps
 	cd $(BENCH_DIR) && .build/release/cadmium-bench tagged
 	@echo "importing a Core Data store beside the ObjectStore's bulk insert (docs/BENCHMARKS.md, Core Data import):"
 	cd $(BENCH_DIR) && .build/release/cadmium-bench coredata-import --objects 200000
+	@echo "Cd bulk insert of 200,000 employees, persistent history off and on (docs/BENCHMARKS.md, History):"
+	cd $(BENCH_DIR) && .build/release/cadmium-bench history --objects 200000
 
 # Quick run (seconds of measuring): small sizes (the object level at 10,000 and 2,000 employees),
 # one repetition, no docs changes. Keeps the harness from rotting in CI.
@@ -172,3 +174,4 @@ bench-quick: bench-deps
 	cd $(BENCH_DIR) && .build/release/cadmium-bench links --members 50 500 --links 20
 	cd $(BENCH_DIR) && .build/release/cadmium-bench tagged --notes 5000 --tags 50 --queries 10
 	cd $(BENCH_DIR) && .build/release/cadmium-bench coredata-import --objects 2000
+	cd $(BENCH_DIR) && .build/release/cadmium-bench history --objects 2000 --repetitions 1

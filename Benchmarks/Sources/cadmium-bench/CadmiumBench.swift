@@ -9,7 +9,9 @@ import Foundation
 //   cadmium-bench observe [--results N]                       a results controller's update cost
 //   cadmium-bench batch --form batch|objects                 batch operations beside object-by-object
 //   cadmium-bench links [--members N…]                        one many-to-many link as the list grows
+//   cadmium-bench tagged [--notes N]                          the notes with one tag, beside GRDB's join
 //   cadmium-bench coredata-import [--objects N]               a Core Data import beside the bulk insert
+//   cadmium-bench history [--objects N]                       Cd bulk insert, history off and on
 
 @main
 struct CadmiumBench: ParsableCommand {
@@ -18,7 +20,7 @@ struct CadmiumBench: ParsableCommand {
         abstract: "Benchmarks Cadmium's storage engine side by side with SQLite.",
         subcommands: [
             Run.self, Render.self, RunOne.self, Observe.self, Batch.self, Links.self, Tagged.self,
-            CoreDataImportBench.self,
+            CoreDataImportBench.self, History.self,
         ],
         defaultSubcommand: Run.self
     )

@@ -45,6 +45,10 @@ public final class ObjectStoreWriter {
     private var writtenKeys: [String: Int64] = [:]
     /// The snapshot over the write transaction, made again after each batch.
     var cachedSnapshot: ObjectSnapshot?
+    /// The commit's persistent history, a part per batch (HS1, HS2), when the store keeps it.
+    private var history = HistoryRecorder()
+    /// The author and context name the batches gave, the last given winning.
+    private var historyAuthor: String?, historyContextName: String?
 
     init(store: ObjectStore) throws {
         self.store = store
@@ -99,6 +103,7 @@ public final class ObjectStoreWriter {
                     slotChanges: SlotChangeSet())
                 try ChangeApplier.throwErrors(try applier.validationErrors(ofStored: suspects))
             }
+            try history.finish(author: historyAuthor, contextName: historyContextName, tx: tx)  // HS2
             cachedSnapshot = nil
             self.tx = nil
             let commit = try tx.commitWithoutWaiting()
@@ -156,6 +161,11 @@ public final class ObjectStoreWriter {
             try applier.prepare()
             try applier.throwIfInvalid()
             let (batch, written) = try applier.write(nextKeys: store.counters())
+            if store.historyID != nil {
+                try history.add(applier.historyPart(batch), tx: tx)
+                historyAuthor = applier.author ?? historyAuthor
+                historyContextName = applier.contextName ?? historyContextName
+            }
             for (root, next) in written where next > writtenKeys[root, default: 1] { writtenKeys[root] = next }
             // Keeps BW2: what this batch validated is current; what it found invalid is noted.
             if !suspects.isEmpty {

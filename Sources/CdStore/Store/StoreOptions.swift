@@ -40,6 +40,8 @@ public struct StoreOptions: Sendable {
     /// The bytes of changed pages a write transaction keeps in memory before it spills them to the
     /// WAL (`SpillLog`); nil: the cache budget. Tests set it small to spill early.
     package var spillThresholdBytes: Int?
+    /// Whether the object store records persistent history (`HistoryTracking`); off by default.
+    public var history: HistoryTracking = .off
     /// The file layer; tests pass an in-memory or fault-injecting one.
     public var fileSystem: any StoreFileSystem
 
