@@ -21,6 +21,7 @@ let package = Package(
                 .product(name: "CdStore", package: "Cadmium"),
                 .product(name: "CdObjects", package: "Cadmium"),
                 .product(name: "Cadmium", package: "Cadmium"),
+                .product(name: "SwiftData", package: "Cadmium"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
