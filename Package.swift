@@ -192,7 +192,7 @@ let package = Package(
             name: "CadmiumTests",
             dependencies: [
                 "Cadmium", "CdObjects", "CdStore", "CdStoreTesting", "CdFaultSupport", "cadmium-crash-child",
-                "CdCoreDataImport",
+                "CdCoreDataImport", "SwiftData",
             ]
         ),
         .testTarget(name: "SwiftDataTests", dependencies: ["SwiftData", "CdObjects", "CdStore"]),
