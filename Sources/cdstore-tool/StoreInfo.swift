@@ -58,6 +58,13 @@ struct StoreInfo: Codable, Equatable {
     /// Bytes of the page file not used by any page image, map or directory, plus the file's
     /// unused tail: what `compact` could give back.
     var freeBytes: UInt64?
+    /// Whether the store records persistent history, and what it keeps: the number of
+    /// transactions, the first and last token (`STOREID#N`), and the pages of its tree.
+    var historyTracked: Bool
+    var historyTransactions: Int?
+    var historyFirstToken: String?
+    var historyLastToken: String?
+    var historyPages: Int?
     var entities: [Entity]
 
     /// Reads the report of the open store.
@@ -88,13 +95,18 @@ struct StoreInfo: Codable, Equatable {
         }
         // The page file's space, as the verifier measures it: one read of every page image.
         let summary = (try? StoreVerifier.verify(path: session.path))?.summary
+        let history = session.store.isHistoryTracked ? try session.store.history(after: nil) : nil
         return StoreInfo(
             path: session.path, formatVersion: headerFormatVersion(session.path),
             objectFormatVersion: session.record.objectFormat, pageSize: session.store.engine.pageSize,
             pageFileBytes: fileSize(session.path), walBytes: fileSize(session.path + "-wal"),
             modelVersionHash: session.record.versionHash, logicalBytes: summary?.logicalBytes,
             storedBytes: summary?.storedBytes, compressionRatio: summary?.compressionRatio,
-            freeBytes: summary.map { $0.freeBytes + $0.fileTailBytes }, entities: entities)
+            freeBytes: summary.map { $0.freeBytes + $0.fileTailBytes }, historyTracked: history != nil,
+            historyTransactions: history?.count, historyFirstToken: history?.first?.token.description,
+            historyLastToken: history?.last?.token.description,
+            historyPages: history == nil ? nil : summary?.trees.first { $0.name == "cd.history" }?.pages ?? 0,
+            entities: entities)
     }
 
     /// The format version of the first header copy with the right magic (docs/FORMAT.md: copies
@@ -133,6 +145,12 @@ struct StoreInfo: Codable, Equatable {
                         + "\(Self.bytes(storedBytes ?? 0, exact: false)))"
                 } ?? "?"),
             "free space     " + (freeBytes.map { Self.bytes($0) } ?? "?"),
+            "history        "
+                + (historyTracked
+                    ? "tracked, \(historyTransactions ?? 0) transactions"
+                        + (historyFirstToken.map { " (\($0) to \(historyLastToken ?? "?"))" } ?? "")
+                        + (historyPages.map { ", \($0) page\($0 == 1 ? "" : "s")" } ?? "")
+                    : "off"),
             "model hash     \(modelVersionHash)",
             "objects        \(entities.reduce(0) { $0 + $1.objects })",
         ]

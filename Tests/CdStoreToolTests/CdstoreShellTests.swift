@@ -5,7 +5,9 @@ import Foundation
 import Testing
 
 @Suite struct CdstoreShellTests {
-    static let subcommands = ["info", "query", "export", "import", "compact", "verify", "migrate", "import-coredata"]
+    static let subcommands = [
+        "info", "query", "export", "import", "compact", "verify", "migrate", "import-coredata", "history",
+    ]
 
     @Test(arguments: ["bash", "zsh", "fish"]) func completionScriptsNameEverySubcommand(_ shell: String) throws {
         let r = try Cdstore.run(["--generate-completion-script", shell])

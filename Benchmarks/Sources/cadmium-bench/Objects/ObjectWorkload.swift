@@ -188,9 +188,9 @@ enum ObjectSystemID: String, CaseIterable, Codable, Sendable {
     /// (CADMIUM_BENCH_SWIFTDATA=1, Benchmarks/Package.swift).
     static var built: [ObjectSystemID] {
         #if BENCH_SWIFTDATA
-            allCases
+        allCases
         #else
-            allCases.filter { $0 != .swiftData }
+        allCases.filter { $0 != .swiftData }
         #endif
     }
 
@@ -200,10 +200,10 @@ enum ObjectSystemID: String, CaseIterable, Codable, Sendable {
         case .cdAPI: try CdAPIObjects(path: path, durable: durable)
         case .swiftData:
             #if BENCH_SWIFTDATA
-                try SwiftDataObjects(path: path, durable: durable)
+            try SwiftDataObjects(path: path, durable: durable)
             #else
-                throw BenchError.child(
-                    "this cadmium-bench was built without the SwiftData column (CADMIUM_BENCH_SWIFTDATA=1 builds it)")
+            throw BenchError.child(
+                "this cadmium-bench was built without the SwiftData column (CADMIUM_BENCH_SWIFTDATA=1 builds it)")
             #endif
         case .grdb: try GRDBObjects(path: path, durable: durable)
         case .sqlite: try SQLiteObjects(path: path, durable: durable)
