@@ -98,7 +98,7 @@ struct Tagged: ParsableCommand {
             }
             var t = Timings()
             try Cd.read {
-                let all = try Cd.objects(TaggedTag.self).sorted(by: "name").fetch()
+                let all = try Cd.objects(TaggedTag.self).fetch()
                 let byName = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
                 let chosen = (0..<queryCount).map { byName["tag \(($0 * 7) % tagCount)"]! }
                 t.plans = (
