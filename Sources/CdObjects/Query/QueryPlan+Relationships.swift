@@ -24,6 +24,13 @@
 //       target's entity; anything else keeps the scan.
 //  RA3. The far-side fetch sees what the query sees (the same reader, so the same snapshot and
 //       overlay); its order does not matter, the executor sorts the union by primary key.
+//  RA4. Without an overlay, the conjunct that chose the path is not tested on the stored
+//       candidates: each is in the inverse list of the named object, or of a far-side object that
+//       meets the far-side condition, and the store keeps inverses agreeing (OV5), so the
+//       candidate's own link to that object makes the conjunct hold (the candidates are exactly
+//       its matches, more than RA1 needs). Testing it read every candidate's own list: a query
+//       for a tag with 1,500 notes read 1,500 lists. With an overlay, whose changes may not touch
+//       a stored candidate's record while changing its links, every conjunct is tested.
 
 extension QueryPlanner {
     /// RELATIONSHIP: one named object through a relationship with a stored to-many inverse (RA2).

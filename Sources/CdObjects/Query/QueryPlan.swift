@@ -72,14 +72,23 @@ struct QueryPlan {
     /// What the executor evaluates on each candidate: the request's predicate, less the
     /// conjuncts the access path already guarantees (see the top of this file).
     let residual: CdPredicate?
+    /// On the RELATIONSHIP and RELATED paths, the residual without the conjunct that chose the
+    /// path: every stored candidate is in the inverse list of an object that meets it, so
+    /// (inverses agreeing, OV5) it holds for each. Only valid without an overlay, which may have
+    /// changed lists the stored candidates are read from (QueryPlan+Relationships.swift, RA4).
+    let storedResidual: CdPredicate??
 
     /// `residual` nil (the default) means the whole predicate; `.some(nil)` means nothing is left.
-    init(entity: String, access: AccessPath, deliversSort: Bool, request: FetchRequest, residual: CdPredicate?? = nil) {
+    init(
+        entity: String, access: AccessPath, deliversSort: Bool, request: FetchRequest, residual: CdPredicate?? = nil,
+        storedResidual: CdPredicate?? = nil
+    ) {
         self.entity = entity
         self.access = access
         self.deliversSort = deliversSort
         self.request = request
         self.residual = residual ?? request.predicate
+        self.storedResidual = storedResidual
     }
 
     /// The plan as text, e.g. `INDEX SCAN Person(age) > 30 AND <= 50; LIMIT 10`.
@@ -139,15 +148,23 @@ enum QueryPlanner {
         var keys: [ObjectID]?
         var otherConjuncts: [CdPredicate] = []
         var related: AccessPath?
+        var relatedConjunct: CdPredicate?
         var relatedThrough: AccessPath?
+        var relatedThroughConjunct: CdPredicate?
         if let predicate = request.predicate {
             var ranges: [String: (IndexLayout, CdValue?, Bool, CdValue?, Bool)] = [:]
             for conjunct in conjuncts(predicate) {
                 guard case let .comparison(c) = conjunct else { otherConjuncts.append(conjunct); continue }
-                if relatedThrough == nil { relatedThrough = farSideAccess(c, entity, layout) }
+                if relatedThrough == nil, let path = farSideAccess(c, entity, layout) {
+                    relatedThrough = path
+                    relatedThroughConjunct = conjunct
+                }
                 guard c.quantifier == .direct else {
                     otherConjuncts.append(conjunct)
-                    if related == nil { related = relationshipAccess(c, entity, layout) }
+                    if related == nil, let path = relationshipAccess(c, entity, layout) {
+                        related = path
+                        relatedConjunct = conjunct
+                    }
                     continue
                 }
                 if let ids = primaryKeys(c) {
@@ -160,7 +177,11 @@ enum QueryPlanner {
                     continue
                 }
                 otherConjuncts.append(conjunct)
-                if related == nil, let path = relationshipAccess(c, entity, layout) { related = path; continue }
+                if related == nil, let path = relationshipAccess(c, entity, layout) {
+                    related = path
+                    relatedConjunct = conjunct
+                    continue
+                }
                 guard let (property, op, right) = normalized(c),
                     let index = entity.indexes.first(where: { leads($0, property) }),
                     case let .attribute(_, type) = index.columns[0].source
@@ -229,8 +250,16 @@ enum QueryPlanner {
                 entity: entity.name, access: .primaryKeys(sorted), deliversSort: false, request: request,
                 residual: residual)
         }
+        /// The predicate without the conjunct an access path guarantees for stored candidates (RA4).
+        func without(_ chosen: CdPredicate?) -> CdPredicate?? {
+            var rest = request.predicate.map(conjuncts) ?? []
+            if let chosen, let i = rest.firstIndex(of: chosen) { rest.remove(at: i) }
+            return .some(rest.reduce(nil) { (all: CdPredicate?, next) in all.map { .and($0, next) } ?? next })
+        }
         if let related, best.map({ $0.1.rank > 2 || !$0.0.definition.isUnique }) ?? true {
-            return QueryPlan(entity: entity.name, access: related, deliversSort: false, request: request)
+            return QueryPlan(
+                entity: entity.name, access: related, deliversSort: false, request: request,
+                storedResidual: without(relatedConjunct))
         }
         if let (index, access) = best {
             let single: Bool
@@ -243,7 +272,9 @@ enum QueryPlanner {
                 deliversSort: single && sortMatches(request.sortDescriptors, index), request: request)
         }
         if let relatedThrough {
-            return QueryPlan(entity: entity.name, access: relatedThrough, deliversSort: false, request: request)
+            return QueryPlan(
+                entity: entity.name, access: relatedThrough, deliversSort: false, request: request,
+                storedResidual: without(relatedThroughConjunct))
         }
         if !request.sortDescriptors.isEmpty,
             let index = entity.indexes.first(where: { sortMatches(request.sortDescriptors, $0) })
