@@ -134,24 +134,8 @@ struct Tagged: ParsableCommand {
     /// Seconds per query in GRDB, through the join table.
     func grdbQueries(_ plan: [[Int]]) throws -> Timings {
         let path = dataDirectory + "/tagged.sqlite"
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        var config = Configuration()
-        config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA page_size = 8192")
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
-        let queue = try DatabaseQueue(path: path, configuration: config)
+        let queue = try NoteTagDatabase.create(at: path)
         try queue.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE tag (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-                    CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
-                    CREATE TABLE noteTag (noteId INTEGER NOT NULL REFERENCES note(id) ON DELETE CASCADE,
-                                          tagId INTEGER NOT NULL REFERENCES tag(id) ON DELETE CASCADE,
-                                          PRIMARY KEY (noteId, tagId)) WITHOUT ROWID;
-                    CREATE INDEX noteTagByTag ON noteTag(tagId, noteId);
-                    """)
             for i in 0..<tags {
                 try db.execute(sql: "INSERT INTO tag (id, name) VALUES (?, ?)", arguments: [i + 1, "tag \(i)"])
             }
