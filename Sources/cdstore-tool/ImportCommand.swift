@@ -108,7 +108,9 @@ struct ImportCommand: ToolCommand {
                 throw ToolFailure.usage(
                     "\(file): " + NameSuggestion.unknown("entity", name, known: model.entityNames))
             }
-            return ImportSource(entity: description, path: file, format: .json, objectKey: name)
+            // The file is decoded once, here: each entity's source keeps its own array (IS1).
+            return ImportSource(
+                entity: description, path: file, format: .json, objectKey: name, objectValue: byEntity[name])
         }
     }
 

@@ -33,12 +33,20 @@ final class ImportSource {
     let name: String
     /// The decoded records of a json file (IS1).
     private var decoded: [JSONField]?
+    /// The value of `objectKey` in the JSON object of arrays, decoded once for all its entities.
+    private let objectValue: JSONField?
 
-    init(entity: EntityDescription, path: String, format: RecordFormat, objectKey: String? = nil) {
+    /// One entity's records in the file at `path`; for a JSON object of arrays, `objectKey` names
+    /// the entity's key and `objectValue` is its value in the already decoded file.
+    init(
+        entity: EntityDescription, path: String, format: RecordFormat, objectKey: String? = nil,
+        objectValue: JSONField? = nil
+    ) {
         self.entity = entity
         self.path = path
         self.format = format
         self.objectKey = objectKey
+        self.objectValue = objectValue
         name = URL(fileURLWithPath: path).lastPathComponent + (objectKey.map { " (\($0))" } ?? "")
     }
 
@@ -120,17 +128,17 @@ final class ImportSource {
     private func jsonRecords() throws -> [JSONField] {
         if let decoded { return decoded }
         let location = RecordLocation(file: name, number: 1, isLine: false)
-        let value = try Self.decodeJSONFile(path)
         let records: [JSONField]
-        switch (value, objectKey) {
-        case let (.array(items), nil): records = items
-        case let (.object(byEntity), key?):
-            guard case let .array(items)? = byEntity[key] else {
-                throw ImportFailure(location: location, message: "the value of \"\(key)\" is not an array")
+        if let objectKey {
+            guard case let .array(items)? = objectValue else {
+                throw ImportFailure(location: location, message: "the value of \"\(objectKey)\" is not an array")
             }
             records = items
-        default:
-            throw ImportFailure(location: location, message: "the file is not an array of objects")
+        } else {
+            guard case let .array(items) = try Self.decodeJSONFile(path) else {
+                throw ImportFailure(location: location, message: "the file is not an array of objects")
+            }
+            records = items
         }
         decoded = records
         return records
