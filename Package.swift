@@ -19,11 +19,16 @@ let package = Package(
         .library(name: "CSQLite", targets: ["CSQLite"]),
         .executable(name: "cdstore-import-coredata", targets: ["cdstore-import-coredata"]),
         .executable(name: "cdstore", targets: ["cdstore-tool"]),
+        // Sync through PostgreSQL (docs/SYNC.md): the only product that links postgres-nio.
+        .library(name: "CadmiumSync", targets: ["CadmiumSync"]),
+        .executable(name: "cdsync", targets: ["cdsync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // zlib, for the tests only: they check that zlib inflates every page image the engine
@@ -174,6 +179,42 @@ let package = Package(
                 "CdImportCoreDataCommand",
                 "CdStoreCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Sync through PostgreSQL (docs/SYNC.md): the engine works on CdObjects' ObjectStore; a
+        // thin front (`CdSync`) binds it to the `Cd` stack. Sits on top of Cadmium.
+        .target(
+            name: "CadmiumSync",
+            dependencies: [
+                "Cadmium", "CdObjects", "CdStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `cdsync`: a replica process (the convergence campaign's) and `cdsync status` (a store's
+        // sync state).
+        .executableTarget(
+            name: "cdsync",
+            dependencies: [
+                "CadmiumSync", "CdObjects", "CdStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The sync tests' model, replicas and campaign workload, shared by the tests and the
+        // campaign's replica processes (`cadmium-sync-replica`).
+        .target(
+            name: "CdSyncTesting",
+            dependencies: ["CadmiumSync", "CdObjects", "CdStore"]
+        ),
+        .executableTarget(
+            name: "cadmium-sync-replica",
+            dependencies: ["CdSyncTesting", "CadmiumSync", "Cadmium", "CdObjects", "CdStore"]
+        ),
+        .testTarget(
+            name: "CadmiumSyncTests",
+            dependencies: [
+                "CadmiumSync", "CdSyncTesting", "Cadmium", "CdObjects", "CdStore", "CdFaultSupport", "cdsync",
+                "cadmium-sync-replica",
             ]
         ),
         .testTarget(

@@ -58,6 +58,32 @@ extension ObjectStore {
         }
     }
 
+    /// `history(after:)` in the engine transaction `tx` (a snapshot's), unfiltered.
+    func history(after token: CdHistoryToken?, in tx: Transaction) throws -> [CdHistoryTransaction] {
+        guard let historyID else {
+            if let token { throw Self.expired(token, "the store keeps no history") }
+            return []
+        }
+        do {
+            guard let tree = try tx.tree(HistoryLayout.tree) else { return [] }
+            let reader = HistoryReader(tree: tree, layout: layout, storeID: historyID)
+            do {
+                let first = try HistoryLayout.firstNumber(tree)
+                guard let start = try startNumber(after: token, first: first, storeID: historyID) else { return [] }
+                var result: [CdHistoryTransaction] = []
+                try reader.transactions(from: start) { t in
+                    result.append(t)
+                    return true
+                }
+                return result
+            } catch let e as RecordDecodingError {
+                throw StoredObjects(tx: tx, layout: layout).corruption(tree, e.message)
+            }
+        } catch let e as StoreError {
+            throw CdError.store(e)
+        }
+    }
+
     /// The token of the newest recorded transaction, or nil when none is recorded.
     ///
     /// ```swift

@@ -41,6 +41,9 @@ public struct ChangeSet: Sendable, Equatable {
     public var author: String?
     /// The name of the context that made the change, recorded in the persistent history.
     public var contextName: String?
+    /// Entries a layer above writes into trees of its own in the same engine commit (SW1, SW2 in
+    /// SideTreeWrites.swift).
+    package var sideWrites: [SideTreeWrite] = []
 
     public init(
         inserted: [ObjectID: [String: PropertyValue]] = [:],
@@ -55,7 +58,8 @@ public struct ChangeSet: Sendable, Equatable {
     }
 
     public var isEmpty: Bool {
-        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && toManyDeltas.values.allSatisfy { $0.isEmpty }
+        sideWrites.isEmpty && inserted.isEmpty && updated.isEmpty && deleted.isEmpty
+            && toManyDeltas.values.allSatisfy { $0.isEmpty }
     }
 }
 

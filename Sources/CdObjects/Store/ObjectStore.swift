@@ -206,7 +206,9 @@ public final class ObjectStore: @unchecked Sendable {
     /// treats the commit as done. A layer that orders its commits under a lock of its own takes
     /// that lock around this call only, so that its commits still share fsyncs.
     package func applyWithoutWaiting(_ changes: ChangeSet) throws -> WrittenApply {
-        try write { stored in ChangeApplier(layout: layout, stored: stored, changes: changes, overlay: false) }
+        try write(sideWrites: changes.sideWrites) { stored in
+            ChangeApplier(layout: layout, stored: stored, changes: changes, overlay: false)
+        }
     }
 
     /// `applyWithoutWaiting` of a change set in slot form.
@@ -225,7 +227,9 @@ public final class ObjectStore: @unchecked Sendable {
 
     /// Runs the applier `make` builds in one engine write transaction and writes its commit
     /// without waiting for durability.
-    private func write(_ make: (StoredObjects) -> ChangeApplier) throws -> WrittenApply {
+    private func write(
+        sideWrites: [SideTreeWrite] = [], _ make: (StoredObjects) -> ChangeApplier
+    ) throws -> WrittenApply {
         do {
             return try engine.write { tx in
                 let stored = StoredObjects(tx: tx, layout: layout)
@@ -239,6 +243,7 @@ public final class ObjectStore: @unchecked Sendable {
                 try applier.throwIfInvalid()
                 let (applied, written) = try applier.write(nextKeys: counters())
                 if historyID != nil { try recordHistory(of: applier, applied, in: tx) }  // HS1, HS2
+                try SideTreeWrite.apply(sideWrites, in: tx)  // SW2
                 let commit = try tx.commitWithoutWaiting()
                 noteCommitted(nextKeys: written, stored: applier.storedNextKeys, bounds: applier.usedKeyBounds)
                 // Keeps RC1: recorded while this commit holds the writer.

@@ -1,0 +1,61 @@
+// What one push sends and what the server answers (the protocol in docs/SYNC.md, Push).
+
+import Foundation
+
+/// One object's coalesced changes in a push.
+struct PushOp: Sendable, Hashable {
+    enum Kind: String, Sendable, Hashable {
+        /// The replica created the object: it may bring back an object deleted with an older
+        /// stamp (an object of a uniqueness-derived ID created again).
+        case insert
+        /// The replica changed properties of the object.
+        case update
+        /// The replica deleted the object.
+        case delete
+    }
+
+    struct Property: Sendable, Hashable {
+        var name: String
+        var value: WireValue
+        var hlc: Int64
+    }
+
+    var gid: UUID
+    var entity: String
+    var kind: Kind
+    /// The stamp of the insert or delete (for an update, the newest of its properties').
+    var hlc: Int64
+    var properties: [Property]
+}
+
+/// One batch: the replica's local transactions after `from` up to `to`, coalesced per object and
+/// property (RS1 of ReplicaState.swift).
+struct PushRequest: Sendable {
+    var scope: String
+    var replica: UUID
+    /// The position the replica believes the server acknowledged (nil: none yet): the
+    /// compare-and-set's expected value.
+    var from: PushedPosition?
+    /// The position this batch brings the replica to.
+    var to: PushedPosition
+    var ops: [PushOp]
+    /// The last server change number the replica has pulled: an edit on the server numbered after
+    /// it, by another replica, is concurrent with this batch's edits.
+    var seen: Int64
+    var modelVersion: Int
+    var policies: [String: CdSyncConflictPolicy]
+}
+
+/// The server's answer to a push.
+enum PushOutcome: Sendable, Equatable {
+    /// Applied in one server transaction as change number `seq`; `conflicts` are the edits the
+    /// policies decided against (this batch's and others').
+    case applied(seq: Int64, conflicts: [CdSyncConflict])
+    /// The compare-and-set failed: the server's acknowledged position for this replica is
+    /// `server` (nil: it has none), not the request's `from`. Nothing was applied.
+    case positionMismatch(server: PushedPosition?)
+    /// The error policy refused the batch; nothing was applied.
+    case refused([CdSyncConflict])
+    /// The scope accepts pushes from model versions `minimum` and up only.
+    case modelTooOld(minimum: Int)
+}

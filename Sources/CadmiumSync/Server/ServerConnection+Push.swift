@@ -1,0 +1,187 @@
+// A push on the server: one transaction that checks the replica's acknowledged position
+// (compare-and-set), resolves conflicts by the entities' policies, writes the winners with the
+// scope's next change number (SS4) and moves the replica's position, or does nothing at all.
+//
+// Invariants:
+//  PU1. A batch is applied only when the replica's stored position equals the request's `from`,
+//       and the same transaction moves it to `to`: a replayed, duplicated or stale batch finds
+//       another position and changes nothing (exactly once).
+//  PU2. A property's row changes only when the policy lets the pushed edit win; a delete marks
+//       the object deleted and drops its properties; an edit of a deleted object is dropped
+//       unless it is the insert of an object created again after the delete (a newer stamp).
+//  PU3. Everything the push changes carries the change number `seq + 1`, and the scope's `seq`
+//       becomes that number in the same transaction, under the scope's row lock (SS4).
+
+import Foundation
+import PostgresNIO
+
+extension ServerConnection {
+    /// Applies `request` exactly once (PU1–PU3), and announces it to listeners (LISTEN/NOTIFY).
+    func push(_ request: PushRequest) async throws -> PushOutcome {
+        let scope = request.scope
+        do {
+            return try await transaction("pushing batch \(request.to.batches) of \(request.replica)") {
+                () async throws -> PushOutcome in
+                try await lockScope(scope)
+                let (seq, minimum) = try await run(
+                    "SELECT seq, min_model_version FROM cadmium_sync.scopes WHERE scope = \(scope)", "reading the scope"
+                ).first!.decode((Int64, Int).self)
+                if request.modelVersion < minimum { return .modelTooOld(minimum: minimum) }
+                let position = try await replicaPosition(scope, request.replica)
+                guard position == request.from else { return .positionMismatch(server: position) }  // PU1
+                let next = seq + 1
+                let conflicts = try await apply(request, seq: next)
+                if case let .refused(list) = conflicts { throw Refusal(conflicts: list) }
+                guard case let .applied(_, list) = conflicts else { return conflicts }
+                try await run(
+                    """
+                    INSERT INTO cadmium_sync.replicas
+                        (scope, replica, history_id, acked, acked_stamp, batches, model_version, last_push)
+                    VALUES (\(scope), \(request.replica), \(request.to.historyID),
+                        \(Int64(bitPattern: request.to.number)),
+                        \(request.to.stamp), \(Int64(bitPattern: request.to.batches)), \(request.modelVersion), now())
+                    ON CONFLICT (scope, replica) DO UPDATE SET history_id = EXCLUDED.history_id,
+                        acked = EXCLUDED.acked, acked_stamp = EXCLUDED.acked_stamp, batches = EXCLUDED.batches,
+                        model_version = EXCLUDED.model_version, last_push = EXCLUDED.last_push
+                    """, "moving the replica's position")  // PU1
+                if !request.ops.isEmpty {
+                    // PU3
+                    try await run("UPDATE cadmium_sync.scopes SET seq = \(next) WHERE scope = \(scope)", "numbering")
+                    try await run("SELECT pg_notify('cadmium_sync', \(scope))", "announcing the push")
+                }
+                return .applied(seq: request.ops.isEmpty ? seq : next, conflicts: list)
+            }
+        } catch let refusal as Refusal {
+            return .refused(refusal.conflicts)
+        }
+    }
+
+    /// The error policy's refusal, thrown to roll the transaction back.
+    private struct Refusal: Error { let conflicts: [CdSyncConflict] }
+
+    /// Creates the scope when missing and takes its row lock (SS4).
+    func lockScope(_ scope: String) async throws {
+        try await run(
+            """
+            INSERT INTO cadmium_sync.scopes (scope, epoch) VALUES (\(scope), \(UUID()))
+            ON CONFLICT (scope) DO NOTHING
+            """,
+            "creating scope \(scope)")
+        try await run("SELECT 1 FROM cadmium_sync.scopes WHERE scope = \(scope) FOR UPDATE", "locking scope \(scope)")
+    }
+
+    /// The replica's acknowledged position on the server, nil when it has none.
+    func replicaPosition(_ scope: String, _ replica: UUID) async throws -> PushedPosition? {
+        let rows = try await run(
+            """
+            SELECT history_id, acked, acked_stamp, batches FROM cadmium_sync.replicas
+            WHERE scope = \(scope) AND replica = \(replica)
+            """, "reading the replica's position")
+        guard let row = rows.first else { return nil }
+        let (id, acked, stamp, batches) = try row.decode((UUID?, Int64, Int64, Int64).self)
+        guard let id else { return nil }
+        return PushedPosition(
+            historyID: id, number: UInt64(bitPattern: acked), stamp: stamp, batches: UInt64(bitPattern: batches))
+    }
+
+    /// Resolves and writes the batch's changes (PU2, PU3).
+    private func apply(_ request: PushRequest, seq: Int64) async throws -> PushOutcome {
+        let scope = request.scope
+        let gids = request.ops.map(\.gid)
+        guard !gids.isEmpty else { return .applied(seq: seq, conflicts: []) }
+        // What the server holds of these objects.
+        var objects: [UUID: (deleted: Bool, deleteHLC: Int64?)] = [:]
+        for row in try await run(
+            "SELECT gid, deleted, delete_hlc FROM cadmium_sync.objects WHERE scope = \(scope) AND gid = ANY(\(gids))",
+            "reading the batch's objects")
+        {
+            let (gid, deleted, hlc) = try row.decode((UUID, Bool, Int64?).self)
+            objects[gid] = (deleted, hlc)
+        }
+        var stored: [UUID: [String: StoredProperty]] = [:]
+        for row in try await run(
+            """
+            SELECT gid, name, value::text, hlc, replica, seq FROM cadmium_sync.properties
+            WHERE scope = \(scope) AND gid = ANY(\(gids))
+            """, "reading the batch's properties")
+        {
+            let (gid, name, value, hlc, replica, s) = try row.decode((UUID, String, String, Int64, UUID, Int64).self)
+            stored[gid, default: [:]][name] = StoredProperty(json: value, hlc: hlc, replica: replica, seq: s)
+        }
+        var resolution = PushResolution(request: request)
+        for op in request.ops {
+            resolution.resolve(op, object: objects[op.gid], stored: stored[op.gid] ?? [:])
+        }
+        if !resolution.refusals.isEmpty { return .refused(resolution.refusals) }
+        try await write(resolution, scope: scope, replica: request.replica, seq: seq)
+        return .applied(seq: seq, conflicts: resolution.conflicts)
+    }
+
+    /// Writes what `resolution` decided, in a handful of set-wise statements.
+    private func write(_ r: PushResolution, scope: String, replica: UUID, seq: Int64) async throws {
+        if !r.newObjects.isEmpty {
+            try await run(
+                """
+                INSERT INTO cadmium_sync.objects (scope, gid, entity, seq)
+                SELECT \(scope), g, e, \(seq)
+                FROM unnest(\(r.newObjects.map(\.gid))::uuid[], \(r.newObjects.map(\.entity))::text[]) AS t(g, e)
+                """, "inserting new objects")
+        }
+        if !r.revived.isEmpty {
+            try await run(
+                """
+                UPDATE cadmium_sync.objects SET deleted = false, delete_hlc = NULL, seq = \(seq)
+                WHERE scope = \(scope) AND gid = ANY(\(r.revived))
+                """, "creating deleted objects again")
+        }
+        if !r.deletes.isEmpty {
+            let gids = r.deletes.map(\.gid)
+            try await run(
+                """
+                INSERT INTO cadmium_sync.objects (scope, gid, entity, deleted, delete_hlc, seq)
+                SELECT \(scope), g, e, true, h, \(seq)
+                FROM unnest(\(gids)::uuid[], \(r.deletes.map(\.entity))::text[],
+                    \(r.deletes.map(\.hlc))::bigint[]) AS t(g, e, h)
+                ON CONFLICT (scope, gid) DO UPDATE
+                SET deleted = true, delete_hlc = EXCLUDED.delete_hlc, seq = EXCLUDED.seq
+                WHERE NOT cadmium_sync.objects.deleted
+                """, "deleting objects")
+            try await run(
+                "DELETE FROM cadmium_sync.properties WHERE scope = \(scope) AND gid = ANY(\(gids))",
+                "dropping deleted objects' properties")
+        }
+        if !r.winners.isEmpty {
+            try await run(
+                """
+                INSERT INTO cadmium_sync.properties (scope, gid, name, value, hlc, replica, seq)
+                SELECT \(scope), g, n, v::jsonb, h, \(replica), \(seq)
+                FROM unnest(\(r.winners.map(\.gid))::uuid[], \(r.winners.map(\.name))::text[],
+                    \(r.winners.map(\.json))::text[], \(r.winners.map(\.hlc))::bigint[]) AS t(g, n, v, h)
+                ON CONFLICT (scope, gid, name) DO UPDATE SET value = EXCLUDED.value, hlc = EXCLUDED.hlc,
+                    replica = EXCLUDED.replica, seq = EXCLUDED.seq
+                """, "writing properties")
+            let touched = Array(Set(r.winners.map(\.gid)))
+            try await run(
+                "UPDATE cadmium_sync.objects SET seq = \(seq) WHERE scope = \(scope) AND gid = ANY(\(touched))",
+                "numbering changed objects")
+        }
+        if !r.conflicts.isEmpty {
+            try await run(
+                """
+                INSERT INTO cadmium_sync.conflicts (scope, gid, name, kind, loser_replica, loser_hlc, seq)
+                SELECT \(scope), g, NULLIF(n, ''), k, l, h, \(seq)
+                FROM unnest(\(r.conflicts.map(\.objectID))::uuid[], \(r.conflicts.map { $0.property ?? "" })::text[],
+                    \(r.conflicts.map { $0.property == nil ? "deleted" : "property" })::text[],
+                    \(r.conflicts.map(\.loser))::uuid[], \(r.conflictStamps)::bigint[]) AS t(g, n, k, l, h)
+                """, "recording conflicts")
+        }
+    }
+}
+
+/// A property as the server holds it.
+struct StoredProperty: Sendable {
+    var json: String
+    var hlc: Int64
+    var replica: UUID
+    var seq: Int64
+}

@@ -1,0 +1,322 @@
+// The sync engine of one replica, on CdObjects' object store: push (PushCollector, then the
+// server's compare-and-set), pull (the server's snapshot, then PullApplier's one commit), and the
+// reconciliation of the acknowledged position after a crash, a replay, a restored server or a
+// copied store file. The Cd-facing front is `CdSync`; tests and the campaign's replica processes
+// use this directly, one engine per store.
+//
+// Invariants:
+//  SE1. A batch is acknowledged locally only after the server committed it or reported a
+//       position that names it (crash after the server's commit): `m.pushed` never passes what
+//       the server holds, and a lost acknowledgement is recovered by the next push (PU1).
+//  SE2. A server position ahead of the local one is adopted only when the local history holds
+//       the named transaction with the same fingerprint; otherwise another copy of the store
+//       pushed under this replica ID (`replicaForked`), and nothing is pushed.
+//  SE3. A server position behind the local one (a server restored from an older backup) moves
+//       the local position back to it, so the lost batches are pushed again from history (or,
+//       when history no longer reaches back, the whole state, PC4).
+//  SE4. One sync step runs at a time (the actor), so batches go out in order.
+
+import CdObjects
+import Foundation
+import PostgresNIO
+
+/// How a replica engine behaves beyond its defaults (tests and the campaign set these).
+package struct SyncEngineOptions: Sendable {
+    /// Conflict policies by entity (default: newest edit wins).
+    package var policies: [String: CdSyncConflictPolicy] = [:]
+    /// The model version pushes declare (the server may refuse versions below its minimum).
+    package var modelVersion = 1
+    /// Added to the wall clock in the hybrid clock (a skewed clock).
+    package var clockOffset: TimeInterval = 0
+    /// How often the background loop looks for local commits.
+    package var localPollInterval: Duration = .milliseconds(50)
+    /// How often the background loop pulls without a notification.
+    package var pullInterval: Duration = .seconds(5)
+    /// Stops a push between the server's commit and the local acknowledgement (tests: the crash
+    /// after the server's commit).
+    package var failAfterServerCommit = false
+    /// Sends every applied batch a second time and requires the server to refuse it (the
+    /// campaign's duplicated pushes, PU1).
+    package var duplicatePushes = false
+    /// How long one push or pull may take before its connection is closed.
+    package var serverTimeout: Duration = .seconds(20)
+
+    package init() {}
+}
+
+/// The sync engine of one store.
+package actor SyncEngine {
+    let store: ObjectStore
+    let commit: @Sendable (ChangeSet) throws -> AppliedChanges
+    let address: ServerAddress
+    let scope: String
+    let schema: SyncSchema
+    package var options: SyncEngineOptions
+    private var server: ServerConnection?
+    private(set) var lastPush: Date?
+    private(set) var lastPull: Date?
+    private(set) var lastError: CdSyncError?
+    let events = EventBroadcast()
+    /// The LISTEN connection of the background loop (SyncEngine+Background.swift).
+    var listener: PostgresConnection?
+    /// Set when the server announced a change of the scope.
+    var notified = false
+
+    /// An engine for `store`, committing pulled changes with `commit` (the `Cd` stack's commit
+    /// path, or the store's own `apply`).
+    package init(
+        store: ObjectStore, commit: @escaping @Sendable (ChangeSet) throws -> AppliedChanges, server: URL,
+        scope: String, entities: [String], options: SyncEngineOptions = SyncEngineOptions()
+    ) throws {
+        guard store.historyID != nil else {
+            throw CdSyncError(
+                .historyNotTracked, "sync needs persistent history: open the store with StoreOptions.history = .tracked"
+            )
+        }
+        self.store = store
+        self.commit = commit
+        self.address = try ServerAddress(server)
+        self.scope = scope
+        self.schema = try SyncSchema(model: store.model, entities: entities)
+        self.options = options
+    }
+
+    package func setOptions(_ o: SyncEngineOptions) { options = o }
+
+    /// Closes the server connection.
+    package func close() async {
+        await server?.close()
+        server = nil
+    }
+
+    // MARK: - One sync
+
+    /// Pushes every pending batch, then pulls once (PA1: pushes again when a commit slipped in).
+    package func syncNow() async throws {
+        do {
+            for _ in 0..<8 {
+                do { try await pushAll() } catch let e as CdSyncError where e.code == .conflictRefused {
+                    // The error policy: the server's values replace the refused edits locally, so
+                    // the replica can go on (docs/SYNC.md, Conflicts).
+                    _ = try await pullOnce(force: true)
+                    throw e
+                }
+                if try await pullOnce(force: false) { break }
+            }
+            lastError = nil
+        } catch {
+            let e = error as? CdSyncError ?? CdSyncError.store(error, "syncing \(scope)")
+            lastError = e
+            if e.code == .serverUnreachable || e.code == .serverError { await close() }
+            events.yield(.error(e))
+            throw e
+        }
+    }
+
+    /// Pushes batches until nothing is pending; returns how many were applied.
+    @discardableResult
+    package func pushAll() async throws -> Int {
+        var applied = 0
+        var rounds = 0
+        while rounds < 1000 {
+            rounds += 1
+            guard let outcome = try await pushOnce() else { return applied }
+            if outcome { applied += 1 }
+        }
+        return applied
+    }
+
+    /// One push: nil when nothing was pending, true when a batch was applied, false when the
+    /// position was reconciled instead (SE1–SE3).
+    private func pushOnce() async throws -> Bool? {
+        let replica = try await identity()
+        let collector = PushCollector(
+            store: store, schema: schema, scope: scope, replica: replica, policies: options.policies,
+            modelVersion: options.modelVersion, clockOffset: options.clockOffset)
+        let (batch, state) = try read { snapshot in
+            let state = try ReplicaState(snapshot)
+            return (try collector.collect(snapshot, state), state)
+        }
+        guard let batch else { return nil }
+        if !batch.prepare.isEmpty { try sideCommit(batch.prepare, "recording the batch's global IDs") }  // PC3
+        let server = try await connection()
+        let outcome: PushOutcome
+        let request = batch.request
+        do { outcome = try await deadline(server, "pushing") { try await server.push(request) } } catch {
+            throw ServerConnection.wrap(error, "pushing to \(scope)", address)
+        }
+        switch outcome {
+        case let .applied(_, conflicts):
+            if options.duplicatePushes {
+                let again = try await server.push(batch.request)
+                guard again == .positionMismatch(server: batch.request.to) else {
+                    throw CdSyncError(
+                        .serverError, "a duplicated batch \(batch.request.to.batches) was not refused: \(again)")
+                }
+            }
+            if options.failAfterServerCommit {
+                throw CdSyncError(.serverUnreachable, "test fault: stopped after the server's commit")
+            }
+            try sideCommit([ReplicaState.write(batch.request.to)], "acknowledging batch \(batch.request.to.batches)")
+            lastPush = Date()
+            events.yield(.pushed(batch: batch.request.to.batches, objects: batch.request.ops.count))
+            for c in conflicts { events.yield(.conflict(c)) }
+            return true
+        case let .positionMismatch(serverPosition):
+            try reconcile(local: state.pushed, server: serverPosition)
+            return false
+        case let .refused(conflicts):
+            for c in conflicts { events.yield(.conflict(c)) }
+            throw CdSyncError(
+                .conflictRefused,
+                "the error policy refused batch \(batch.request.to.batches): \(conflicts.count) concurrent edits "
+                    + conflicts.prefix(5).map(\.description).joined(separator: "; "))
+        case let .modelTooOld(minimum):
+            throw CdSyncError(
+                .modelTooOld,
+                "scope \(scope) accepts pushes from model version \(minimum) up; "
+                    + "this replica's is \(options.modelVersion)"
+            )
+        }
+    }
+
+    /// Moves the local position to the server's after a failed compare-and-set (SE1–SE3).
+    private func reconcile(local: PushedPosition?, server: PushedPosition?) throws {
+        guard let server else {
+            // The server has no position for us: restored from before our first push (SE3).
+            try sideCommit([ReplicaState.clearPushed()], "forgetting the acknowledged position")
+            return
+        }
+        let historyID = store.historyID!
+        guard server.historyID == historyID else {
+            throw CdSyncError(
+                .replicaForked,
+                "the server's position for this replica is in history \(server.historyID.uuidString), this store's "
+                    + "is \(historyID.uuidString): another store pushes under this replica ID")
+        }
+        // SE2: the server names a transaction; it must be ours.
+        if server.number > 0 {
+            let ours = try store.history(after: CdHistoryToken(storeID: historyID, number: server.number - 1))
+                .first { $0.token.number == server.number }
+            guard let ours, PushCollector.stamp(ours.timestamp) == server.stamp else {
+                throw CdSyncError(
+                    .replicaForked,
+                    "the server acknowledged transaction \(server.number) of this replica with fingerprint "
+                        + "\(server.stamp), which this store's transaction \(server.number) does not have: "
+                        + "a copy of this store pushed under the same replica ID")
+            }
+        }
+        try sideCommit([ReplicaState.write(server)], "adopting the server's position \(server.number)")
+    }
+
+    /// One pull; false when local transactions were pending (push first, PA1) and `force` is
+    /// off.
+    private func pullOnce(force: Bool) async throws -> Bool {
+        let replica = try await identity()
+        let cursor = try read { try ReplicaState($0).cursor }
+        let server = try await connection()
+        let result: PullResult
+        do {
+            let scope = self.scope
+            result = try await deadline(server, "pulling") { try await server.pull(scope, replica: replica, after: cursor) }
+        } catch {
+            throw ServerConnection.wrap(error, "pulling from \(scope)", address)
+        }
+        // A server whose record of our pushes differs (restored from a backup, or another copy
+        // of this store pushed): reconcile, then push again before pulling (SE2, SE3).
+        let pushed = try read { try ReplicaState($0).pushed }
+        if result.position != pushed {
+            try reconcile(local: pushed, server: result.position)
+            return false
+        }
+        let applier = PullApplier(store: store, schema: schema)
+        let outcome = try read { snapshot in
+            try applier.changes(for: result, snapshot: snapshot, state: ReplicaState(snapshot), force: force)
+        }
+        switch outcome {
+        case .pushFirst:
+            return false
+        case let .changes(changes, objects):
+            do { _ = try commit(changes) } catch {
+                throw CdSyncError.store(error, "applying pulled changes of \(scope)")
+            }
+            lastPull = Date()
+            events.yield(.pulled(objects: objects, cursor: result.sequence))
+            return true
+        }
+    }
+
+    // MARK: - Status
+
+    /// The replica's sync state.
+    package func status() throws -> CdSyncStatus {
+        let state = try read { try ReplicaState($0) }
+        return CdSyncStatus(
+            replicaID: state.replicaID, scope: state.scope, pendingTransactions: try pendingCount(state),
+            acknowledgedTransaction: state.pushed?.number, acknowledgedBatches: state.pushed?.batches ?? 0,
+            cursor: state.cursor?.sequence, lastPush: lastPush, lastPull: lastPull, lastError: lastError)
+    }
+
+    private func pendingCount(_ state: ReplicaState) throws -> Int {
+        guard let id = store.historyID else { return 0 }
+        let token = state.pushed.flatMap { $0.historyID == id ? CdHistoryToken(storeID: id, number: $0.number) : nil }
+        let pending = (try? store.history(after: token)) ?? []
+        return pending.filter { $0.author != PushCollector.author }.count
+    }
+
+    // MARK: - Helpers
+
+    /// The replica ID, written with the scope on first use; a store synced to another scope is
+    /// refused.
+    private func identity() async throws -> UUID {
+        let state = try read { try ReplicaState($0) }
+        if let scope = state.scope, scope != self.scope {
+            throw CdSyncError(.scopeMismatch, "the store syncs scope \(scope), not \(self.scope)")
+        }
+        if let id = state.replicaID { return id }
+        let id = UUID()
+        try sideCommit(ReplicaState.write(replicaID: id, scope: scope), "recording the replica ID")
+        return id
+    }
+
+    /// Runs `body` on `server`, closing the connection when it takes longer than
+    /// `options.serverTimeout` (a connection cut without a reset can leave a query waiting for an
+    /// answer that never comes; closing it fails the query).
+    private func deadline<R: Sendable>(
+        _ server: ServerConnection, _ what: String, _ body: @escaping @Sendable () async throws -> R
+    ) async throws -> R {
+        let timeout = options.serverTimeout
+        return try await withThrowingTaskGroup(of: R?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                if !Task.isCancelled { await server.close() }
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let next = try await group.next() {
+                if let value = next { return value }
+                throw CdSyncError(.serverUnreachable, "\(what) took over \(timeout); the connection was closed")
+            }
+            throw CdSyncError(.serverUnreachable, "\(what) ended without an answer")
+        }
+    }
+
+    private func connection() async throws -> ServerConnection {
+        if let server { return server }
+        let s = try await ServerConnection.open(address)
+        server = s
+        return s
+    }
+
+    private func read<R>(_ body: (ObjectSnapshot) throws -> R) throws -> R {
+        do { return try store.read(body) } catch { throw CdSyncError.store(error, "reading the local store") }
+    }
+
+    /// A local commit of sync state only (no object changes).
+    private func sideCommit(_ writes: [SideTreeWrite], _ what: String) throws {
+        var changes = ChangeSet()
+        changes.sideWrites = writes
+        do { try store.apply(changes) } catch { throw CdSyncError.store(error, what) }
+    }
+}

@@ -1,0 +1,55 @@
+// One replica process of the convergence campaign (Tests/CadmiumSyncTests/CampaignTests.swift):
+// opens its store, runs the seeded workload against the server, syncing now and then, and prints
+// its counts. The harness kills it (SIGKILL) and starts it again on the same store.
+//
+//   cadmium-sync-replica <store> <server URL> <scope> <index> <seed> <steps> [skew-ms] [--duplicate-pushes]
+//   cadmium-sync-replica cd-example <store> <server URL> <scope>     (CdExample.swift)
+//   cadmium-sync-replica measure <dir> <server URL> [commits]        (Measure.swift)
+
+import CadmiumSync
+import CdSyncTesting
+import Foundation
+
+let arguments = CommandLine.arguments
+if arguments.count >= 4, arguments[1] == "measure", let url = URL(string: arguments[3]) {
+    do {
+        try await runMeasure(
+            dir: arguments[2], server: url, commits: arguments.count > 4 ? Int(arguments[4]) ?? 200 : 200)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("measure: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.count == 5, arguments[1] == "cd-example", let url = URL(string: arguments[3]) {
+    do {
+        try await runCdExample(store: arguments[2], server: url, scope: arguments[4])
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("cd-example: \(error)\n".utf8))
+        exit(1)
+    }
+}
+guard arguments.count >= 7, let url = URL(string: arguments[2]), let index = Int(arguments[4]),
+    let seed = UInt64(arguments[5]), let steps = Int(arguments[6])
+else {
+    FileHandle.standardError.write(
+        Data(
+            "usage: cadmium-sync-replica <store> <url> <scope> <index> <seed> <steps> [skew-ms] [--duplicate-pushes]\n"
+                .utf8))
+    exit(2)
+}
+var options = SyncEngineOptions()
+if arguments.count >= 8, let skew = Double(arguments[7]) { options.clockOffset = skew / 1000 }
+options.duplicatePushes = arguments.contains("--duplicate-pushes")
+do {
+    let replica = try TestReplica(path: arguments[1], server: url, scope: arguments[3], options: options)
+    var workload = CampaignWorkload(replica: replica, index: index, seed: seed)
+    let counts = await workload.run(steps: steps)
+    try await replica.close()
+    print("replica \(index): \(counts)")
+    exit(counts.torn == 0 ? 0 : 3)
+} catch {
+    FileHandle.standardError.write(Data("replica \(index): \(error)\n".utf8))
+    exit(1)
+}
