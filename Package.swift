@@ -208,7 +208,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "cadmium-sync-replica",
-            dependencies: ["CdSyncTesting", "CadmiumSync", "Cadmium", "CdObjects", "CdStore"]
+            dependencies: ["CdSyncTesting", "CadmiumSync", "CdObjects", "CdStore"]
         ),
         .testTarget(
             name: "CadmiumSyncTests",

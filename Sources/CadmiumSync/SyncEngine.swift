@@ -218,7 +218,9 @@ package actor SyncEngine {
         let result: PullResult
         do {
             let scope = self.scope
-            result = try await deadline(server, "pulling") { try await server.pull(scope, replica: replica, after: cursor) }
+            result = try await deadline(server, "pulling") {
+                try await server.pull(scope, replica: replica, after: cursor)
+            }
         } catch {
             throw ServerConnection.wrap(error, "pulling from \(scope)", address)
         }
