@@ -13,6 +13,7 @@
 //   --migrate         migrates the store to version 2, one "ACK n" per progress event
 //   --migrate --check no migration: checks the store and prints "VERSION v" (exit 0) or the
 //                     broken rule (exit 5)
+//   --bank STORE TAG  transfers of the several-processes campaign (`BankWorkload`), "ACK n" each
 //   --structure-campaign [--full] [--start N], --structure-fixture PATH
 //                     the structure campaign's cases, one line each (StructureCampaignChild)
 //
@@ -123,6 +124,39 @@ extension Child {
     }
 }
 
+extension Child {
+    /// `--bank STORE TAG`: transfers between the accounts of a store other processes share
+    /// (`BankWorkload`), "ACK n" after each durable commit TAG-n; every third commit it sums the
+    /// bank in a read transaction it holds across a short pause (other processes commit and
+    /// checkpoint meanwhile) and exits 5 on a wrong total.
+    static func runBank(path: String, tag: String) -> Never {
+        do {
+            let store = try retryingWhileLocked { try Store.open(path: path, options: BankWorkload.options()) }
+            say("OPEN 0")
+            var rng = SystemRandomNumberGenerator()
+            var n = 0
+            while true {
+                n += 1
+                try BankWorkload.transfer(tag: tag, number: n, store: store, rng: &rng)
+                say("ACK \(n)")
+                if n % 3 == 0 {
+                    try store.read { tx in
+                        try BankWorkload.checkTotal(tx)
+                        usleep(UInt32.random(in: 0..<3_000))
+                        try BankWorkload.checkTotal(tx)
+                    }
+                }
+            }
+        } catch let violation as BankWorkload.Violation {
+            say("VIOLATION \(violation)", to: 2)
+            exit(5)
+        } catch {
+            say("cadmium-crash-child: \(error)", to: 2)
+            exit(1)
+        }
+    }
+}
+
 /// Numbers the progress events whose mark differs from the one before.
 final class LockedCounter: @unchecked Sendable {
     private var value = 0
@@ -139,6 +173,9 @@ final class LockedCounter: @unchecked Sendable {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1] == "--bank" {
+    Child.runBank(path: arguments[2], tag: arguments[3])
+}
 if arguments.contains("--structure-campaign") || arguments.contains("--structure-fixture") {
     exit(StructureCampaignChild.run(arguments) { Child.say($0) })
 }

@@ -49,9 +49,15 @@ public final class ObjectStoreWriter {
     init(store: ObjectStore) throws {
         self.store = store
         do { tx = try store.engine.beginWrite() } catch let e as StoreError { throw CdError.store(e) }
+        store.noteWriter(tx)
     }
 
-    deinit { tx?.abort() }
+    deinit {
+        if let tx {
+            tx.abort()
+            store.noteWriter(nil)
+        }
+    }
 
     /// Whether the writer still holds its transaction (not committed, rolled back or failed).
     public var isOpen: Bool { tx != nil }
@@ -102,13 +108,16 @@ public final class ObjectStoreWriter {
             cachedSnapshot = nil
             self.tx = nil
             let commit = try tx.commitWithoutWaiting()
+            store.noteWriter(nil, committed: true)
             // The batches stored `writtenKeys` as the next keys (the last store of each root is
             // its largest), and every stored key of a root is below it (OS1), the batches' too.
-            store.noteCommitted(nextKeys: writtenKeys, stored: writtenKeys, bounds: writtenKeys)
+            store.noteCommitted(
+                nextKeys: writtenKeys, stored: writtenKeys, bounds: writtenKeys, commit: nil, replacing: false)
             let stamp = store.recentChanges.record(applied.updated, applied.deleted)  // RC1
             return WrittenApply(applied: applied, commit: commit, stamp: stamp)
         } catch {
             rollback()
+            store.noteWriter(nil)  // KR2: a failed commit keeps none of its reservations
             if let e = error as? StoreError { throw CdError.store(e) }
             throw error
         }
@@ -134,7 +143,10 @@ public final class ObjectStoreWriter {
     /// ```
     public func rollback() {
         cachedSnapshot = nil
-        tx?.abort()
+        if let tx {
+            tx.abort()
+            store.noteWriter(nil)
+        }
         tx = nil
     }
 

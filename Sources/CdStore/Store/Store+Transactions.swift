@@ -34,15 +34,17 @@ extension Store {
         if alreadyClosed { return }
         var firstError: Error?
         if !isReadOnly {
-            writerGate.acquire()
-            if stateLock.withLock({ poison == nil }) {
+            let locked = (try? acquireWriter()) != nil
+            if !locked { writerGate.acquire() }
+            if locked, stateLock.withLock({ poison == nil }) {
                 do { _ = try checkpointLocked(resetLog: true, forceReset: false, keepLogFile: false) } catch {
                     firstError = error
                 }
             }
         }
         fileLock.withWriteLock { stateLock.withLock { closed = true } }
-        if !isReadOnly { writerGate.release() }
+        if !isReadOnly { releaseWriter() }
+        coordination.detach()
         do { try wal?.close() } catch { firstError = firstError ?? error }
         do { try file.close() } catch { firstError = firstError ?? error }
         if let firstError { throw firstError }

@@ -99,6 +99,10 @@ public enum StoreVerifier {
         let file = try fs.open(path, mode: .readOnly)
         defer { try? file.close() }
         try file.lock(.shared, waitingUpTo: 0.25)
+        // A store other processes have open: hold the writer lock while verifying, so that no
+        // commit or checkpoint changes the files under the passes (readers go on meanwhile).
+        let coordination = try attachForVerification(path: path, fileSystem: fs)
+        defer { coordination?.unlockWriter(); coordination?.detach() }
         let walPath = path + "-wal"
         let wal = fs.fileExists(walPath) ? try fs.open(walPath, mode: .readOnly) : nil
         defer { try? wal?.close() }
@@ -109,5 +113,27 @@ public enum StoreVerifier {
             if let error = context.operationalError { throw error }
         }
         return context.finish()
+    }
+
+    /// Attaches to the shared file of a store other processes may have open and takes its writer
+    /// lock (StoreCoordination CN1); nil on a file system that shares nothing. A shared file this
+    /// build cannot use is reported as the store open would report it.
+    static func attachForVerification(path: String, fileSystem: any StoreFileSystem) throws -> SharedStoreCoordination?
+    {
+        guard let provider = fileSystem as? SharedRegionProvider else { return nil }
+        let region: any SharedRegion
+        do {
+            region = try provider.openSharedRegion(path + "-shm", size: SharedStateLayout.size)
+        } catch StoreError.io(_, _, let code) where code == EACCES || code == EROFS {
+            return nil  // a medium nobody can write: nobody writes the store either
+        }
+        let coordination = try SharedStoreCoordination(region: region)
+        do {
+            _ = try coordination.lockWriter()
+        } catch {
+            coordination.detach()
+            throw error
+        }
+        return coordination
     }
 }
