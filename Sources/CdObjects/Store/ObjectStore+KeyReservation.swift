@@ -43,8 +43,14 @@ extension ObjectStore {
     static let keyBlockSize: Int64 = 1024
 
     /// Reserves at least `count` keys of `root` in the store and returns the block (KR1).
-    func reserveKeys(root: String, count: Int) throws -> KeyBlock {
+    /// A block that ends where the stored next key is (nobody reserved after it) is extended, so
+    /// that its remaining keys are not skipped: keys stay dense while one store hands them out.
+    func reserveKeys(root: String, count: Int, extending current: KeyBlock?) throws -> KeyBlock {
         let size = max(Int64(count), Self.keyBlockSize)
+        func first(_ start: Int64) -> Int64 {
+            guard let current, current.end == start, !current.pendingInWriter else { return start }
+            return current.next
+        }
         if let held = heldWriterOnThisThread() {
             let stored = StoredObjects(tx: held.tx, layout: layout)
             let start = try stored.storedNextKey(root: root)
@@ -61,7 +67,7 @@ extension ObjectStore {
             let snapshot = tx.snapshot
             let commit = try tx.commitWithoutWaiting()
             noteReservation(root: root, end: end, snapshot: snapshot, commit: commit)
-            return KeyBlock(next: start, end: end, pendingInWriter: false)
+            return KeyBlock(next: first(start), end: end, pendingInWriter: false)
         } catch {
             tx.abort()
             throw error

@@ -41,6 +41,8 @@ public final class ObjectStore: @unchecked Sendable {
     let layout: StoreLayout
     /// Guards `nextKeys`, `storedNextKeys` and `usedKeyBounds` (OS1, OS4).
     private let counterLock = Lock()
+    /// Taken by the thread reserving a block of keys (KR1), so that two do not reserve at once.
+    private let reservationLock = Lock()
     /// The objects recent commits changed, for the error merge policy (RecentChanges.swift).
     package let recentChanges = RecentChanges()
     private var nextKeys: [String: Int64]
@@ -142,7 +144,31 @@ public final class ObjectStore: @unchecked Sendable {
 
     /// Checkpoints and closes the engine store.
     public func close() throws {
+        returnUnissuedKeys()
         do { try engine.close() } catch let e as StoreError { throw CdError.store(e) }
+    }
+
+    /// The keys of each root's block not handed out yet (KR1).
+    func unissuedKeys() -> [String: Range<Int64>] {
+        counterLock.withLock { blocks.mapValues { $0.next..<max($0.next, $0.end) } }
+    }
+
+    /// Gives back, at close, the tail of each block nobody reserved past: the stored next key goes
+    /// back to the first key this store did not hand out, so the next session continues there
+    /// (KR1 holds: every key handed out lies below it). Best effort: a failure keeps the gap.
+    private func returnUnissuedKeys() {
+        let tails = counterLock.withLock { blocks.filter { !$0.value.pendingInWriter && $0.value.next < $0.value.end } }
+        guard !tails.isEmpty, !engine.isReadOnly else { return }
+        try? engine.write { tx in
+            let stored = StoredObjects(tx: tx, layout: layout)
+            for (root, block) in tails.sorted(by: { $0.key < $1.key }) {
+                guard try stored.storedNextKey(root: root) == block.end else { continue }
+                var bytes: [UInt8] = []
+                bytes.appendLE(UInt64(bitPattern: block.next))
+                try stored.writableTree(StoreLayout.metaTree).put(StoreLayout.nextKeyKey(root: root), bytes)
+            }
+        }
+        counterLock.withLock { blocks = [:] }
     }
 
     /// New permanent IDs for `count` objects of `entity` (a concrete, non-abstract entity).
@@ -171,14 +197,22 @@ public final class ObjectStore: @unchecked Sendable {
             if let first { return (0..<Int64(count)).map { e.objectID(first + $0) } }
             // KR1: a new block, reserved in the store (without the counter lock: the reservation
             // takes the engine's writer, whose holder may be waiting for this lock).
-            let block: KeyBlock
-            do { block = try reserveKeys(root: e.root, count: count) } catch let error as StoreError {
-                throw CdError.store(error)
+            // One thread reserves at a time (others then find its block), so keys stay dense; the
+            // holder of the streaming writer reserves in it without waiting (KR2).
+            let reserve = {
+                if self.counterLock.withLock({ (self.blocks[e.root].map { $0.end - $0.next } ?? 0) >= Int64(count) }) {
+                    return
+                }
+                let block: KeyBlock
+                let current = self.counterLock.withLock { self.blocks[e.root] }
+                do {
+                    block = try self.reserveKeys(root: e.root, count: count, extending: current)
+                } catch let error as StoreError {
+                    throw CdError.store(error)
+                }
+                self.counterLock.withLock { self.blocks[e.root] = block }
             }
-            counterLock.withLock {
-                if let current = blocks[e.root], current.end - current.next >= Int64(count) { return }
-                blocks[e.root] = block
-            }
+            if heldWriterOnThisThread() != nil { try reserve() } else { try reservationLock.withLock(reserve) }
         }
     }
 
@@ -246,6 +280,7 @@ public final class ObjectStore: @unchecked Sendable {
                         (storedNextKeys, usedKeyBounds)
                     }
                 }
+                applier.unissuedKeys = unissuedKeys()
                 try applier.prepare()
                 try applier.throwIfInvalid()
                 let (applied, written) = try applier.write(nextKeys: counters())
