@@ -139,7 +139,8 @@ let package = Package(
             name: "cdstore-migrate",
             dependencies: ["CdStoreCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // `cdstore`: one command to look into, query, export, compact, verify and migrate a store
+        // `cdstore`: one command to look into, query, export, import, compact, verify, migrate and
+        // import Core Data stores
         // (docs/CDSTORE.md). The product, and so the binary, is `cdstore`.
         .executableTarget(
             name: "cdstore-tool",
@@ -147,6 +148,7 @@ let package = Package(
                 "CdStore",
                 "CdObjects",
                 "CdStoreCommands",
+                "CdImportCoreDataCommand",
                 "CdToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -156,12 +158,21 @@ let package = Package(
             name: "CdCoreDataImport",
             dependencies: ["CdObjects", "CdStore", "CSQLite"]
         ),
+        // The Core Data import command's options and body, shared by `cdstore-import-coredata` and
+        // `cdstore import-coredata` (kept out of CdStoreCommands, so that only these link SQLite).
+        .target(
+            name: "CdImportCoreDataCommand",
+            dependencies: [
+                "CdCoreDataImport",
+                "CdToolSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .executableTarget(
             name: "cdstore-import-coredata",
             dependencies: [
-                "CdCoreDataImport",
-                "CdObjects",
-                "CdToolSupport",
+                "CdImportCoreDataCommand",
+                "CdStoreCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -169,6 +180,7 @@ let package = Package(
             name: "CdCoreDataImportTests",
             dependencies: [
                 "CdCoreDataImport", "CdObjects", "CdStore", "CSQLite", "CdFaultSupport", "cdstore-import-coredata",
+                "cdstore-tool",
             ]
         ),
         .testTarget(
@@ -180,7 +192,7 @@ let package = Package(
             name: "CadmiumTests",
             dependencies: [
                 "Cadmium", "CdObjects", "CdStore", "CdStoreTesting", "CdFaultSupport", "cadmium-crash-child",
-                "CdCoreDataImport",
+                "CdCoreDataImport", "SwiftData",
             ]
         ),
         .testTarget(name: "SwiftDataTests", dependencies: ["SwiftData", "CdObjects", "CdStore"]),
@@ -196,6 +208,7 @@ let package = Package(
             name: "CdStoreToolTests",
             dependencies: [
                 "CdObjects", "CdStore", "CdFaultSupport", "cdstore-tool", "cdstore-verify", "cdstore-migrate",
+                "cadmium-company-demo", "CdStoreCommands",
             ]
         ),
         .testTarget(

@@ -31,6 +31,12 @@
 // Options of `Cd.initWithStore(model:storeURL:options:serialTX:)` and the initialisers.
 @_exported import struct CdStore.StoreOptions
 @_exported import enum CdStore.Durability
+@_exported import enum CdStore.HistoryTracking
+// Persistent history: `Cd.history(after:)` and `Cd.deleteHistory(before:)`.
+@_exported import struct CdObjects.CdHistoryToken
+@_exported import struct CdObjects.CdHistoryTransaction
+@_exported import struct CdObjects.CdHistoryChange
+@_exported import enum CdObjects.CdHistoryChangeKind
 // Model versions and migration: `CdModel.versionHistory`, the `migration:` option of
 // `Cd.initWithStore`, custom stages and their data, and why a migration failed.
 @_exported import struct CdObjects.ModelVersion

@@ -42,17 +42,25 @@ public enum CoreDataImport {
         public var progress: (@Sendable (CoreDataImportProgress) -> Void)?
         /// Objects per write batch (memory grows with it, not with the store).
         public var batchSize: Int
+        /// Objects and to-many links per commit into the new store (memory grows with it, not
+        /// with the store; the store appears at the destination only when all are in).
+        public var commitSize: Int
+        /// Bytes of attribute values (strings, binary data) after which a commit is made early.
+        public var commitBytes: Int
         /// The report lists at most this many bad rows (all are counted).
         public var maxListedBadRows: Int
 
         public init(
             version: String? = nil, strict: Bool = false, progress: (@Sendable (CoreDataImportProgress) -> Void)? = nil,
-            batchSize: Int = 2000, maxListedBadRows: Int = 1000
+            batchSize: Int = 2000, maxListedBadRows: Int = 1000, commitSize: Int = 50_000,
+            commitBytes: Int = 32 << 20
         ) {
             self.version = version
             self.strict = strict
             self.progress = progress
             self.batchSize = max(1, batchSize)
+            self.commitSize = max(1, commitSize)
+            self.commitBytes = max(1, commitBytes)
             self.maxListedBadRows = maxListedBadRows
         }
     }

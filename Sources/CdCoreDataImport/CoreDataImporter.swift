@@ -5,11 +5,13 @@
 //      ever read, byte for byte as they were);
 //   2. read the bookkeeping (CoreDataStoreSchema) and choose the model version (CoreDataVersionChooser);
 //   3. create the new store at `.<destination name>.importing` beside the destination (removing
-//      one an interrupted import left), and in one streaming write (ObjectStoreWriter) insert
-//      every object with its attributes, table by table in Z_PK order (+Objects), then set every
-//      relationship (+Relationships);
-//   4. commit, raise the next keys past Z_MAX and the largest key, run the object checks
-//      (ObjectStoreVerifier) and close;
+//      one an interrupted import left) and write into it through CoreDataImportWriter, which
+//      commits every `Options.commitSize` objects and links: every object once, with its
+//      attributes and to-ones, table by table in Z_PK order (+Objects), then every to-many list
+//      as relationship entries (+Links), then the rare to-one whose target turned out bad is
+//      cleared (+Links);
+//   4. raise the next keys past Z_MAX and the largest key, check the to-many counts the model
+//      declares, run the object checks (ObjectStoreVerifier) and close;
 //   5. remove the closed store's empty log, rename the new store to the destination, sync the
 //      directory.
 //
@@ -17,13 +19,17 @@
 //  CI1. The destination exists only after step 5's rename, which is one `rename(2)` of a
 //       complete, verified, closed and synced store: an import that fails or is interrupted
 //       leaves no store at the destination (at most the `.importing` files, removed by the
-//       next import to the same destination).
-//  CI2. Memory is bounded by one batch of objects (`Options.batchSize`), the largest to-many
-//       list of one object, and the bad rows listed: rows are streamed from SQLite, and the
-//       engine spills the write transaction's pages to its log as it grows.
+//       next import to the same destination). Step 3's commits go to the `.importing` store.
+//  CI2. Memory is bounded by one commit (`Options.commitSize` objects and links, or
+//       `Options.commitBytes` of values), one batch of objects (`Options.batchSize`), the largest
+//       to-many list of one object, and the bad rows (listed, and the keys of rows not imported):
+//       rows are streamed from SQLite, and each commit ends the engine transaction that held them.
+//       (Step 4's object checks are the exception: ObjectStoreVerifier holds every decoded record.)
 //  CI3. Every row of an app table is either imported as it is (each Z_PK kept as the object's
 //       primary key, each value unchanged) or listed in the report as a CoreDataBadRow (thrown
 //       with `strict`); a relationship that points at no imported row is left empty and listed.
+//  CI4. Both sides of every relationship agree: +Objects and +Links keep a link by one rule (LK1
+//       in +Objects), and the object checks of step 4 confirm it before the rename.
 
 import CdObjects
 import CdStore
@@ -41,6 +47,9 @@ final class CoreDataImporter {
     var objectCounts: [String: Int] = [:]
     /// Largest Z_PK per root entity.
     var largestKeys: [String: Int64] = [:]
+    /// To-ones left out of the objects written and listed already (+Objects), so that
+    /// `clearLinksToRowsNotImported` lists each once.
+    var linksLeftOut: Set<LinkKey> = []
 
     init(store: URL, model: URL, destination: URL, options: CoreDataImport.Options) {
         self.store = store
@@ -114,15 +123,17 @@ final class CoreDataImporter {
         }
         removeTemporary()
         var objectStore: ObjectStore?
-        var openWriter: ObjectStoreWriter?
+        var openWriter: CoreDataImportWriter?
         do {
             let target = try ObjectStore.open(path: temp, model: layout.model)
             objectStore = target
-            let writer = try target.beginWriter()
+            let writer = CoreDataImportWriter(
+                store: target, commitSize: options.commitSize, commitBytes: options.commitBytes)
             openWriter = writer
             try importObjects(db: db, layout: layout, external: external, writer: writer)
-            try importRelationships(db: db, layout: layout, writer: writer)
-            try writer.commit()
+            try importLinks(db: db, schema: schema, layout: layout, writer: writer)
+            try clearLinksToRowsNotImported(db: db, layout: layout, writer: writer)
+            try writer.finish()
             openWriter = nil
             // Next keys past Z_MAX (which may exceed the largest key) and the largest key.
             var nextKeys: [String: Int64] = [:]
@@ -134,6 +145,10 @@ final class CoreDataImporter {
             }
             try target.raiseStoredNextKeys(nextKeys)
             progress("verifying", 0, 1)
+            // The counts a load leaves to its end (LD4 of the store's load).
+            let countErrors = try target.toManyCountErrors()
+            if countErrors.count == 1 { throw countErrors[0] }
+            if countErrors.count > 1 { throw CdError.multipleValidationErrors(countErrors) }
             let problems = try target.engine.read { tx in try ObjectStoreVerifier(maxProblems: 20).verify(tx) }
             guard problems.isEmpty else {
                 throw CoreDataImportError.verificationFailed(path: temp, problems: problems.map(\.description))
@@ -147,7 +162,7 @@ final class CoreDataImporter {
             try fs.rename(temp, to: destination.path)
             try fs.syncDirectory(containing: destination.path)
         } catch {
-            openWriter?.rollback()
+            openWriter?.abandon()
             try? objectStore?.close()
             removeTemporary()
             if let e = error as? CoreDataImportError { throw e }

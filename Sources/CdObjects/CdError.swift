@@ -95,6 +95,10 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 133020 NSManagedObjectMergeError: under ``MergePolicy/error``, objects that another
     /// transaction changed or deleted after this one read them; nothing was written.
     case mergeConflict([MergeConflict])
+    /// 134301 NSPersistentHistoryTokenExpiredError: the history after `token` is no longer
+    /// whole (transactions after it were deleted, or the token is of another store or of the
+    /// store before a migration started its history anew); read the objects again instead.
+    case persistentHistoryTokenExpired(token: CdHistoryToken, reason: String)
 
     /// Core Data's `NSCocoaErrorDomain` code for this failure, or `nil` when Core Data has none
     /// (model errors are exceptions there).
@@ -119,6 +123,7 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
         case .store: return 134060  // NSCoreDataError: generic store failure
         case .unsupportedObjectFormat: return 134020  // NSPersistentStoreIncompatibleSchemaError
         case .mergeConflict: return 133020
+        case .persistentHistoryTokenExpired: return 134301
         case .model: return nil
         }
     }
@@ -132,7 +137,7 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
             let .dateTooLate(f), let .dateTooSoon(f), let .invalidDate(f), let .stringTooLong(f),
             let .stringTooShort(f), let .stringPatternMismatch(f):
             return f
-        case .unsupportedObjectFormat, .mergeConflict: return nil
+        case .unsupportedObjectFormat, .mergeConflict, .persistentHistoryTokenExpired: return nil
         case .multipleValidationErrors, .model, .incompatibleModel, .store:
             return nil
         }
@@ -181,7 +186,9 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .stringPatternMismatch(f): return .stringPatternMismatch(change(f))
         case let .multipleValidationErrors(list):
             return .multipleValidationErrors(list.map { $0.mappingFailures(change) })
-        case .model, .incompatibleModel, .store, .unsupportedObjectFormat, .mergeConflict: return self
+        case .model, .incompatibleModel, .store, .unsupportedObjectFormat, .mergeConflict,
+            .persistentHistoryTokenExpired:
+            return self
         }
     }
 
@@ -205,6 +212,8 @@ public enum CdError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .mergeConflict(conflicts):
             return "merge conflict (error merge policy) on \(conflicts.count) object(s): "
                 + conflicts.map(\.description).joined(separator: "; ") + suffix
+        case let .persistentHistoryTokenExpired(token, reason):
+            return "history token \(token) has expired: \(reason)\(suffix)"
         default:
             return (failure?.description ?? "") + suffix
         }

@@ -196,6 +196,11 @@ protocol ModelArray {
     static var countKeyPath: AnyKeyPath { get }
     /// `\[Element].isEmpty`.
     static var isEmptyKeyPath: AnyKeyPath { get }
+    /// Whether `model` is an element (by identity), with no cast of the elements.
+    func holds(_ model: any PersistentModel) -> Bool
+    /// The elements, then `model`; nil when `model` is not of the element type. One cast, where
+    /// `make(models + [model])` casts every element (a link per insert was quadratic in casts).
+    func appending(_ model: any PersistentModel) -> Self?
 }
 
 extension Array: ModelArray where Element: PersistentModel {
@@ -204,6 +209,14 @@ extension Array: ModelArray where Element: PersistentModel {
     static var isEmptyKeyPath: AnyKeyPath { arrayIsEmptyKeyPath(Element.self) }
     var models: [any PersistentModel] { map { $0 } }
     static func make(_ models: [any PersistentModel]) -> [Element] { models.compactMap { $0 as? Element } }
+    func holds(_ model: any PersistentModel) -> Bool {
+        let target = ObjectIdentifier(model)
+        return contains { ObjectIdentifier($0) == target }
+    }
+    func appending(_ model: any PersistentModel) -> [Element]? {
+        guard let element = model as? Element else { return nil }
+        return self + CollectionOfOne(element)
+    }
 }
 
 /// `\[Element].count`, built outside the conditional extension.

@@ -206,6 +206,15 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     func link(_ name: String, to other: any PersistentModel) {
         guard let (key, property) = relationship(name) else { return }
         if values[key] == nil { load(key) }
+        // A non-optional to-many grows by one element, its elements neither cast nor re-wrapped.
+        if case .toMany(_, false) = property.kind, let list = values[key] as? any ModelArray {
+            if list.holds(other) { return }
+            if let longer = list.appending(other) {
+                values[key] = longer  // keeps MS1: the same array type
+                noteChanged(key)
+                return
+            }
+        }
         var current = values[key].map(Self.models(in:)) ?? []
         if current.contains(where: { $0 === other }) { return }
         if case .toOne = property.kind {

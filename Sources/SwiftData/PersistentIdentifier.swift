@@ -27,6 +27,34 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
         self.storeIdentifier = storeIdentifier
     }
 
+    /// The identifier of the object with `primaryKey` of `entityName` in the store
+    /// `storeIdentifier` (the `storeIdentifier` of an identifier of that store: its file path, or
+    /// `memory:UUID`). Cadmium's primary keys are positive integers: an integer, or a string of
+    /// one, is accepted; any other key is `SwiftDataError.unsupportedValue` naming it.
+    ///
+    /// ```swift
+    /// let store = trip.persistentModelID.storeIdentifier!
+    /// let id = try PersistentIdentifier.identifier(for: store, entityName: "Trip", primaryKey: 7)
+    /// ```
+    public static func identifier<PrimaryKey: Codable & Hashable & Sendable>(
+        for storeIdentifier: String, entityName: String, primaryKey: PrimaryKey
+    ) throws -> PersistentIdentifier {
+        let key: Int64?
+        switch primaryKey {
+        case let integer as any BinaryInteger: key = Int64(exactly: integer)
+        case let text as String: key = Int64(text)
+        default: key = nil
+        }
+        guard let key, key > 0, !entityName.isEmpty else {
+            throw SwiftDataError(
+                .unsupportedValue,
+                "\(entityName)/\(primaryKey) is not a persistent identifier: an entity name and a positive integer "
+                    + "primary key are needed")
+        }
+        return PersistentIdentifier(
+            objectID: ObjectID(entity: entityName, primaryKey: key), storeIdentifier: storeIdentifier)
+    }
+
     /// The identifier itself, as `Identifiable` wants it.
     public var id: PersistentIdentifier { self }
 

@@ -9,7 +9,7 @@
 //       the same model and version hash (a store written by one launch opens in the next);
 //       initial values are not store defaults, since one like `.now` would change the hash.
 
-internal import CdObjects
+package import CdObjects
 import Foundation
 
 /// The model classes of a container, and their entities.
@@ -120,8 +120,9 @@ public final class Schema: Hashable, @unchecked Sendable {
     }
 
     /// The store's entity model (keeps SC1); `unknownSchema` naming the class and property that
-    /// cannot be stored.
-    func objectModel() throws -> ObjectModel {
+    /// cannot be stored. The `Cd` API opens a container's file with this model
+    /// (`CdModel(objectModel:classes:)`), with no migration: it is the model the file records.
+    package func objectModel() throws -> ObjectModel {
         var entities: [EntityDescription] = []
         for type in types {
             let table = try ModelPropertyTable.of(type)

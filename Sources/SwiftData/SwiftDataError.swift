@@ -51,6 +51,9 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     public static let duplicateConfiguration = SwiftDataError(.duplicateConfiguration, "")
     /// A save on a container whose configuration has `allowsSave: false`.
     public static let saveNotAllowed = SwiftDataError(.saveNotAllowed, "")
+    /// An `enumerate` block left the context with unsaved changes, without
+    /// `allowEscapingMutations: true`.
+    public static let escapingMutations = SwiftDataError(.escapingMutations, "")
 }
 
 extension SwiftDataError.Code {
@@ -64,6 +67,7 @@ extension SwiftDataError.Code {
     static let unsupportedValue = Self(name: "unsupportedValue")
     static let duplicateConfiguration = Self(name: "duplicateConfiguration")
     static let saveNotAllowed = Self(name: "saveNotAllowed")
+    static let escapingMutations = Self(name: "escapingMutations")
 }
 
 extension SwiftDataError {

@@ -33,6 +33,9 @@ struct QueryCommand: ToolCommand {
     @Option(name: .long, help: "Only these properties, comma-separated, in this order.")
     var properties: String?
 
+    @Option(name: .long, help: "Show these to-ones' targets instead of their IDs, comma-separated (department).")
+    var expand: String?
+
     @Flag(name: .long, help: "Print only the number of matching objects.")
     var count = false
 
@@ -73,6 +76,9 @@ struct QueryCommand: ToolCommand {
             request.offset = offset
             let columns = try session.columns(
                 of: description, only: try properties.map { try QueryArguments.list($0, option: "--properties") })
+            let expansion = try ToOneExpansion(
+                try expand.map { try QueryArguments.list($0, option: "--expand") } ?? [], columns: columns,
+                entity: description, session: session)
             let out = OutputSink.standardOutput()
             do {
                 try session.store.read { snapshot in
@@ -81,15 +87,20 @@ struct QueryCommand: ToolCommand {
                         try out.write(format == .json || format == .ndjson ? "{\"count\":\(n)}\n" : "\(n)\n")
                         return
                     }
-                    let rows = try snapshot.fetchObjects(request).map {
+                    var rows = try snapshot.fetchObjects(request).map {
                         try ObjectRow(id: $0.id, stored: $0.values, columns: columns, snapshot: snapshot)
                     }
+                    try expansion.expand(&rows, snapshot: snapshot)
+                    if format == .table || format == .csv, !expansion.isEmpty {  // flat forms (TE3)
+                        rows = rows.map(expansion.flatRow)
+                    }
+                    let flatColumns = format == .table || format == .csv ? expansion.flatColumns(columns) : columns
                     if format == .table {
-                        let table = TableWriter(columns: columns, colours: ToolOutput.standardOutputIsTerminal)
+                        let table = TableWriter(columns: flatColumns, colours: ToolOutput.standardOutputIsTerminal)
                         try out.write(table.render(rows))
                         return
                     }
-                    var writer = RecordWriter(format: format, columns: columns)
+                    var writer = RecordWriter(format: format, columns: flatColumns, expansion: expansion)
                     try out.write(writer.header())
                     for row in rows { try out.write(writer.row(row)) }
                     try out.write(writer.footer())

@@ -24,12 +24,15 @@ enum RecordFormat: String, ExpressibleByArgument, CaseIterable {
 struct RecordWriter {
     let format: RecordFormat
     let columns: [Column]
+    /// To-ones written as nested objects in json and ndjson (`query --expand`).
+    let expansion: ToOneExpansion?
     private var written = 0
 
-    init(format: RecordFormat, columns: [Column]) {
+    init(format: RecordFormat, columns: [Column], expansion: ToOneExpansion? = nil) {
         precondition(format != .table, "tables are written by TableWriter")
         self.format = format
         self.columns = columns
+        self.expansion = expansion
     }
 
     /// What comes before the first object.
@@ -45,8 +48,8 @@ struct RecordWriter {
     mutating func row(_ row: ObjectRow) -> String {
         defer { written += 1 }
         switch format {
-        case .json: return (written == 0 ? "\n" : ",\n") + Self.jsonObject(row, columns: columns)
-        case .ndjson: return Self.jsonObject(row, columns: columns) + "\n"
+        case .json: return (written == 0 ? "\n" : ",\n") + Self.jsonObject(row, columns: columns, expansion: expansion)
+        case .ndjson: return Self.jsonObject(row, columns: columns, expansion: expansion) + "\n"
         case .csv:
             let fields = [row.id.description] + row.values.map { ValueText.plain($0) ?? "" }
             return fields.map(ValueText.csvField).joined(separator: ",") + "\n"
@@ -58,10 +61,14 @@ struct RecordWriter {
     func footer() -> String { format == .json ? (written == 0 ? "]\n" : "\n]\n") : "" }
 
     /// One object as a one-line JSON object: its ID, then the columns in order.
-    static func jsonObject(_ row: ObjectRow, columns: [Column]) -> String {
+    static func jsonObject(_ row: ObjectRow, columns: [Column], expansion: ToOneExpansion? = nil) -> String {
         var parts = ["\"\(objectIDColumn)\":" + ValueText.jsonString(row.id.description)]
-        for (column, value) in zip(columns, row.values) {
-            parts.append(ValueText.jsonString(column.name) + ":" + ValueText.json(value))
+        for (i, (column, value)) in zip(columns, row.values).enumerated() {
+            var text = ValueText.json(value)
+            if let nested = expansion?.columns(ofExpanded: i) {
+                text = (row.expansions[i] ?? nil).map { jsonObject($0, columns: nested) } ?? "null"
+            }
+            parts.append(ValueText.jsonString(column.name) + ":" + text)
         }
         return "{" + parts.joined(separator: ",") + "}"
     }

@@ -50,6 +50,21 @@ struct StoreInfo: Codable, Equatable {
     var pageFileBytes: UInt64
     var walBytes: UInt64
     var modelVersionHash: String
+    /// The page file as of its last checkpoint (the verifier's summary; nil when it cannot say):
+    /// bytes of page contents, bytes of their stored (compressed) images, and their ratio.
+    var logicalBytes: UInt64?
+    var storedBytes: UInt64?
+    var compressionRatio: Double?
+    /// Bytes of the page file not used by any page image, map or directory, plus the file's
+    /// unused tail: what `compact` could give back.
+    var freeBytes: UInt64?
+    /// Whether the store records persistent history, and what it keeps: the number of
+    /// transactions, the first and last token (`STOREID#N`), and the pages of its tree.
+    var historyTracked: Bool
+    var historyTransactions: Int?
+    var historyFirstToken: String?
+    var historyLastToken: String?
+    var historyPages: Int?
     var entities: [Entity]
 
     /// Reads the report of the open store.
@@ -78,11 +93,20 @@ struct StoreInfo: Codable, Equatable {
                 },
                 uniquenessConstraints: entity.uniquenessConstraints)
         }
+        // The page file's space, as the verifier measures it: one read of every page image.
+        let summary = (try? StoreVerifier.verify(path: session.path))?.summary
+        let history = session.store.isHistoryTracked ? try session.store.history(after: nil) : nil
         return StoreInfo(
             path: session.path, formatVersion: headerFormatVersion(session.path),
             objectFormatVersion: session.record.objectFormat, pageSize: session.store.engine.pageSize,
             pageFileBytes: fileSize(session.path), walBytes: fileSize(session.path + "-wal"),
-            modelVersionHash: session.record.versionHash, entities: entities)
+            modelVersionHash: session.record.versionHash, logicalBytes: summary?.logicalBytes,
+            storedBytes: summary?.storedBytes, compressionRatio: summary?.compressionRatio,
+            freeBytes: summary.map { $0.freeBytes + $0.fileTailBytes }, historyTracked: history != nil,
+            historyTransactions: history?.count, historyFirstToken: history?.first?.token.description,
+            historyLastToken: history?.last?.token.description,
+            historyPages: history == nil ? nil : summary?.trees.first { $0.name == "cd.history" }?.pages ?? 0,
+            entities: entities)
     }
 
     /// The format version of the first header copy with the right magic (docs/FORMAT.md: copies
@@ -114,6 +138,19 @@ struct StoreInfo: Codable, Equatable {
             "page size      \(pageSize)",
             "page file      \(Self.bytes(pageFileBytes))",
             "WAL            \(Self.bytes(walBytes))",
+            "compression    "
+                + (compressionRatio.map { ratio in
+                    String(format: "%.2f×", ratio)
+                        + " (\(Self.bytes(logicalBytes ?? 0, exact: false)) of pages stored in "
+                        + "\(Self.bytes(storedBytes ?? 0, exact: false)))"
+                } ?? "?"),
+            "free space     " + (freeBytes.map { Self.bytes($0) } ?? "?"),
+            "history        "
+                + (historyTracked
+                    ? "tracked, \(historyTransactions ?? 0) transactions"
+                        + (historyFirstToken.map { " (\($0) to \(historyLastToken ?? "?"))" } ?? "")
+                        + (historyPages.map { ", \($0) page\($0 == 1 ? "" : "s")" } ?? "")
+                    : "off"),
             "model hash     \(modelVersionHash)",
             "objects        \(entities.reduce(0) { $0 + $1.objects })",
         ]
@@ -139,7 +176,7 @@ struct StoreInfo: Codable, Equatable {
     }
 
     /// `n` bytes, with KiB/MiB for larger sizes: `1.5 MiB (1572864 bytes)`.
-    static func bytes(_ n: UInt64) -> String {
+    static func bytes(_ n: UInt64, exact: Bool = true) -> String {
         if n < 1024 { return "\(n) bytes" }
         let units = ["KiB", "MiB", "GiB", "TiB"]
         var value = Double(n) / 1024
@@ -148,6 +185,6 @@ struct StoreInfo: Codable, Equatable {
             value /= 1024
             unit += 1
         }
-        return String(format: "%.1f", value) + " \(units[unit]) (\(n) bytes)"
+        return String(format: "%.1f", value) + " \(units[unit])" + (exact ? " (\(n) bytes)" : "")
     }
 }

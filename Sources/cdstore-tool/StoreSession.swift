@@ -91,6 +91,14 @@ struct StoreSession {
 struct ObjectRow {
     var id: ObjectID
     var values: [PropertyValue?]
+    /// The targets of expanded to-ones by column index (`query --expand`); `.some(nil)` when the
+    /// to-one is empty.
+    var expansions: [Int: ObjectRow?] = [:]
+
+    init(id: ObjectID, values: [PropertyValue?]) {
+        self.id = id
+        self.values = values
+    }
 
     /// The row of `id` from the values a fetch returned, reading to-many targets from `snapshot`.
     init(id: ObjectID, stored: [String: PropertyValue]?, columns: [Column], snapshot: ObjectSnapshot) throws {

@@ -1,4 +1,5 @@
 import CdObjects
+import CdStoreCommands
 import Foundation
 
 // How values are written, in every output format (docs/CDSTORE.md, "Values"):
@@ -12,7 +13,7 @@ import Foundation
 //   decimal        string of its exact digits   its exact digits
 //   string         string                       the string
 //   boolean        true / false                 true / false
-//   date           ISO 8601 string, UTC, with microseconds when not whole seconds
+//   date           ISO 8601 string, UTC, with as many fraction digits as read back exactly
 //   binary data    base64 string                base64
 //   UUID, URI      string                       the string
 //   to-one         "Entity/key" or null         Entity/key
@@ -90,27 +91,7 @@ enum ValueText {
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// `date` in ISO 8601, UTC: `2026-11-26T21:50:07Z`, with up to six fraction digits
-    /// (`2026-11-26T21:50:07.25Z`) when it is not a whole second.
-    static func iso8601(_ date: Date) -> String {
-        let t = date.timeIntervalSince1970
-        var seconds = t.rounded(.down)
-        var micros = Int(((t - seconds) * 1_000_000).rounded())
-        if micros == 1_000_000 {
-            seconds += 1
-            micros = 0
-        }
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        var text = String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
-        if micros != 0 {
-            var fraction = String(format: "%06d", micros)
-            while fraction.hasSuffix("0") { fraction.removeLast() }
-            text += "." + fraction
-        }
-        return text + "Z"
-    }
+    /// `date` in ISO 8601, UTC: `2026-11-26T21:50:07Z`, with the fraction digits that read back
+    /// to the same instant (`2026-11-26T21:50:07.25Z`) when it is not a whole second.
+    static func iso8601(_ date: Date) -> String { ISO8601Instant.format(date) }
 }

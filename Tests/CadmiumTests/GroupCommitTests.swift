@@ -39,6 +39,10 @@ private final class ShufflingStore: StoreBackend, @unchecked Sendable {
     }
     func beginSnapshot() throws -> any SnapshotBackend { try inner.beginSnapshot() }
     func beginWriter() throws -> ObjectStoreWriter { try inner.beginWriter() }
+    func history(after token: CdHistoryToken?, author: String?, entity: String?) throws -> [CdHistoryTransaction] {
+        try inner.history(after: token, author: author, entity: entity)
+    }
+    func deleteHistory(before token: CdHistoryToken) throws { try inner.deleteHistory(before: token) }
     var recentChanges: RecentChanges { inner.recentChanges }
 
     /// Called under the stack's save lock, so `written` is in commit order.

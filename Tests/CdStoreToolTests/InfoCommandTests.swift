@@ -38,7 +38,7 @@ import Testing
             try SampleStore.create(at: path)
             let info = try Self.info(path)
             #expect(info.formatVersion == 1)
-            #expect(info.objectFormatVersion == 1)
+            #expect(info.objectFormatVersion == 2, "new stores are written as object layout 2 (FORMAT.md)")
             #expect(info.pageSize == 8192)
             #expect(info.pageFileBytes > 0)
             #expect(info.modelVersionHash == SampleStore.model.versionHash)

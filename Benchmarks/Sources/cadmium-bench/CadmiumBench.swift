@@ -3,19 +3,26 @@ import Foundation
 
 // `cadmium-bench`: Cadmium against SQLite (C API) on the same data in one run.
 //
-//   cadmium-bench [run] [--quick] [--json PATH] [--docs DIR]   the suite, as a table
+//   cadmium-bench [run] [--quick] [--json PATH] [--docs DIR]   the suite, as a table (the object
+//                                                            level's systems: --object-systems)
 //   cadmium-bench render --json PATH --docs DIR               docs from an earlier results file
 //   cadmium-bench run-one --system S --workload W ...         one child run (used by `run`)
 //   cadmium-bench observe [--results N]                       a results controller's update cost
 //   cadmium-bench batch --form batch|objects                 batch operations beside object-by-object
 //   cadmium-bench links [--members N…]                        one many-to-many link as the list grows
+//   cadmium-bench tagged [--notes N]                          the notes with one tag, beside GRDB's join
+//   cadmium-bench coredata-import [--objects N]               a Core Data import beside the bulk insert
+//   cadmium-bench history [--objects N]                       Cd bulk insert, history off and on
 
 @main
 struct CadmiumBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cadmium-bench",
         abstract: "Benchmarks Cadmium's storage engine side by side with SQLite.",
-        subcommands: [Run.self, Render.self, RunOne.self, Observe.self, Batch.self, Links.self],
+        subcommands: [
+            Run.self, Render.self, RunOne.self, Observe.self, Batch.self, Links.self, Tagged.self,
+            CoreDataImportBench.self, History.self,
+        ],
         defaultSubcommand: Run.self
     )
 }
@@ -43,6 +50,8 @@ struct Run: ParsableCommand {
     var objectWorkloads: [String] = ObjectWorkload.reported.map(\.rawValue)
     @Option(parsing: .upToNextOption, help: "Systems to run (default: all).")
     var systems: [SystemID] = SystemID.allCases
+    @Option(parsing: .upToNextOption, help: "Object-level systems to run (default: all).")
+    var objectSystems: [ObjectSystemID] = ObjectSystemID.built
     @Option(help: "Directory of this package, for its Package.resolved (GRDB's version).")
     var packageDirectory = "."
     @Option(
@@ -74,7 +83,7 @@ struct Run: ParsableCommand {
             ? nil
             : try orchestrator.runObjectLevels(
                 sizes: sizes, base: quick ? ObjectScale.quick : ObjectScale.full,
-                systems: ObjectSystemID.allCases, workloads: objectKinds)
+                systems: objectSystems, workloads: objectKinds)
         let results = SuiteResults(
             date: ISO8601DateFormatter().string(from: Date()), mode: quick ? "quick" : "full",
             scale: scale, repetitions: reps,

@@ -93,6 +93,33 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     let pinned: (any SnapshotBackend)?
     /// This context's merge policy, if set (`mergePolicy`).
     private var ownMergePolicy: MergePolicy?
+    /// `transactionAuthor` and `name`, guarded by `lock`.
+    private var ownAuthor: String?, ownName: String?
+
+    /// Who makes this transaction's changes, recorded with its commit in the store's persistent
+    /// history (Core Data's `NSManagedObjectContext.transactionAuthor`); nil by default.
+    ///
+    /// ```swift
+    /// try Cd.transactAndWait {
+    ///     try Cd.transactionContext().transactionAuthor = "importer"
+    ///     let ann = try Cd.create(Employee.self)
+    /// }
+    /// ```
+    public var transactionAuthor: String? {
+        get { lock.withLock { ownAuthor } }
+        set { lock.withLock { ownAuthor = newValue } }
+    }
+
+    /// A name of this context, recorded with its commits in the persistent history
+    /// (`CdHistoryTransaction.contextName`); nil by default.
+    ///
+    /// ```swift
+    /// try Cd.transactionContext().name = "sync"
+    /// ```
+    public var name: String? {
+        get { lock.withLock { ownName } }
+        set { lock.withLock { ownName = newValue } }
+    }
 
     /// How this context's commit resolves attributes that another transaction changed after this
     /// one read them (Core Data's `NSManagedObjectContext.mergePolicy`); nil, the default, uses
@@ -429,6 +456,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         }
         changes.mergePolicy = effectiveMergePolicy
         changes.startStamp = startStamp
+        (changes.author, changes.contextName) = lock.withLock { (ownAuthor, ownName) }
         lock.withLock { if generation.load(ordering: .relaxed) == start { pendingCache = (changes, start) } }
         return changes
     }
@@ -478,6 +506,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         }
         changes.mergePolicy = effectiveMergePolicy
         changes.startStamp = startStamp
+        (changes.author, changes.contextName) = lock.withLock { (ownAuthor, ownName) }
         return changes
     }
 

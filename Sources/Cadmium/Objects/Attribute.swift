@@ -17,7 +17,7 @@ import CdObjects
 /// ```
 public struct AttributeOption: Sendable, Hashable {
     enum Kind: Hashable {
-        case indexed, unique, transient
+        case indexed, unique, transient, preservesValueInHistoryOnDeletion
         case range(CdValue?, CdValue?)
         case length(Int?, Int?)
         case pattern(String)
@@ -30,6 +30,9 @@ public struct AttributeOption: Sendable, Hashable {
     public static let unique = AttributeOption(kind: .unique)
     /// Kept in memory only, never stored.
     public static let transient = AttributeOption(kind: .transient)
+    /// A deleted object's value is kept in its persistent history tombstone
+    /// (`CdHistoryChange.tombstone`; Core Data's `preservesValueInHistoryOnDeletion`).
+    public static let preservesValueInHistoryOnDeletion = AttributeOption(kind: .preservesValueInHistoryOnDeletion)
     /// Integer bounds (1610 above, 1620 below at save).
     public static func range<N: BinaryInteger>(_ range: ClosedRange<N>) -> AttributeOption {
         AttributeOption(kind: .range(.integer(Int64(range.lowerBound)), .integer(Int64(range.upperBound))))
@@ -193,12 +196,13 @@ struct AttributeSpec<Value: CdAttributeValue>: WrapperSpec {
     /// The model's description of this attribute.
     func description(name: String) -> (AttributeDescription, unique: Bool) {
         var validation = AttributeValidation()
-        var indexed = false, unique = false, transient = false
+        var indexed = false, unique = false, transient = false, preserves = false
         for option in options {
             switch option.kind {
             case .indexed: indexed = true
             case .unique: unique = true
             case .transient: transient = true
+            case .preservesValueInHistoryOnDeletion: preserves = true
             case let .range(low, high):
                 var low = low, high = high
                 // Bounds are given as Int64 or Double; fit them to the attribute's number type.
@@ -218,7 +222,8 @@ struct AttributeSpec<Value: CdAttributeValue>: WrapperSpec {
         let attribute = AttributeDescription(
             name: name, type: Value.cdAttributeType, isOptional: Value.cdIsOptional,
             defaultValue: (initial?.isNull ?? true) ? nil : initial,
-            isTransient: transient, isIndexed: indexed, validation: validation)
+            isTransient: transient, isIndexed: indexed, validation: validation,
+            preservesValueInHistoryOnDeletion: preserves)
         return (attribute, unique)
     }
 }

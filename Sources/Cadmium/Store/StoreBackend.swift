@@ -29,6 +29,10 @@ protocol StoreBackend: AnyObject, Sendable {
     func beginWriter() throws -> ObjectStoreWriter
     /// The store's log of recent commits (the error merge policy's check, RC1–RC3).
     var recentChanges: RecentChanges { get }
+    /// The persistent history after `token` (`ObjectStore.history(after:author:entity:)`).
+    func history(after token: CdHistoryToken?, author: String?, entity: String?) throws -> [CdHistoryTransaction]
+    /// Deletes the persistent history before `token` (`ObjectStore.deleteHistory(before:)`).
+    func deleteHistory(before token: CdHistoryToken) throws
 }
 
 /// A read snapshot of the last commit. One thread at a time.

@@ -32,6 +32,14 @@
 //       step outside the declared versions that drops stored data run only with
 //       `MigrationOptions.allowsDataLoss`; otherwise `MigrationError.refused` is thrown after
 //       step 2 at the latest, before any file is created (MigrationRefusal, MR1).
+//  MG11. Persistent history does not cross a migration: the new store's objects are written
+//       with no history, and when the old store kept history (or the open asks for it) the new
+//       one starts it anew in step 4, with a new history ID and no transactions, so its first
+//       commit is number 1 and every token of the old store throws 134301 (HS5 in
+//       HistoryLayout.swift): a reader then reads the objects again, as after losing its place.
+//       A rewrite to the same model (no step: `cdstore compact`) keeps every object ID, so it
+//       carries the history over instead: the same history ID and transactions, and tokens stay
+//       valid.
 
 import CdStore
 import Foundation
@@ -120,7 +128,12 @@ enum StoreMigrator {
         try data.checkUniqueness(originalIDs: originalIDs)
         // 4. Write the new store beside the old one (MG8 on failure).
         do {
-            try write(data, at: newPath, options: options, report: report)
+            // History starts anew in the new store when the old one kept it or the open asks for
+            // it (MG11): its objects' IDs and the model of its changes are the old store's.
+            let tracked = options.history == .tracked || old.isHistoryTracked
+            // A rewrite to the same model (compaction) keeps every ID, so the history is carried.
+            let carried = stored.hash == target.versionHash && old.isHistoryTracked ? old : nil
+            try write(data, at: newPath, options: options, tracked: tracked, carrying: carried, report: report)
         } catch {
             try? removeNewFiles(newPath, fs)
             if let cd = error as? CdError, case .store = cd { throw error }
@@ -150,13 +163,23 @@ enum StoreMigrator {
 
     /// Writes `data` into a new store at `path` and closes it (step 4).
     private static func write(
-        _ data: MigrationData, at path: String, options: StoreOptions, report: (MigrationProgress) -> Void
+        _ data: MigrationData, at path: String, options: StoreOptions, tracked: Bool, carrying old: ObjectStore?,
+        report: (MigrationProgress) -> Void
     ) throws {
-        let store = try ObjectStore.open(path: path, model: data.model, options: options)
+        // The copy of the objects is no change anybody made: it is written without history,
+        // which then starts anew (MG11, HS5).
+        var untracked = options
+        untracked.history = .off
+        let store = try ObjectStore.open(path: path, model: data.model, options: untracked)
         do {
             report(MigrationProgress(phase: .writing, completed: 0, total: data.objects.count))
             try store.apply(data.changeSet())
             try store.raiseStoredNextKeys(data.nextKeys)
+            if let old {
+                try store.copyHistory(from: old)
+            } else if tracked {
+                _ = try store.startHistoryAnew()
+            }
             report(MigrationProgress(phase: .writing, completed: data.objects.count, total: data.objects.count))
             try store.close()
         } catch {

@@ -94,13 +94,19 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     public var userInfo: [String: String]
     /// The `elementID` from the model file: the attribute's previous name, for migration.
     public var renamingIdentifier: String?
+    /// Whether a deleted object's value of this attribute is kept in its persistent history
+    /// record's tombstone (Core Data's `preservesValueInHistoryOnDeletion`, `.xcdatamodel`'s
+    /// `preserveAfterDeletion="YES"`). Not part of the stored shape or the version hash.
+    public var preservesValueInHistoryOnDeletion: Bool
 
     /// An attribute; only `name` and `type` are required.
     public init(
         name: String, type: AttributeType, isOptional: Bool = true, defaultValue: CdValue? = nil,
         isTransient: Bool = false, isIndexed: Bool = false, validation: AttributeValidation = .none,
-        userInfo: [String: String] = [:], renamingIdentifier: String? = nil
+        userInfo: [String: String] = [:], renamingIdentifier: String? = nil,
+        preservesValueInHistoryOnDeletion: Bool = false
     ) {
+        self.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion
         self.name = name
         self.type = type
         self.isOptional = isOptional
@@ -114,6 +120,7 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case name, type, isOptional, defaultValue, isTransient, isIndexed, validation, userInfo, renamingIdentifier
+        case preservesValueInHistoryOnDeletion
     }
 
     public init(from decoder: any Decoder) throws {
@@ -127,6 +134,8 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
         validation = try c.decode(AttributeValidation.self, forKey: .validation)
         userInfo = try c.decode([String: String].self, forKey: .userInfo)
         renamingIdentifier = try c.decodeIfPresent(String.self, forKey: .renamingIdentifier)
+        preservesValueInHistoryOnDeletion =
+            try c.decodeIfPresent(Bool.self, forKey: .preservesValueInHistoryOnDeletion) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -140,5 +149,7 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
         try c.encode(validation, forKey: .validation)
         try c.encode(userInfo, forKey: .userInfo)
         try c.encodeIfPresent(renamingIdentifier, forKey: .renamingIdentifier)
+        // Written only when set, so the stored JSON of a model without it is what it always was.
+        if preservesValueInHistoryOnDeletion { try c.encode(true, forKey: .preservesValueInHistoryOnDeletion) }
     }
 }

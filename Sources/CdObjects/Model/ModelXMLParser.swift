@@ -300,7 +300,9 @@ private final class ModelXMLHandler: NSObject, XMLParserDelegate {
             isOptional: try bool("optional", a, default: false, entity: entityName, property: name),
             isTransient: isTransient,
             isIndexed: try bool("indexed", a, default: false, entity: entityName, property: name),
-            renamingIdentifier: a["elementID"])
+            renamingIdentifier: a["elementID"],
+            preservesValueInHistoryOnDeletion: try bool(
+                "preserveAfterDeletion", a, default: false, entity: entityName, property: name))
         if let text = a["defaultDateTimeInterval"] ?? a["defaultValueString"] {
             let key = a["defaultDateTimeInterval"] != nil ? "defaultDateTimeInterval" : "defaultValueString"
             if type == .binaryData || { if case .transformable = type { return true } else { return false } }() {

@@ -111,7 +111,8 @@ final class QueryExecutor {
         // The entity codes the request covers, and the residual compiled per code (CQ2).
         var wanted = [Bool](repeating: false, count: layout.byCode.count)
         for kind in kinds { if let e = layout.entities[kind] { wanted[e.code] = true } }
-        let residual = plan.residual
+        // Without an overlay the RELATIONSHIP path need not test the conjunct that chose it (RA4).
+        let residual = overlay == nil ? (plan.storedResidual ?? plan.residual) : plan.residual
         let programs: [CompiledPredicate?] =
             residual.map { p in layout.byCode.map { wanted[$0.code] ? CompiledPredicate(p, entity: $0) : nil } } ?? []
         // With one entity code (no sub-entities), its program is called directly.
@@ -230,6 +231,16 @@ final class QueryExecutor {
                 $0.primaryKey < $1.primaryKey
             })
             where kinds.contains(id.entity) {
+                guard try load(id.primaryKey, expected: id) else { break }
+            }
+        case let .related(targets, inverse, treeName):
+            // The far-side fetch runs on the same reader (RA3); the union of the targets' lists
+            // is read in primary-key order, each candidate once.
+            var candidates = Set<ObjectID>()
+            for target in try matches(targets, paging: false) {
+                candidates.formUnion(try stored.related(target.id, inverse, treeName: treeName))
+            }
+            for id in candidates.sorted(by: { $0.primaryKey < $1.primaryKey }) where kinds.contains(id.entity) {
                 guard try load(id.primaryKey, expected: id) else { break }
             }
         case let .indexOrder(index):

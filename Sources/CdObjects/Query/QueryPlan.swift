@@ -5,8 +5,14 @@
 //   INDEX SCAN    an index whose leading column is an attribute compared with constants:
 //                 `==` (unique index first), `IN`, a two-sided range (`BETWEEN`, `>`/`<` pairs),
 //                 `BEGINSWITH` (no [c]/[d]), a one-sided range
-//   RELATIONSHIP  `toOne == %@` with an object ID, when the to-one has a to-many inverse: the
-//                 candidates are the target's inverse list, read from its relationship tree
+//   RELATIONSHIP  `toOne == %@`, `ANY toMany == %@`, `toMany CONTAINS %@` or `%@ IN toMany` with
+//                 an object ID, when the relationship has a stored to-many inverse: the candidates
+//                 are the target's inverse list, read from its relationship tree
+//                 (QueryPlan+Relationships.swift)
+//   RELATED       `ANY toMany.attribute op value`, `toOne.attribute op value`, or
+//                 `SUBQUERY(toMany, $x, …).@count > 0`: the candidates are the inverse lists of the
+//                 destination objects a fetch of the far-side condition finds, through the
+//                 destination's own indexes; chosen after every index of the entity itself
 //   INDEX ORDER   no usable condition, but an index whose columns are exactly the sort keys
 //   FULL SCAN     the entity's record tree in primary-key order
 // Whatever the path, the full predicate is evaluated on every candidate (so key cutting,
@@ -53,6 +59,8 @@ enum AccessPath {
     case indexOrder(IndexLayout)
     /// The objects in `target`'s to-many `inverse` (stored in `tree`).
     case relationship(target: ObjectID, inverse: RelationshipDescription, tree: String)
+    /// The objects in the to-many `inverse` (stored in `tree`) of every object `targets` finds.
+    case related(targets: FetchRequest, inverse: RelationshipDescription, tree: String)
 }
 
 /// A plan: the access path, and whether it already yields the requested sort.
@@ -64,14 +72,23 @@ struct QueryPlan {
     /// What the executor evaluates on each candidate: the request's predicate, less the
     /// conjuncts the access path already guarantees (see the top of this file).
     let residual: CdPredicate?
+    /// On the RELATIONSHIP and RELATED paths, the residual without the conjunct that chose the
+    /// path: every stored candidate is in the inverse list of an object that meets it, so
+    /// (inverses agreeing, OV5) it holds for each. Only valid without an overlay, which may have
+    /// changed lists the stored candidates are read from (QueryPlan+Relationships.swift, RA4).
+    let storedResidual: CdPredicate??
 
     /// `residual` nil (the default) means the whole predicate; `.some(nil)` means nothing is left.
-    init(entity: String, access: AccessPath, deliversSort: Bool, request: FetchRequest, residual: CdPredicate?? = nil) {
+    init(
+        entity: String, access: AccessPath, deliversSort: Bool, request: FetchRequest, residual: CdPredicate?? = nil,
+        storedResidual: CdPredicate?? = nil
+    ) {
         self.entity = entity
         self.access = access
         self.deliversSort = deliversSort
         self.request = request
         self.residual = residual ?? request.predicate
+        self.storedResidual = storedResidual
     }
 
     /// The plan as text, e.g. `INDEX SCAN Person(age) > 30 AND <= 50; LIMIT 10`.
@@ -89,6 +106,9 @@ struct QueryPlan {
             text = "INDEX ORDER \(index.definition.label)"
         case let .relationship(target, inverse, _):
             text = "RELATIONSHIP \(target).\(inverse.name)"
+        case let .related(targets, inverse, _):
+            let far = targets.predicate.map { " WHERE \($0)" } ?? ""
+            text = "RELATED \(inverse.name) OF \(targets.entity)\(far)"
         case let .index(index, access):
             text = "INDEX SCAN \(index.definition.label) "
             switch access {
@@ -128,11 +148,24 @@ enum QueryPlanner {
         var keys: [ObjectID]?
         var otherConjuncts: [CdPredicate] = []
         var related: AccessPath?
+        var relatedConjunct: CdPredicate?
+        var relatedThrough: AccessPath?
+        var relatedThroughConjunct: CdPredicate?
         if let predicate = request.predicate {
             var ranges: [String: (IndexLayout, CdValue?, Bool, CdValue?, Bool)] = [:]
             for conjunct in conjuncts(predicate) {
-                guard case let .comparison(c) = conjunct, c.quantifier == .direct else {
-                    otherConjuncts.append(conjunct); continue
+                guard case let .comparison(c) = conjunct else { otherConjuncts.append(conjunct); continue }
+                if relatedThrough == nil, let path = farSideAccess(c, entity, layout) {
+                    relatedThrough = path
+                    relatedThroughConjunct = conjunct
+                }
+                guard c.quantifier == .direct else {
+                    otherConjuncts.append(conjunct)
+                    if related == nil, let path = relationshipAccess(c, entity, layout) {
+                        related = path
+                        relatedConjunct = conjunct
+                    }
+                    continue
                 }
                 if let ids = primaryKeys(c) {
                     if let previous = keys {
@@ -144,7 +177,11 @@ enum QueryPlanner {
                     continue
                 }
                 otherConjuncts.append(conjunct)
-                if related == nil, let path = relationshipAccess(c, entity, layout) { related = path; continue }
+                if related == nil, let path = relationshipAccess(c, entity, layout) {
+                    related = path
+                    relatedConjunct = conjunct
+                    continue
+                }
                 guard let (property, op, right) = normalized(c),
                     let index = entity.indexes.first(where: { leads($0, property) }),
                     case let .attribute(_, type) = index.columns[0].source
@@ -213,8 +250,16 @@ enum QueryPlanner {
                 entity: entity.name, access: .primaryKeys(sorted), deliversSort: false, request: request,
                 residual: residual)
         }
+        /// The predicate without the conjunct an access path guarantees for stored candidates (RA4).
+        func without(_ chosen: CdPredicate?) -> CdPredicate?? {
+            var rest = request.predicate.map(conjuncts) ?? []
+            if let chosen, let i = rest.firstIndex(of: chosen) { rest.remove(at: i) }
+            return .some(rest.reduce(nil) { (all: CdPredicate?, next) in all.map { .and($0, next) } ?? next })
+        }
         if let related, best.map({ $0.1.rank > 2 || !$0.0.definition.isUnique }) ?? true {
-            return QueryPlan(entity: entity.name, access: related, deliversSort: false, request: request)
+            return QueryPlan(
+                entity: entity.name, access: related, deliversSort: false, request: request,
+                storedResidual: without(relatedConjunct))
         }
         if let (index, access) = best {
             let single: Bool
@@ -226,25 +271,17 @@ enum QueryPlanner {
                 entity: entity.name, access: .index(index, access),
                 deliversSort: single && sortMatches(request.sortDescriptors, index), request: request)
         }
+        if let relatedThrough {
+            return QueryPlan(
+                entity: entity.name, access: relatedThrough, deliversSort: false, request: request,
+                storedResidual: without(relatedThroughConjunct))
+        }
         if !request.sortDescriptors.isEmpty,
             let index = entity.indexes.first(where: { sortMatches(request.sortDescriptors, $0) })
         {
             return QueryPlan(entity: entity.name, access: .indexOrder(index), deliversSort: true, request: request)
         }
         return QueryPlan(entity: entity.name, access: .fullScan, deliversSort: false, request: request)
-    }
-
-    /// `toOne == id` where the to-one has a to-many inverse on the target's entity.
-    static func relationshipAccess(
-        _ c: PredicateComparison, _ entity: EntityLayout, _ layout: StoreLayout
-    ) -> AccessPath? {
-        guard c.op == .equal, case let .keyPath(.evaluatedObject, path) = c.left, path.count == 1,
-            case let .object(o) = c.right, let target = o.identity.base as? ObjectID,
-            let r = entity.relationships[path[0]], !r.isToMany,
-            let inverse = layout.model.inverse(of: r.name, in: entity.name), inverse.isToMany,
-            let targetLayout = layout.entities[target.entity], let tree = targetLayout.toManyTrees[inverse.name]
-        else { return nil }
-        return .relationship(target: target, inverse: inverse, tree: tree)
     }
 
     static func conjuncts(_ p: CdPredicate) -> [CdPredicate] {

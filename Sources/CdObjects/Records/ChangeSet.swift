@@ -36,6 +36,11 @@ public struct ChangeSet: Sendable, Equatable {
     /// The `ObjectStore.recentChanges` stamp at which the transaction started (its `visible`);
     /// with `mergePolicy == .error`, an object changed by a commit after it is a conflict.
     package var startStamp: UInt64?
+    /// Who made the change, recorded in the store's persistent history (Core Data's
+    /// `transactionAuthor`); ignored when the store keeps no history.
+    public var author: String?
+    /// The name of the context that made the change, recorded in the persistent history.
+    public var contextName: String?
 
     public init(
         inserted: [ObjectID: [String: PropertyValue]] = [:],
@@ -101,6 +106,10 @@ package struct SlotChangeSet: Sendable {
     package var mergePolicy: MergePolicy = .mergeByPropertyObjectTrump
     /// See `ChangeSet.startStamp`.
     package var startStamp: UInt64?
+    /// See `ChangeSet.author`.
+    package var author: String?
+    /// See `ChangeSet.contextName`.
+    package var contextName: String?
 
     package init() {}
 

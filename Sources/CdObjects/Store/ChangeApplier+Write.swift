@@ -65,7 +65,8 @@ extension ChangeApplier {
         for (i, r) in entity.toOnes.enumerated() where rec.toOne[i] == nil {
             if let e = r.validateCount(0, entityName: entity.name) { errors.append(e.withObjectID(id.description)) }
         }
-        for r in entity.toManys where !r.isOptional || r.minCount > 0 || r.maxCount != nil {
+        // A load writes to-manys after its objects: their counts are checked at its end (LD4).
+        for r in entity.toManys where !loads && (!r.isOptional || r.minCount > 0 || r.maxCount != nil) {
             let count: Int
             if listDeltas[RelationshipKey(object: id, relationship: r.name)] != nil {
                 count = try list(id, r, entity).count  // applies the delta (CA2)

@@ -92,6 +92,9 @@ final class ChangeApplier {
     /// validation are collected here and written anyway, to be validated again at the writer's
     /// commit; nil for `apply`, which reports them.
     var deferred: Set<ObjectID>?
+    /// A load batch (ObjectStoreWriter+Load.swift): to-ones stored as given, inverses left to
+    /// the caller (LD1).
+    var loads = false
     /// Next keys stored, per root: before this change set, and after phase 4 what it stores.
     /// Seeded by `ObjectStore` from what it knows (read from `cd.meta` otherwise).
     var storedNextKeys: [String: Int64] = [:]
@@ -136,7 +139,7 @@ final class ChangeApplier {
     func prepare() throws {
         staged = try stageChanges()
         try stage()
-        try relate()
+        if loads { try relateLoaded() } else { try relate() }
         if !conflicts.isEmpty { throw CdError.mergeConflict(conflicts.sorted { $0.objectID < $1.objectID }) }
         try applyDeletes()
         #if DEBUG

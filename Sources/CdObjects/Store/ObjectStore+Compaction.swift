@@ -12,6 +12,8 @@
 //       (MG4), so a key handed out before compaction is never handed out again.
 //  CP2. A store another handle has open is refused (`StoreError.locked`) before any file is made:
 //       the old store is opened for writing, which takes its exclusive lock.
+//  CP3. The persistent history is kept: same model, same IDs, so the history ID and every
+//       transaction are copied (MG11).
 
 import CdStore
 import Foundation

@@ -41,7 +41,7 @@ package struct StoredModelRecord: Sendable {
     /// The object format version (`cd.meta` key `format`), nil when the entry is missing.
     package let objectFormat: UInt32?
     /// The object format this build reads and writes.
-    package static var supportedObjectFormat: UInt32 { UInt32(StoreLayout.formatVersion) }
+    package static var supportedObjectFormat: UInt32 { UInt32(StoreLayout.layoutVersion) }
 }
 
 extension ObjectStore {

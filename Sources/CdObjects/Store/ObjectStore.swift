@@ -56,8 +56,14 @@ public final class ObjectStore: @unchecked Sendable {
     private var storedNextKeys: [String: Int64]
     /// Per root, a bound on the keys of stored objects (OS4).
     private var usedKeyBounds: [String: Int64]
+    /// The store's history ID when it keeps persistent history (HS5, HS6 of HistoryLayout.swift);
+    /// then every commit records its history (ObjectStore+History.swift).
+    package let historyID: UUID?
 
-    private init(model: ObjectModel, engine: Store, layout: StoreLayout, nextKeys: [String: Int64]) {
+    private init(
+        model: ObjectModel, engine: Store, layout: StoreLayout, nextKeys: [String: Int64], historyID: UUID?
+    ) {
+        self.historyID = historyID
         self.model = model
         self.engine = engine
         self.layout = layout
@@ -123,7 +129,9 @@ public final class ObjectStore: @unchecked Sendable {
                 return try Dictionary(
                     uniqueKeysWithValues: layout.roots.map { ($0, try stored.storedNextKey(root: $0)) })
             }
-            return ObjectStore(model: model, engine: engine, layout: layout, nextKeys: nextKeys)
+            let historyID = try HistoryRecorder.historyID(of: engine, tracked: options.history == .tracked)
+            return ObjectStore(
+                model: model, engine: engine, layout: layout, nextKeys: nextKeys, historyID: historyID)
         } catch {
             try? engine.close()
             if let e = error as? StoreError { throw CdError.store(e) }
@@ -137,7 +145,7 @@ public final class ObjectStore: @unchecked Sendable {
         guard let problem = StoreLayout.formatProblem(try meta.get(StoreLayout.metaFormatKey)) else { return }
         if case let .newer(version) = problem {
             throw CdError.unsupportedObjectFormat(
-                path: stored.tx.store.path, found: version, supported: UInt32(StoreLayout.formatVersion))
+                path: stored.tx.store.path, found: version, supported: UInt32(StoreLayout.layoutVersion))
         }
         throw stored.corruption(meta, problem.description)
     }
@@ -284,6 +292,7 @@ public final class ObjectStore: @unchecked Sendable {
                 try applier.prepare()
                 try applier.throwIfInvalid()
                 let (applied, written) = try applier.write(nextKeys: counters())
+                if historyID != nil { try recordHistory(of: applier, applied, in: tx) }  // HS1, HS2
                 let commit = try tx.commitWithoutWaiting()
                 noteCommitted(
                     nextKeys: written, stored: applier.storedNextKeys, bounds: applier.usedKeyBounds,

@@ -15,6 +15,10 @@
 //   OV6. Every `cd.` tree is one the stored model names (a record, index or relationship tree):
 //        trees are created on first write and the stored shape never changes, so any other is
 //        damage — such as a stored model that marks one side of a relationship transient.
+//   OV8. The persistent history (HistoryLayout.swift): a 16-byte history ID when there is a
+//        history; transaction numbers that grow by one with no gap (HS1); each transaction a
+//        header and parts 1…k as its header counts (HS2); every change decoding against the
+//        stored model, naming its entities and their properties (HS3).
 //   OV7. Checking that an inverse holds an object costs one look-up, whatever the size of the
 //        list holding it: an unordered to-many entry is found by its key (source ‖ target), and
 //        an ordered tree's members are read once into a set (its keys are positions). Reading the
@@ -361,9 +365,12 @@ public struct ObjectStoreVerifier: Sendable {
                 }
             }
         }
+        // OV8 (ObjectStoreVerifier+History.swift)
+        try verifyHistory(tx, meta: meta, layout: layout, report: report)
         // V6
         var known = Set(
-            [metaName] + layout.roots.map(StoreLayout.recordTreeName(root:)) + layout.indexDefinitions.map(\.tree))
+            [metaName, HistoryLayout.tree] + layout.roots.map(StoreLayout.recordTreeName(root:))
+                + layout.indexDefinitions.map(\.tree))
         for entity in layout.byCode { known.formUnion(entity.toManyTrees.values) }
         for name in try tx.treeNames() where name.hasPrefix("cd.") && !known.contains(name) {
             report(

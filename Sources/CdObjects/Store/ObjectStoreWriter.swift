@@ -44,7 +44,11 @@ public final class ObjectStoreWriter {
     /// The largest next key each batch stored, per root (OS1 of ObjectStore).
     private var writtenKeys: [String: Int64] = [:]
     /// The snapshot over the write transaction, made again after each batch.
-    private var cachedSnapshot: ObjectSnapshot?
+    var cachedSnapshot: ObjectSnapshot?
+    /// The commit's persistent history, a part per batch (HS1, HS2), when the store keeps it.
+    private var history = HistoryRecorder()
+    /// The author and context name the batches gave, the last given winning.
+    private var historyAuthor: String?, historyContextName: String?
 
     init(store: ObjectStore) throws {
         self.store = store
@@ -105,6 +109,7 @@ public final class ObjectStoreWriter {
                     slotChanges: SlotChangeSet())
                 try ChangeApplier.throwErrors(try applier.validationErrors(ofStored: suspects))
             }
+            try history.finish(author: historyAuthor, contextName: historyContextName, tx: tx)  // HS2
             cachedSnapshot = nil
             self.tx = nil
             let commit = try tx.commitWithoutWaiting()
@@ -150,22 +155,29 @@ public final class ObjectStoreWriter {
         tx = nil
     }
 
-    private func open() throws -> WriteTransaction {
+    func open() throws -> WriteTransaction {
         guard let tx else { throw CdError.store(.transactionFinished) }
         return tx
     }
 
-    /// Runs one batch's applier in the transaction (keeps BW1–BW3).
-    private func write(_ make: (StoredObjects) -> ChangeApplier) throws -> AppliedChanges {
+    /// Runs one batch's applier in the transaction (keeps BW1–BW3). A load batch
+    /// (ObjectStoreWriter+Load.swift, LD1) validates at once instead of deferring (BW2).
+    func write(loads: Bool = false, _ make: (StoredObjects) -> ChangeApplier) throws -> AppliedChanges {
         let tx = try open()
         cachedSnapshot = nil
         do {
             let applier = make(StoredObjects(tx: tx, layout: store.layout))
             applier.recentChanges = store.recentChanges
-            applier.deferred = []
+            applier.loads = loads
+            applier.deferred = loads ? nil : []
             try applier.prepare()
             try applier.throwIfInvalid()
             let (batch, written) = try applier.write(nextKeys: store.counters())
+            if store.historyID != nil {
+                try history.add(applier.historyPart(batch), tx: tx)
+                historyAuthor = applier.author ?? historyAuthor
+                historyContextName = applier.contextName ?? historyContextName
+            }
             for (root, next) in written where next > writtenKeys[root, default: 1] { writtenKeys[root] = next }
             // Keeps BW2: what this batch validated is current; what it found invalid is noted.
             if !suspects.isEmpty {

@@ -2,22 +2,28 @@
 // engine trees this layer owns. All tree names start with `cd.` so they cannot clash with trees
 // of other layers; docs/FORMAT.md describes their keys and values byte by byte.
 //
-//   cd.meta                      format version, stored model (JSON), version hash, next keys
+//   cd.meta                      format version, stored model (JSON), version hash, next keys,
+//                                history ID
+//   cd.history                   transaction number ‖ part → history entry (HistoryLayout.swift)
 //   cd.rec.<Root>                primary key (u64 BE) → record (one tree per inheritance root)
 //   cd.idx.<Entity>.<index>      column keys + primary key → empty
 //   cd.rel.<Entity>.<rel>        source key + target key (or position) → target
 
 /// Entity layouts and index definitions for one model (immutable, shared by all transactions).
 final class StoreLayout: Sendable {
-    /// The record format version written in `cd.meta` ("format") and at the head of each record.
+    /// The record format version, at the head of each record.
     static let formatVersion: UInt8 = 1
+    /// The object store layout version in `cd.meta` ("format"): 1 the first layout, 2 the same
+    /// with persistent history (`cd.history`, `history.id`). A build reads both; a store of
+    /// layout 1 is raised to 2 when history starts in it (HistoryRecorder.startAnew).
+    static let layoutVersion: UInt8 = HistoryLayout.formatVersion
     static let metaTree = "cd.meta"
     static let metaFormatKey: [UInt8] = Array("format".utf8)
     static let metaModelKey: [UInt8] = Array("model".utf8)
     static let metaHashKey: [UInt8] = Array("hash".utf8)
 
-    /// The `format` entry a new store gets: `formatVersion` as u32 LE.
-    static var formatEntry: [UInt8] { [formatVersion, 0, 0, 0] }
+    /// The `format` entry a new store gets: `layoutVersion` as u32 LE.
+    static var formatEntry: [UInt8] { [layoutVersion, 0, 0, 0] }
 
     /// Why the `format` entry of `cd.meta` is not one this build reads, or nil when it is. The one
     /// check of the entry: `ObjectStore.open` refuses the store with it and the verifier reports it.
@@ -25,8 +31,8 @@ final class StoreLayout: Sendable {
         guard let entry else { return .missing }
         guard entry.count == 4 else { return .damaged("the format entry is \(entry.count) bytes, not 4") }
         let version = entry.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
-        if version == UInt32(formatVersion) { return nil }
-        return version > UInt32(formatVersion)
+        if version >= 1 && version <= UInt32(layoutVersion) { return nil }
+        return version > UInt32(layoutVersion)
             ? .newer(version) : .damaged("object format version \(version) does not exist")
     }
 
@@ -42,7 +48,7 @@ final class StoreLayout: Sendable {
             case .missing: return "the format entry is missing"
             case let .damaged(detail): return detail
             case let .newer(version):
-                return "object format version \(version) is newer than this build reads (\(StoreLayout.formatVersion))"
+                return "object format version \(version) is newer than this build reads (\(StoreLayout.layoutVersion))"
             }
         }
     }

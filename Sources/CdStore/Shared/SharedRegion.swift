@@ -37,4 +37,7 @@ package protocol SharedRegionProvider {
     /// Opens (creating when missing) the shared file at `path`, at least `size` bytes long, and
     /// maps its first `size` bytes.
     func openSharedRegion(_ path: String, size: Int) throws -> any SharedRegion
+    /// Removes the shared file at `path` (its last store closed); handles still open keep their
+    /// memory. Missing is not an error.
+    func removeSharedRegion(_ path: String) throws
 }

@@ -42,6 +42,8 @@ public struct StoreOptions: Sendable {
     package var spillThresholdBytes: Int?
     /// Whether several processes may open the store at once (the default), or one at a time.
     public var sharing: StoreSharing = .processes
+    /// Whether the object store records persistent history (`HistoryTracking`); off by default.
+    public var history: HistoryTracking = .off
     /// The file layer; tests pass an in-memory or fault-injecting one.
     public var fileSystem: any StoreFileSystem
 

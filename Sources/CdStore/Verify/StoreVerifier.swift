@@ -94,17 +94,21 @@ public enum StoreVerifier {
     ///   store), `.notAStore` for a file without a store header, `.unsupportedFormatVersion`,
     ///   and `.locked` when a writer holds the store.
     public static func verify(path: String, options: VerifierOptions = VerifierOptions()) throws -> VerificationReport {
+        var options = options
         let fs = options.fileSystem
         guard fs.fileExists(path) else { throw StoreError.io(operation: "open", path: path, errno: ENOENT) }
         let file = try fs.open(path, mode: .readOnly)
         defer { try? file.close() }
         try file.lock(.shared, waitingUpTo: 0.25)
-        // A store other processes have open: hold the writer lock while verifying, so that no
-        // commit or checkpoint changes the files under the passes (readers go on meanwhile).
-        let coordination = try attachForVerification(path: path, fileSystem: fs)
-        defer { coordination?.unlockWriter(); coordination?.detach() }
+        // A store other processes have open: read it on a snapshot that no checkpoint changes
+        // while the writers go on (VerifierSnapshot VS1, VS2).
+        let snapshot = try VerifierSnapshot.take(path: path, fileSystem: fs)
+        defer { snapshot.release(file: file, path: path, fileSystem: fs) }
         let walPath = path + "-wal"
-        let wal = fs.fileExists(walPath) ? try fs.open(walPath, mode: .readOnly) : nil
+        if let limit = snapshot.walLimit {
+            options.fileSystem = BoundedLogFileSystem(base: fs, walPath: walPath, limit: limit)
+        }
+        let wal = fs.fileExists(walPath) ? try options.fileSystem.open(walPath, mode: .readOnly) : nil
         defer { try? wal?.close() }
         let context = try VerificationContext(path: path, file: file, wal: wal, options: options)
         for pass in enginePasses + options.additionalPasses {
@@ -113,27 +117,5 @@ public enum StoreVerifier {
             if let error = context.operationalError { throw error }
         }
         return context.finish()
-    }
-
-    /// Attaches to the shared file of a store other processes may have open and takes its writer
-    /// lock (StoreCoordination CN1); nil on a file system that shares nothing. A shared file this
-    /// build cannot use is reported as the store open would report it.
-    static func attachForVerification(path: String, fileSystem: any StoreFileSystem) throws -> SharedStoreCoordination?
-    {
-        guard let provider = fileSystem as? SharedRegionProvider else { return nil }
-        let region: any SharedRegion
-        do {
-            region = try provider.openSharedRegion(path + "-shm", size: SharedStateLayout.size)
-        } catch StoreError.io(_, _, let code) where code == EACCES || code == EROFS {
-            return nil  // a medium nobody can write: nobody writes the store either
-        }
-        let coordination = try SharedStoreCoordination(region: region)
-        do {
-            _ = try coordination.lockWriter()
-        } catch {
-            coordination.detach()
-            throw error
-        }
-        return coordination
     }
 }

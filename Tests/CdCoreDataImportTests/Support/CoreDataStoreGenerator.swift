@@ -13,7 +13,9 @@ struct CoreDataStoreGenerator {
     var departments = 3
     var employeesPerDepartment = 4
     /// Damaged rows: an unknown Z_ENT, a to-one to nowhere, a required attribute nil, an
-    /// Integer 16 out of range.
+    /// Integer 16 out of range, an abstract Z_ENT, and a to-one (902's mentor) to a row at a
+    /// later key that is not imported (903: an Integer 64 stored as text), which is also in a
+    /// department's ordered list.
     var damaged = false
     /// Keep every row in the `-wal` (the main file holds empty tables).
     var walOnly = false
@@ -216,6 +218,10 @@ struct CoreDataStoreGenerator {
                 INSERT INTO ZDEPARTMENT (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (50, 1, 1, NULL);
                 INSERT INTO ZSAMPLE (Z_PK, Z_ENT, Z_OPT, ZI16) VALUES (60, 7, 1, 40000);
                 INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT) VALUES (70, 4, 1);
+                INSERT INTO ZEMPLOYEE (Z_PK, Z_ENT, Z_OPT, ZNAME, ZMENTOR, Z2_MENTOR, ZDEPARTMENT, Z_FOK_DEPARTMENT)
+                    VALUES (902, 2, 1, 'mentored by a bad row', 903, 2, 1, 99999);
+                INSERT INTO ZEMPLOYEE (Z_PK, Z_ENT, Z_OPT, ZNAME, ZSALARY, ZDEPARTMENT, Z_FOK_DEPARTMENT)
+                    VALUES (903, 2, 1, 'salary of text', 'lots', 1, 100000);
                 """)
         }
     }

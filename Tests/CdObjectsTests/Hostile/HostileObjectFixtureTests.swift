@@ -84,9 +84,9 @@ enum HostileObjectFixtures {
             let first = try #require(try firstEntry(tree))
             try tree.put(first.key, first.value + [0])
         },
-        // Object format 2: ObjectStore.open never read the format entry and opened it.
+        // Object format 3, newer than this build: ObjectStore.open never read the format entry.
         "format-newer": { tx in
-            try #require(try tx.tree(StoreLayout.metaTree)).put(StoreLayout.metaFormatKey, [2, 0, 0, 0])
+            try #require(try tx.tree(StoreLayout.metaTree)).put(StoreLayout.metaFormatKey, [3, 0, 0, 0])
         },
         // No format entry: opened as if it were format 1.
         "format-missing": { tx in _ = try #require(try tx.tree(StoreLayout.metaTree)).delete(StoreLayout.metaFormatKey)

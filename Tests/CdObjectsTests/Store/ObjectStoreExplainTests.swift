@@ -28,7 +28,10 @@ struct ObjectStoreExplainTests {
         Case(entity: "Employee", format: "name ==[c] 'al'", plan: "FULL SCAN Employee"),
         Case(entity: "Employee", format: "email == 'a@b'", plan: "FULL SCAN Employee"),
         Case(entity: "Employee", format: "salary > 5 OR salary < 2", plan: "FULL SCAN Employee"),
-        Case(entity: "Employee", format: "department.name == 'D'", plan: "FULL SCAN Employee"),
+        Case(
+            entity: "Employee", format: "department.name == 'D'",
+            plan: #"RELATED employees OF Department WHERE name == "D""#),
+        Case(entity: "Employee", format: "department.name != 'D'", plan: "FULL SCAN Employee"),
         Case(
             entity: "Employee", format: "salary > 3", sort: [Sort("salary")], limit: 5,
             plan: "INDEX SCAN Employee(salary) > 3 (ORDERED); LIMIT 5"),

@@ -47,8 +47,9 @@ extension Orchestrator {
     }
 
     func runObjects(
-        scale: ObjectScale, systems: [ObjectSystemID], workloads: [ObjectWorkload]
+        scale: ObjectScale, systems all: [ObjectSystemID], workloads: [ObjectWorkload]
     ) throws -> [ObjectWorkloadResult] {
+        let systems = all.filter { scale.objects <= $0.largestLevel }
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         if workloads.contains(where: { $0.readsFixture || $0.changesFixture }) {
             for system in systems {
@@ -104,29 +105,32 @@ extension Orchestrator {
 }
 
 extension ResultTables {
-    /// Object-level throughput at one size: each of Cadmium's object APIs (the ObjectStore, and
-    /// the Cd API when the run measured it) ÷ each peer, then the file size and the peak memory of
-    /// every workload (lower is better). With `judged`, an "issue target" column gives the verdict
-    /// on each target (at least 2× GRDB on bulk insert and fetch by key; durable commits at least
-    /// SQLite's rate; a file at most half the size; a bulk-insert peak at most 2× GRDB's). The
-    /// targets are set for "the object API (Cd)", so the Cd API is judged; results from before
-    /// the Cd API column are judged on the ObjectStore.
+    /// Object-level throughput at one size: each of Cadmium's object APIs (the ObjectStore, and the Cd API when the
+    /// run measured it) ÷ each peer, and SwiftData ÷ the Cd API when measured; then the file size and the peak
+    /// memory of every workload (lower is better). With `judged`, an "issue target" column gives the verdict on
+    /// each target (at least 2× GRDB on bulk insert and fetch by key; durable commits at least SQLite's rate; a
+    /// file at most half the size; a bulk-insert peak at most 2× GRDB's). The targets are set for "the object API
+    /// (Cd)", so the Cd API is judged; results from before the Cd API column are judged on the ObjectStore.
     func objectThroughput(_ level: ObjectLevelResult, judged withTargets: Bool) -> TextTable? {
         let rows = level.workloads
         guard !rows.isEmpty else { return nil }
         let peers: [ObjectSystemID] = [.grdb, .sqlite]
         let ours = [ObjectSystemID.cadmium, .cdAPI].filter { id in rows.contains { $0.result(id) != nil } }
         guard let judged = ours.last else { return nil }
+        // SwiftData's column sits beside the Cd API's, compared with it (issue 26: within 1.25×).
+        let swiftData = rows.contains { $0.result(.swiftData) != nil } ? [ObjectSystemID.swiftData] : []
+        let shown = ours + swiftData + peers
         var t = TextTable(
-            headers: ["workload", "durability"] + (ours + peers).map(\.title)
+            headers: ["workload", "durability"] + shown.map(\.title)
                 + ours.flatMap { o in peers.map { "\(o.shortTitle) ÷ \($0.shortTitle)" } }
+                + swiftData.map { "\($0.shortTitle) ÷ \(ObjectSystemID.cdAPI.shortTitle)" }
                 + (withTargets ? ["issue target"] : []),
             rows: [])
         t.rightAligned = Set(2..<(t.headers.count - (withTargets ? 1 : 0)))
 
         /// ours ÷ peer for every (ours, peer) pair, in header order, from one value per system.
         func ratios(_ value: (ObjectSystemID) -> Double) -> [Double] {
-            ours.flatMap { o in peers.map { value(o) / value($0) } }
+            ours.flatMap { o in peers.map { value(o) / value($0) } } + swiftData.map { value($0) / value(.cdAPI) }
         }
         /// "Cd API missed (0.80×), ObjectStore 2.31×": the judged system's verdict, then the other's ratio.
         func verdict(_ value: (ObjectSystemID) -> Double, _ peer: ObjectSystemID, met: (Double) -> Bool) -> String {
@@ -148,7 +152,7 @@ extension ResultTables {
             }
             append(
                 ["\(w.title) (\(w.unit))", w.durable ? "fsync each commit" : "no fsync"]
-                    + (ours + peers).map { humanRate(rate($0)) } + ratios(rate).map(ratio), target: target)
+                    + shown.map { humanRate(rate($0)) } + ratios(rate).map(ratio), target: target)
         }
         if let insert = rows.first(where: { $0.workload == .insert }), insert.result(judged)?.fileBytes != nil {
             let size = { (id: ObjectSystemID) in insert.result(id)?.fileBytes.map(Double.init) ?? .nan }
@@ -156,7 +160,7 @@ extension ResultTables {
             let worst = peers.max { size(judged) / size($0) < size(judged) / size($1) } ?? .grdb
             append(
                 ["8a. file size after checkpoint (lower is better)", "–"]
-                    + (ours + peers).map { humanBytes(Int(size($0).isFinite ? size($0) : 0)) }
+                    + shown.map { humanBytes(Int(size($0).isFinite ? size($0) : 0)) }
                     + ratios(size).map(ratio),
                 target: "≤ 0.5× \(worst.shortTitle): " + verdict(size, worst) { $0 <= 0.5 })
         }
@@ -164,7 +168,7 @@ extension ResultTables {
             let peak = { (id: ObjectSystemID) in w.result(id).map { Double($0.peakRSSKiB) } ?? .nan }
             append(
                 ["8b. peak memory, \(w.title)", "–"]
-                    + (ours + peers).map { peak($0).isFinite ? humanBytes(Int(peak($0)) * 1024) : "–" }
+                    + shown.map { peak($0).isFinite ? humanBytes(Int(peak($0)) * 1024) : "–" }
                     + ratios(peak).map(ratio),
                 target: w.workload == .insert ? "≤ 2× GRDB: " + verdict(peak, .grdb) { $0 <= 2 } : "–")
         }

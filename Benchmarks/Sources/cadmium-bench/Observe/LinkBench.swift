@@ -98,25 +98,9 @@ struct Links: ParsableCommand {
     /// Seconds per link in GRDB: a note row and a join row per transaction.
     func grdbLinks(members n: Int) throws -> Double {
         let path = dataDirectory + "/links-\(n).sqlite"
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        var config = Configuration()
-        config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA page_size = 8192")
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
-        let queue = try DatabaseQueue(path: path, configuration: config)
+        let queue = try NoteTagDatabase.create(at: path)
         try queue.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE tag (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-                    CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
-                    CREATE TABLE noteTag (noteId INTEGER NOT NULL REFERENCES note(id) ON DELETE CASCADE,
-                                          tagId INTEGER NOT NULL REFERENCES tag(id) ON DELETE CASCADE,
-                                          PRIMARY KEY (noteId, tagId)) WITHOUT ROWID;
-                    CREATE INDEX noteTagByTag ON noteTag(tagId, noteId);
-                    INSERT INTO tag (id, name) VALUES (1, 'x');
-                    """)
+            try db.execute(sql: "INSERT INTO tag (id, name) VALUES (1, 'x')")
             for i in 0..<n {
                 try GRDBLinkNote(id: Int64(i + 1), text: "note \(i)").insert(db)
                 try GRDBNoteTag(noteId: Int64(i + 1), tagId: 1).insert(db)
@@ -136,5 +120,34 @@ struct Links: ParsableCommand {
         try queue.close()
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         return seconds / Double(links)
+    }
+}
+
+/// The notes-and-tags schema of the GRDB side of `links` and `tagged`: a join table keyed by
+/// (noteId, tagId) with an index by tag, as an app would declare it.
+enum NoteTagDatabase {
+    /// A new database at `path` (earlier files removed) in WAL mode with synchronous=NORMAL and
+    /// 8 KiB pages, holding the empty tables.
+    static func create(at path: String) throws -> DatabaseQueue {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        var config = Configuration()
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA page_size = 8192")
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let queue = try DatabaseQueue(path: path, configuration: config)
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE tag (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+                    CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+                    CREATE TABLE noteTag (noteId INTEGER NOT NULL REFERENCES note(id) ON DELETE CASCADE,
+                                          tagId INTEGER NOT NULL REFERENCES tag(id) ON DELETE CASCADE,
+                                          PRIMARY KEY (noteId, tagId)) WITHOUT ROWID;
+                    CREATE INDEX noteTagByTag ON noteTag(tagId, noteId);
+                    """)
+        }
+        return queue
     }
 }

@@ -51,7 +51,13 @@ enum DocsUpdater {
             let isJudged = level.scale.objects == judged
             guard let table = tables.objectThroughput(level, judged: isJudged) else { return nil }
             let s = level.scale
-            let apis = level.workloads.contains { $0.result(.cdAPI) != nil } ? "ObjectStore and Cd API" : "ObjectStore"
+            let measured = [ObjectSystemID.cadmium, .cdAPI, .swiftData].filter { id in
+                level.workloads.contains { $0.result(id) != nil }
+            }
+            let names = measured.map(\.shortTitle)
+            let apis =
+                names.count > 1
+                ? names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1] : "ObjectStore"
             let kinds = Set(level.workloads.map(\.workload))
             var sizes = ["\(grouped(s.objects)) employees in 100 departments"]
             if kinds.contains(where: \.isDurable) { sizes.append("\(grouped(s.commits)) durable commits") }
