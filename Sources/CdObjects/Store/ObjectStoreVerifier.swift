@@ -121,6 +121,8 @@ public struct ObjectStoreVerifier: Sendable {
         let relationships = RelationshipChecks(
             tx: tx, layout: layout, records: records, report: report, isFull: { problems.count >= maxProblems })
         var indexTrees: [String: Tree?] = [:]
+        // The entries of each index tree that the record pass found.
+        var indexed: [String: Int] = [:]
         func indexHolds(_ tree: String, _ key: [UInt8]) throws -> Bool {
             if indexTrees[tree] == nil { indexTrees[tree] = .some(try tx.tree(tree)) }
             return try indexTrees[tree]??.get(key) != nil
@@ -174,7 +176,9 @@ public struct ObjectStoreVerifier: Sendable {
                     for index in rec.entity.indexes {
                         let d = index.definition
                         let entry = IndexKey.key(index, rec, primaryKey: pk)
-                        if try !indexHolds(d.tree, entry) {
+                        if try indexHolds(d.tree, entry) {
+                            indexed[d.tree, default: 0] += 1
+                        } else {
                             report(
                                 ObjectStoreProblem(
                                     entity: d.entity, tree: d.tree, key: entry,
@@ -204,44 +208,63 @@ public struct ObjectStoreVerifier: Sendable {
             }
         }
 
-        // OV3's second half (each index entry is its record's), OV4: an index scan keeps the
-        // entry before it, to compare values of a uniqueness constraint.
+        /// The record with `pk` whose entry in index `d` is `key`, with the index, or nil.
+        func recordOf(_ d: IndexDefinition, _ pk: Int64, matching key: [UInt8]) throws -> (Record, IndexLayout)? {
+            guard let root = layout.entities[d.entity]?.root, let rec = try records.record(root: root, pk),
+                let index = rec.entity.indexes.first(where: { $0.definition == d }),
+                IndexKey.key(index, rec, primaryKey: pk) == key
+            else { return nil }
+            return (rec, index)
+        }
+        /// Reports entry `key` (of `pk`) when its record holds the same values of uniqueness
+        /// constraint `d` as the record of the entry before it (nil values exempt).
+        func checkUniqueness(_ d: IndexDefinition, _ key: [UInt8], _ pk: Int64, against previous: Int64) throws {
+            guard let (rec, index) = try recordOf(d, pk, matching: key), !IndexKey.hasNilColumn(index, rec),
+                let root = layout.entities[d.entity]?.root, let other = try records.record(root: root, previous),
+                ChangeApplier.sameColumns(index, rec, other)
+            else { return }
+            report(
+                ObjectStoreProblem(
+                    entity: rec.entity.name, objectID: rec.entity.objectID(pk), tree: d.tree, key: key,
+                    message:
+                        "uniqueness constraint (\(d.properties.joined(separator: ", "))) also held by "
+                        + "\(other.entity.objectID(previous))"))
+        }
+
+        // OV3's second half (each index entry is its record's) and OV4 (uniqueness). The record
+        // pass found every entry it expects, so a tree holding just as many has no other entry:
+        // only a tree with more is read again, entry by entry, to name them. Equal leading
+        // columns of two neighbouring entries of a uniqueness constraint are the only entries
+        // whose records are read here.
         for d in layout.indexDefinitions {
-            var previous: (prefix: [UInt8], id: ObjectID, record: Record)?
             guard let t = try tx.tree(d.tree) else { continue }
+            var entries = 0
+            var previous: (prefix: ArraySlice<UInt8>, pk: Int64)?
             try t.scan { key, _ in
                 guard let pk = IndexKey.primaryKey(ofEntry: key) else {
                     report(ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "index key too short"))
                     return true
                 }
-                guard let root = layout.entities[d.entity]?.root, let rec = try records.record(root: root, pk),
-                    let index = rec.entity.indexes.first(where: { $0.definition == d }),
-                    IndexKey.key(index, rec, primaryKey: pk) == key
-                else {
+                entries += 1
+                let prefix = key.dropLast(8)
+                if d.isUnique, let p = previous, p.prefix == prefix {
+                    try checkUniqueness(d, key, pk, against: p.pk)
+                }
+                previous = (prefix, pk)
+                return problems.count < maxProblems
+            }
+            guard entries != indexed[d.tree, default: 0], problems.count < maxProblems else { continue }
+            try t.scan { key, _ in
+                guard let pk = IndexKey.primaryKey(ofEntry: key) else { return true }
+                if try recordOf(d, pk, matching: key) == nil {
                     report(
                         ObjectStoreProblem(
                             entity: d.entity, tree: d.tree, key: key,
                             message: "index entry for primary key \(pk) matches no record"))
-                    return true
                 }
-                let id = rec.entity.objectID(pk)
-                let prefix = Array(key.dropLast(8))
-                if d.isUnique, let p = previous, p.prefix == prefix, !IndexKey.hasNilColumn(index, rec),
-                    ChangeApplier.sameColumns(index, rec, p.record)
-                {
-                    report(
-                        ObjectStoreProblem(
-                            entity: rec.entity.name, objectID: id, tree: d.tree, key: key,
-                            message:
-                                "uniqueness constraint (\(d.properties.joined(separator: ", "))) "
-                                + "also held by \(p.id)"
-                        ))
-                }
-                previous = (prefix, id, rec)
                 return problems.count < maxProblems
             }
         }
-
         // OV5: to-many trees, then the exact answers about ordered lists whose tallies disagree.
         try relationships.checkToManyTrees()
         let disagreeing = relationships.disagreeingOrderedTrees
