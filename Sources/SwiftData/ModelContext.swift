@@ -94,7 +94,7 @@ public final class ModelContext {
             }
             return
         }
-        let entity = Schema.entityName(for: type(of: model))
+        let entity = container.entityName(type(of: model))
         guard container.store.model.entity(named: entity) != nil else {
             deferredError = SwiftDataError(.unknownSchema, "\(entity) is not in the container's schema")
             return
@@ -231,10 +231,11 @@ public final class ModelContext {
             }
             return model
         }
-        guard let type = container.schema.type(forEntity: id.entity) else { return nil }
+        guard let type = container.typesByEntity[id.entity] else { return nil }
         func make<T: PersistentModel>(_: T.Type) -> T {
             let storage = ModelStorage<T>(
-                faultFor: id, in: self, storeIdentifier: container.storeIdentifier, record: nil)
+                faultFor: id, in: self, storeIdentifier: container.storeIdentifier,
+                table: try? container.table(T.self), record: nil)
             let model = T(backingData: storage)
             storage.bind(model)
             if let record { storage.fill(from: record, overwrite: true) }

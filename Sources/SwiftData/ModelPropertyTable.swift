@@ -9,6 +9,8 @@
 //  MT2. A relationship's inverse is found the same way from either side (explicit key path on
 //       this side, else on the other side, else the only candidate pair), so both sides agree,
 //       which the store's model check requires.
+//  MT3. An attribute's `coding` converts as `AttributeCoding.storeValue`/`swiftValue` do for its
+//       type, with the type's conformances looked up once, here, instead of on every value.
 
 internal import CdObjects
 import Foundation
@@ -34,6 +36,8 @@ final class ModelPropertyTable: @unchecked Sendable {
         let relationship: Schema.Relationship?
         /// The inverse relationship's name on the destination (MT2).
         var inverse: String?
+        /// An attribute's conversions, made once for its type (MT3).
+        var coding = AttributeCoding.Converters.none
 
         var isRelationship: Bool {
             if case .attribute = kind { return false }
@@ -46,6 +50,8 @@ final class ModelPropertyTable: @unchecked Sendable {
     let properties: [Property]
     let indexByKeyPath: [AnyKeyPath: Int]
     let indexByName: [String: Int]
+    /// The indexes of the relationships in `properties`.
+    let relationshipSlots: [Int]
     /// Uniqueness constraints by property name: `@Attribute(.unique)` ones, then `#Unique` ones.
     let uniquenessConstraints: [[String]]
     /// `#Index` lists by property name.
@@ -115,10 +121,15 @@ final class ModelPropertyTable: @unchecked Sendable {
                 if isUnique { unique.append(try names(list)) } else { indexes.append(try names(list)) }
             }
         }
-        for i in properties.indices where properties[i].isRelationship {
-            properties[i].inverse = try Self.inverse(of: properties[i], in: type)
+        for i in properties.indices {
+            if properties[i].isRelationship {
+                properties[i].inverse = try Self.inverse(of: properties[i], in: type)
+            } else {
+                properties[i].coding = AttributeCoding.converters(for: properties[i].valueType)
+            }
         }
         self.properties = properties
+        self.relationshipSlots = properties.indices.filter { properties[$0].isRelationship }
         self.indexByKeyPath = byKeyPath
         self.indexByName = byName
         self.uniquenessConstraints = unique
