@@ -20,6 +20,7 @@
 //  MS6. A to-one read with the record is kept as its target's identifier (`unmadeToOnes`), its
 //       slot empty, until the slot is first needed: reading a model does not make the models it
 //       points at. A slot set or loaded has no entry there.
+//  MS7. `members[i]`, when present, is exactly the set of identities of the models in slot i.
 
 internal import Cadmium
 internal import CdObjects
@@ -101,6 +102,9 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     private var changed: Set<Int> = []
     /// The to-many lists as read from the store, by slot (MS5).
     private var loadedLists: [Int: [ObjectID]] = [:]
+    /// The identities of the models of to-many slots, by slot, made on the first membership
+    /// test of a slot and dropped whenever the slot is written otherwise than by `link` (MS7).
+    private var members: [Int: Set<ObjectIdentifier>] = [:]
     /// To-ones read with the record whose models are not made yet, by slot (MS6).
     private var unmadeToOnes: [Int: ObjectID?] = [:]
     private weak var owner: Model?
@@ -173,6 +177,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
             set(key, to: newValue, of: owner)
         } else if let i = slot(key) {
             slots[i] = newValue
+            members[i] = nil
         } else {
             others[key] = newValue
         }
@@ -205,6 +210,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
             unmadeToOnes[index] = nil
             let old = slots[index].map(Self.models(in:)) ?? []
             slots[index] = newValue
+            members[index] = nil
             let new = Self.models(in: newValue)
             if let inverse = property.inverse {
                 for gone in old where !new.contains(where: { $0 === gone }) {
@@ -243,6 +249,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         }
         if case .toMany = property.kind, let ids = context.loadRelated(objectID, property.name) {
             slots[index] = Self.relationshipValue(property, ids.compactMap { context.instance(for: $0, record: nil) })
+            members[index] = nil
             loadedLists[index] = ids  // keeps MS5
         }
     }
@@ -254,10 +261,14 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         guard let (key, property) = relationship(name) else { return }
         if slots[key] == nil { load(key) }
         // A non-optional to-many grows by one element, its elements neither cast nor re-wrapped.
-        if case .toMany(_, false) = property.kind, let list = slots[key] as? any ModelArray {
-            if list.holds(other) { return }
-            if let longer = list.appending(other) {
-                slots[key] = longer  // keeps MS1: the same array type
+        if case .toMany(_, false) = property.kind, let listType = property.valueType as? any ModelArray.Type,
+            var known = members[key] ?? (slots[key] as? any ModelArray)?.identities
+        {
+            let identity = ObjectIdentifier(other)
+            if known.contains(identity) { return }
+            if listType.append(other, into: &slots[key]) {  // keeps MS1: the same array type
+                known.insert(identity)
+                members[key] = known  // keeps MS7
                 noteChanged(key)
                 return
             }
@@ -274,6 +285,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
             current.append(other)
         }
         slots[key] = Self.relationshipValue(property, current)
+        members[key] = nil
         noteChanged(key)
     }
 
@@ -285,6 +297,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         guard current.contains(where: { $0 === other }) else { return }
         if case .toOne(_, false) = property.kind { return }  // a required to-one stays until set again
         slots[key] = Self.relationshipValue(property, current.filter { $0 !== other })
+        members[key] = nil
         noteChanged(key)
     }
 
@@ -325,6 +338,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
             guard i < given.count, let value = given[i] else { continue }
             if property.isRelationship, Self.models(in: value).isEmpty { continue }
             slots[i] = value
+            members[i] = nil
             if state == .saved { changed.insert(i) }
         }
         if state == .saved { context?.noteChanged(self) }
@@ -372,6 +386,9 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
             case .toMany:
                 // A saved model's list that was read travels as a delta (MS5, `storeDeltas`).
                 if !all, state == .saved, loadedLists[i] != nil { continue }
+                // A new model's list whose inverse is a to-one is written by its members: each
+                // names this model in its own to-one (MS2), which the change set carries.
+                if state == .inserted, property.inverseIsToOne { continue }
                 let ids = Self.models(in: value).compactMap { Self.storedID(of: $0, isGone: isGone) }
                 result[property.name] = ChangeSetParts.toMany(ids)
             }
@@ -418,6 +435,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
             case (.toMany, _):
                 if overwrite {  // read again on next access
                     slots[i] = nil
+                    members[i] = nil
                     loadedLists[i] = nil
                 }
             default:
@@ -430,6 +448,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     func refault() {
         guard !hasChanges else { return }
         for i in slots.indices { slots[i] = nil }
+        members = [:]
         others = [:]
         loadedLists = [:]
         unmadeToOnes = [:]
@@ -438,7 +457,10 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
 
     func didSave() {
         // Keeps MS5: a list read before the save is read again, with other saves' links.
-        for i in loadedLists.keys where changed.contains(i) { slots[i] = nil }
+        for i in loadedLists.keys where changed.contains(i) {
+            slots[i] = nil
+            members[i] = nil
+        }
         loadedLists = [:]
         changed = []
         if state == .inserted { state = .saved }
@@ -448,9 +470,10 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
 
     /// The models a relationship value holds: a model, an optional one, or an array of them.
     static func models(in value: Any) -> [any PersistentModel] {
-        if let model = value as? any PersistentModel { return [model] }
+        // Lists first: casting a list to a class existential would box it as an object first.
         if let many = value as? any ModelArray { return many.models }
         if let optional = value as? any OptionalValue { return optional.wrappedValue.map(models(in:)) ?? [] }
+        if let model = value as? any PersistentModel { return [model] }
         return []
     }
 
