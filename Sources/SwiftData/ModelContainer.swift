@@ -33,6 +33,9 @@ public final class ModelContainer: @unchecked Sendable {
     /// The schema's classes by entity name, and their property tables by class, read once.
     let typesByEntity: [String: any PersistentModel.Type]
     let tablesByType: [ObjectIdentifier: ModelPropertyTable]
+    /// Per entity, the store record slot of each property of its table (nil for a to-many),
+    /// so that fetched records in slot form fill models without a dictionary by name.
+    let recordSlots: [String: [Int?]]
     /// Touched on the main actor only (`mainContext`).
     nonisolated(unsafe) private var main: ModelContext?
 
@@ -78,6 +81,15 @@ public final class ModelContainer: @unchecked Sendable {
         }
         self.typesByEntity = typesByEntity
         self.tablesByType = tablesByType
+        let storeSlots = PropertySlots.tables(of: model)
+        var recordSlots: [String: [Int?]] = [:]
+        for table in tablesByType.values {
+            guard let slots = storeSlots[table.entityName] else { continue }
+            recordSlots[table.entityName] = table.properties.map { property in
+                slots.slot(of: property.name).flatMap { $0 < slots.attributeCount + slots.toOneCount ? $0 : nil }
+            }
+        }
+        self.recordSlots = recordSlots
         self.migrationPlan = migrationPlan
         self.configurations = Set(configurations)
         self.configuration = configuration

@@ -30,11 +30,11 @@ extension ModelContext {
             guard let record, let model = instance(for: id, record: record) as? T else { return [] }
             return [model]
         }
-        let matches: [(id: ObjectID, values: [String: PropertyValue]?)]
-        do { matches = try container.store.read { try $0.fetchObjects(request, pending: pending) } } catch {
+        let matches: [(id: ObjectID, values: [PropertyValue?]?)]
+        do { matches = try container.store.read { try $0.fetchSlotObjects(request, pending: pending) } } catch {
             throw SwiftDataError.store(error)
         }
-        return matches.compactMap { instance(for: $0.id, record: $0.values) as? T }  // keeps FE1
+        return matches.compactMap { instance(for: $0.id, slots: $0.values) as? T }  // keeps FE1
     }
 
     /// The number of models `descriptor` matches.

@@ -225,10 +225,23 @@ public final class ModelContext {
     /// The registered instance of `id`, or a new one from the store (MC1); `record` refreshes a
     /// registered instance that has no pending change.
     func instance(for id: ObjectID, record: [String: PropertyValue]?) -> (any PersistentModel)? {
+        instance(for: id) { storage in record.map { storage.fill(from: $0, overwrite: true) } != nil }
+    }
+
+    /// `instance(for:record:)` with a record in slot form (`ObjectSnapshot.fetchSlotObjects`).
+    func instance(for id: ObjectID, slots record: [PropertyValue?]?) -> (any PersistentModel)? {
+        instance(for: id) { storage in
+            guard let record, let map = container.recordSlots[id.entity] else { return false }
+            storage.fill(fromSlots: record, map: map, overwrite: true)
+            return true
+        }
+    }
+
+    /// The registered instance of `id` or a new one, `fill` giving it the fetched record's
+    /// values, if any (not to a registered instance with pending changes).
+    private func instance(for id: ObjectID, fill: (any AnyModelStorage) -> Bool) -> (any PersistentModel)? {
         if let model = registry(id) {
-            if let record, let storage = model.storage, !storage.hasChanges {
-                storage.fill(from: record, overwrite: true)
-            }
+            if let storage = model.storage, !storage.hasChanges { _ = fill(storage) }
             return model
         }
         guard let type = container.typesByEntity[id.entity] else { return nil }
@@ -238,7 +251,7 @@ public final class ModelContext {
                 table: try? container.table(T.self), record: nil)
             let model = T(backingData: storage)
             storage.bind(model)
-            if let record { storage.fill(from: record, overwrite: true) }
+            _ = fill(storage)
             return model
         }
         let model = make(type)

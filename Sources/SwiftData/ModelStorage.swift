@@ -78,6 +78,9 @@ protocol AnyModelStorage: AnyObject {
     func storeDeltas(isGone: (ObjectID) -> Bool) throws -> [String: ToManyDelta]
     /// Takes `record`'s attribute and to-one values (keeps MS4); `overwrite` replaces loaded ones.
     func fill(from record: [String: PropertyValue], overwrite: Bool)
+    /// `fill(from:overwrite:)` with a record in slot form: property i's value is
+    /// `record[map[i]]` (nil in `map` for a property the record does not hold).
+    func fill(fromSlots record: [PropertyValue?], map: [Int?], overwrite: Bool)
     /// Forgets every loaded value; the next access reads the store. Only for unchanged models.
     func refault()
     /// Marks the save done: no property changed.
@@ -419,10 +422,22 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     }
 
     func fill(from record: [String: PropertyValue], overwrite: Bool) {
+        fill(overwrite: overwrite) { _, property in record[property.name] }
+    }
+
+    func fill(fromSlots record: [PropertyValue?], map: [Int?], overwrite: Bool) {
+        fill(overwrite: overwrite) { i, _ in
+            guard i < map.count, let slot = map[i], slot < record.count else { return nil }
+            return record[slot]
+        }
+    }
+
+    /// Takes the value `stored` gives for each property (keeps MS4).
+    private func fill(overwrite: Bool, _ stored: (Int, ModelPropertyTable.Property) -> PropertyValue?) {
         guard let table else { return }
         for (i, property) in table.properties.enumerated() {
             guard overwrite || slots[i] == nil, changed.isEmpty || !changed.contains(i) else { continue }  // MS4
-            switch (property.kind, record[property.name]) {
+            switch (property.kind, stored(i, property)) {
             case let (.attribute, .attribute(stored)?):
                 if let value = property.coding.swift(stored) { slots[i] = value }
             case let (.toOne, .toOne(id)?):
