@@ -1,0 +1,50 @@
+// `cdstore backup`: the copy holds every object, value, next key and history transaction of the
+// store, verifies, and is reported; an existing destination and a missing store are refused with
+// exit code 8 and nothing written.
+
+import CdObjects
+import CdStore
+import Foundation
+import Testing
+
+@Suite struct BackupCommandTests {
+    @Test func theCopyHoldsEveryObjectAndItsHistoryAndVerifies() throws {
+        try Cdstore.withTempDir { dir in
+            let path = try HistoryCommandTests.store(in: dir)
+            let copy = dir.appendingPathComponent("copy.cdstore").path
+            let r = try Cdstore.run(["backup", path, copy])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.hasPrefix("\(copy): commit "), "\(r.stdout)")
+            #expect(r.stdout.hasSuffix("\(copy): verified, no problems\n"), "\(r.stdout)")
+            for command in [["export", "--format", "ndjson"], ["history", "--format", "ndjson"]] {
+                let original = try Cdstore.run([command[0], path] + command.dropFirst())
+                let copied = try Cdstore.run([command[0], copy] + command.dropFirst())
+                #expect(original.status == 0 && copied.status == 0, "\(original.stderr) \(copied.stderr)")
+                #expect(copied.stdout == original.stdout && !copied.stdout.isEmpty)
+            }
+            // The next keys came across: a new employee in the copy does not reuse a key.
+            let store = try ObjectStore.open(path: copy, model: SampleStore.model)
+            defer { try? store.close() }
+            #expect(try store.newObjectIDs(entity: "Employee", count: 1).first?.primaryKey == 3)
+        }
+    }
+
+    @Test func anExistingDestinationAndAMissingStoreAreRefused() throws {
+        try Cdstore.withTempDir { dir in
+            let path = try HistoryCommandTests.store(in: dir)
+            let existing = dir.appendingPathComponent("existing.cdstore").path
+            _ = FileManager.default.createFile(atPath: existing, contents: Data("keep me".utf8))
+            let refused = try Cdstore.run(["backup", path, existing])
+            #expect(refused.status == 8)
+            #expect(refused.stderr.contains("\(existing) already exists"), "\(refused.stderr)")
+            #expect(FileManager.default.contents(atPath: existing) == Data("keep me".utf8))
+
+            let missing = dir.appendingPathComponent("missing.cdstore").path
+            let copy = dir.appendingPathComponent("copy.cdstore").path
+            let none = try Cdstore.run(["backup", missing, copy])
+            #expect(none.status == 8)
+            #expect(none.stderr.contains("\(missing): no such file"), "\(none.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: copy))
+        }
+    }
+}
