@@ -29,6 +29,24 @@ import Testing
         }
     }
 
+    @Test func aStoreThatAnApplicationHoldsOpenIsBackedUpWithItsLastCommit() throws {
+        try Cdstore.withTempDir { dir in
+            let path = try HistoryCommandTests.store(in: dir)
+            // This process holds the store open for writing, as an app would, and commits again.
+            let app = try ObjectStore.open(path: path, model: SampleStore.model)
+            defer { try? app.close() }
+            let hire = try app.newObjectIDs(entity: "Employee", count: 1)[0]
+            try app.apply(ChangeSet(inserted: [hire: ["name": .attribute(.string("Grace"))]]))
+            let copy = dir.appendingPathComponent("copy.cdstore").path
+            let r = try Cdstore.run(["backup", path, copy])
+            #expect(r.status == 0, "\(r.stderr)")
+            let query = try Cdstore.run(["query", copy, "Employee", "name == 'Grace'", "--count"])
+            #expect(query.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(query.stderr)")
+            // The app goes on writing after the backup.
+            try app.apply(ChangeSet(updated: [hire: ["salary": .attribute(.integer(1))]]))
+        }
+    }
+
     @Test func anExistingDestinationAndAMissingStoreAreRefused() throws {
         try Cdstore.withTempDir { dir in
             let path = try HistoryCommandTests.store(in: dir)
