@@ -9,6 +9,7 @@
 //   --cd              object transactions through `Cd.transactAndWait`, `CdCrashWorkload`
 //   --cd --check      no commits: checks the store through `Cd` and prints "LAST n" (exit 0) or
 //                     the broken rule (exit 5)
+//   --cd --history    as --cd, with persistent history tracked (the remote change tests)
 //   --migrate --seed  writes a new version 1 store of `MigrationCrashWorkload` and exits
 //   --migrate         migrates the store to version 2, one "ACK n" per progress event
 //   --migrate --check no migration: checks the store and prints "VERSION v" (exit 0) or the
@@ -61,9 +62,9 @@ enum Child {
         }
     }
 
-    static func runCd(path: String, maximum: Int, check: Bool) {
+    static func runCd(path: String, maximum: Int, check: Bool, history: Bool) {
         do {
-            try retryingWhileLocked { try CdCrashWorkload.open(path: path) }
+            try retryingWhileLocked { try CdCrashWorkload.open(path: path, history: history) }
             if check {
                 do {
                     say("LAST \(try CdCrashWorkload.check())")
@@ -183,7 +184,7 @@ let flags = Set(arguments.dropFirst().filter { $0.hasPrefix("--") })
 let positional = arguments.dropFirst().enumerated().filter { i, a in !a.hasPrefix("--") && arguments[i] != "--max" }
     .map(\.element)
 guard let path = positional.first else {
-    Child.say("usage: cadmium-crash-child [--cd [--check]] STORE [--max N]", to: 2)
+    Child.say("usage: cadmium-crash-child [--cd [--check] [--history]] STORE [--max N]", to: 2)
     exit(16)
 }
 var maximum = Int.max
@@ -194,8 +195,8 @@ if flags.contains("--migrate") {
     Child.runMigration(path: path, seed: flags.contains("--seed"), check: flags.contains("--check"))
 }
 if flags.contains("--cd") {
-    let check = flags.contains("--check")
-    DispatchQueue.global().async { Child.runCd(path: path, maximum: limit, check: check) }
+    let check = flags.contains("--check"), history = flags.contains("--history")
+    DispatchQueue.global().async { Child.runCd(path: path, maximum: limit, check: check, history: history) }
     dispatchMain()
 } else {
     Child.runEngine(path: path, maximum: limit)

@@ -58,12 +58,17 @@ public final class ObjectStore: @unchecked Sendable {
     private var usedKeyBounds: [String: Int64]
     /// The store's history ID when it keeps persistent history (HS5, HS6 of HistoryLayout.swift);
     /// then every commit records its history (ObjectStore+History.swift).
-    package let historyID: UUID?
+    package var historyID: UUID? { historyIDState.withLock { $0 } }
+    /// Set at open, and once when another process starts the history (ObjectStore+History
+    /// `adoptStartedHistory`, HS6).
+    let historyIDState: LockedState<UUID?>
+    /// The history transactions this store wrote, when a consumer asked (OwnHistoryNumbers OH1).
+    package let ownHistory = OwnHistoryNumbers()
 
     private init(
         model: ObjectModel, engine: Store, layout: StoreLayout, nextKeys: [String: Int64], historyID: UUID?
     ) {
-        self.historyID = historyID
+        self.historyIDState = LockedState(historyID)
         self.model = model
         self.engine = engine
         self.layout = layout
@@ -283,6 +288,8 @@ public final class ObjectStore: @unchecked Sendable {
                 // Keeps OS4: what this store knows of `cd.meta`, so the apply does not read it,
                 // when nothing else committed since this store's last commit.
                 let known = counterLock.withLock { knownCommit == tx.snapshot }
+                // HS6: only a commit of another store can have started the history since.
+                if !known, historyID == nil { try adoptStartedHistory(in: tx) }
                 if known {
                     (applier.storedNextKeys, applier.usedKeyBounds) = counterLock.withLock {
                         (storedNextKeys, usedKeyBounds)

@@ -110,6 +110,7 @@ public final class ObjectStoreWriter {
                 try ChangeApplier.throwErrors(try applier.validationErrors(ofStored: suspects))
             }
             try history.finish(author: historyAuthor, contextName: historyContextName, tx: tx)  // HS2
+            store.ownHistory.record(history.number)  // OH1: before the commit is written
             cachedSnapshot = nil
             self.tx = nil
             let commit = try tx.commitWithoutWaiting()
@@ -173,6 +174,9 @@ public final class ObjectStoreWriter {
             try applier.prepare()
             try applier.throwIfInvalid()
             let (batch, written) = try applier.write(nextKeys: store.counters())
+            if store.historyID == nil, store.engine.isSharedWithProcesses {
+                try store.adoptStartedHistory(in: tx)  // HS6: another process may have started it
+            }
             if store.historyID != nil {
                 try history.add(applier.historyPart(batch), tx: tx)
                 historyAuthor = applier.author ?? historyAuthor

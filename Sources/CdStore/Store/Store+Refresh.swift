@@ -223,6 +223,7 @@ extension Store {
         fileLock.withWriteLock {
             stateLock.withLock {
                 walIndex = index
+                noteForeign(after: written, through: last)  // NC1
                 written = last
                 committed = min(committed, last)
                 walEnd = end
@@ -247,6 +248,7 @@ extension Store {
         }
         stateLock.withLock {
             for c in scan.commits { walIndex.add(commit: c.commit, frames: c.frames, pageCount: c.pageCount) }
+            noteForeign(after: written, through: last.commit)  // NC1
             written = last.commit
             walEnd = last.endOffset
         }
@@ -302,6 +304,7 @@ extension Store {
             freeSpace = space
             stateLock.withLock {
                 walIndex = index
+                noteForeign(after: written, through: last)  // NC1
                 written = last
                 committed = last
                 walEnd = end

@@ -74,6 +74,10 @@ public final class Store: @unchecked Sendable {
     var readers: [CommitSequence: Int] = [:]
     /// The sequence of the shared state this process has caught up with (Store+Refresh MP1–MP3).
     var sharedSequence: UInt64 = 0
+    /// The newest commit another process wrote that this process's snapshots show, and newer
+    /// ones not durable yet, oldest first (Store+ForeignCommits NC1, NC2).
+    var foreignVisible = CommitSequence(0)
+    var foreignPending: [ClosedRange<CommitSequence>] = []
     var closed = false
     var poison: String?
 
