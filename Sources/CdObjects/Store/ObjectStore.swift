@@ -198,6 +198,9 @@ public final class ObjectStore: @unchecked Sendable {
                     entity: entity, key: "entity", message: "\(entity) is abstract; objects need a concrete entity"))
         }
         precondition(count >= 0, "count must not be negative")
+        // No keys: nothing to reserve (a reservation of none would find enough room in no block
+        // and loop for ever).
+        if count == 0 { return [] }
         while true {
             let first: Int64? = counterLock.withLock {
                 guard let block = blocks[e.root], block.end - block.next >= Int64(count) else { return nil }

@@ -24,6 +24,17 @@ struct ObjectStoreNextKeyTests {
         #expect(try store.verify().isEmpty)
     }
 
+    @Test func noKeysAreNoneOnAFreshStoreAndInAStreamingWriter() throws {
+        // A request for no keys before any block is reserved (it looped for ever).
+        let store = try companyStore()
+        #expect(try store.newObjectIDs(entity: "Office", count: 0) == [])
+        let writer = try store.beginWriter()
+        #expect(try store.newObjectIDs(entity: "Employee", count: 0) == [])
+        #expect(try store.newObjectIDs(entity: "Employee", count: 2).map(\.primaryKey) == [1, 2])
+        try writer.commit()
+        #expect(try store.newObjectIDs(entity: "Office", count: 1).map(\.primaryKey) == [1])
+    }
+
     @Test func keysBelowTheUsedBoundAreCheckedAndKeysAboveItAreFree() throws {
         let store = try companyStore()
         let ids = try store.newObjectIDs(entity: "Office", count: 10)
