@@ -45,7 +45,9 @@ import Testing
                 try BankWorkload.checkTotal(tx)
                 for (tag, last) in acknowledged {
                     let missing = try BankWorkload.missing(tag: tag, upTo: last, in: tx)
-                    #expect(missing.isEmpty, "\(copy): \(tag) acknowledged \(last) before the backup, \(missing.count) missing")
+                    #expect(
+                        missing.isEmpty,
+                        "\(copy): \(tag) acknowledged \(last) before the backup, \(missing.count) missing")
                 }
             }
             try opened.close()
