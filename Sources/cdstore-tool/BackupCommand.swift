@@ -50,7 +50,8 @@ struct BackupCommand: ToolCommand {
             let out = OutputSink.standardOutput()
             try out.write(
                 "\(destination): commit \(result.commit.rawValue) of \(store), \(result.copied.trees) trees, "
-                    + "\(result.copied.entries) entries, \(StoreInfo.bytes(UInt64(result.copied.bytes))) of keys and values, "
+                    + "\(result.copied.entries) entries, "
+                    + "\(StoreInfo.bytes(UInt64(result.copied.bytes))) of keys and values, "
                     + "file \(StoreInfo.bytes(StoreInfo.fileSize(destination)))\n")
             if !noVerify {
                 var options = VerifierOptions()
