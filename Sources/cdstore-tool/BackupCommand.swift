@@ -2,6 +2,7 @@ import ArgumentParser
 import CdObjects
 import CdStore
 import CdStoreCommands
+import CdToolSupport
 import Foundation
 
 // `cdstore backup STORE DEST`: a consistent copy of the store's last commit (`Store.backup`,
@@ -30,12 +31,35 @@ struct BackupCommand: ToolCommand {
     @Flag(name: .customLong("no-verify"), help: "Skip checking the copy.")
     var noVerify = false
 
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text
+        case json
+    }
+
+    @Option(name: .long, help: "text (for a person) or json (one document, docs/CDSTORE.md).")
+    var format: Format = .text
+
+    /// What `--format json` prints (docs/CDSTORE.md, `backup`).
+    struct Summary: Encodable {
+        var source: String
+        var destination: String
+        var commit: UInt64
+        var trees: Int
+        var entries: Int
+        var keyValueBytes: Int
+        var fileBytes: UInt64
+        /// Nil with `--no-verify`.
+        var verified: Bool?
+        var problems: Int?
+    }
+
     func execute(tool: String) -> Int32 {
         var verified: VerificationReport?
         let status = reportingFailures(tool: tool) {
             guard FileManager.default.fileExists(atPath: store) else {
                 throw ToolFailure.operational("\(store): no such file")
             }
+            let onTerminal = isatty(STDERR_FILENO) == 1
             let result: BackupResult
             do {
                 var options = StoreOptions()
@@ -43,32 +67,61 @@ struct BackupCommand: ToolCommand {
                 options.cacheBytes = 16 << 20
                 let source = try Store.open(path: store, options: options)
                 defer { try? source.close() }
-                result = try source.backup(to: destination)
+                var backup = BackupOptions()
+                let bar = onTerminal ? ProgressLine(labelWidth: 24) : nil
+                defer { bar?.finish() }
+                if let bar {
+                    backup.progress = { p in
+                        bar.update(
+                            label: "copying \(p.entries) entries",
+                            fraction: p.trees > 0 ? Double(p.treesCopied) / Double(p.trees) : 0)
+                    }
+                }
+                result = try source.backup(to: destination, options: backup)
             } catch {
                 throw ToolFailure.from(error, path: store)
             }
-            let out = OutputSink.standardOutput()
-            try out.write(
-                "\(destination): commit \(result.commit.rawValue) of \(store), \(result.copied.trees) trees, "
-                    + "\(result.copied.entries) entries, "
-                    + "\(StoreInfo.bytes(UInt64(result.copied.bytes))) of keys and values, "
-                    + "file \(StoreInfo.bytes(StoreInfo.fileSize(destination)))\n")
+            var summary = Summary(
+                source: store, destination: destination, commit: result.commit.rawValue, trees: result.copied.trees,
+                entries: result.copied.entries, keyValueBytes: result.copied.bytes,
+                fileBytes: StoreInfo.fileSize(destination))
             if !noVerify {
                 var options = VerifierOptions()
                 options.additionalPasses = [ObjectStoreCheck()]
+                let progress = VerifyProgressBar.forStandardError(enabled: format == .text, store: destination)
+                if let progress { options.progress = { @Sendable p in progress.update(p) } }
                 let report: VerificationReport
-                do { report = try StoreVerifier.verify(path: destination, options: options) } catch {
+                do {
+                    report = try StoreVerifier.verify(path: destination, options: options)
+                    progress?.finish()
+                } catch {
+                    progress?.finish()
                     throw ToolFailure.from(error, path: destination)
                 }
                 verified = report
-                if report.problemCount == 0 { try out.write("\(destination): verified, no problems\n") }
+                summary.verified = report.problemCount == 0
+                summary.problems = report.problemCount
+            }
+            let out = OutputSink.standardOutput()
+            switch format {
+            case .json:
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+                try out.write(String(decoding: try encoder.encode(summary), as: UTF8.self) + "\n")
+            case .text:
+                try out.write(
+                    "\(destination): commit \(result.commit.rawValue) of \(store), \(result.copied.trees) trees, "
+                        + "\(result.copied.entries) entries, "
+                        + "\(StoreInfo.bytes(UInt64(result.copied.bytes))) of keys and values, "
+                        + "file \(StoreInfo.bytes(summary.fileBytes))\n")
+                if summary.verified == true { try out.write("\(destination): verified, no problems\n") }
             }
             try out.close()
         }
         if status == 0, let verified, verified.problemCount > 0 {
             ToolOutput.fail(
                 tool: tool, "\(destination): the copy does not verify (\(verified.problemCount) problems)")
-            print(verified.text(includeSummary: false), terminator: "")
+            if format == .text { print(verified.text(includeSummary: false), terminator: "") }
             return VerifyExit.problems
         }
         return status

@@ -47,6 +47,26 @@ import Testing
         }
     }
 
+    @Test func jsonSaysWhatWasCopiedAndThatItVerifies() throws {
+        try Cdstore.withTempDir { dir in
+            let path = try HistoryCommandTests.store(in: dir)
+            let copy = dir.appendingPathComponent("copy.cdstore").path
+            let r = try Cdstore.run(["backup", path, copy, "--format", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            #expect(json["source"] as? String == path && json["destination"] as? String == copy)
+            #expect(json["verified"] as? Bool == true && json["problems"] as? Int == 0)
+            #expect((json["trees"] as? Int ?? 0) > 3 && (json["entries"] as? Int ?? 0) > 3, "\(json)")
+            #expect((json["commit"] as? Int ?? 0) >= 1)
+            #expect(json["fileBytes"] as? Int == Int(StoreSize.of(copy)), "\(json)")
+            // Without the check, nothing is said about it.
+            let unchecked = dir.appendingPathComponent("unchecked.cdstore").path
+            let u = try Cdstore.run(["backup", path, unchecked, "--format", "json", "--no-verify"])
+            let plain = try #require(try JSONSerialization.jsonObject(with: Data(u.stdout.utf8)) as? [String: Any])
+            #expect(plain["verified"] == nil && plain["problems"] == nil, "\(plain)")
+        }
+    }
+
     @Test func anExistingDestinationAndAMissingStoreAreRefused() throws {
         try Cdstore.withTempDir { dir in
             let path = try HistoryCommandTests.store(in: dir)

@@ -22,7 +22,7 @@
 public struct BackupOptions: Sendable {
     /// The bytes of keys and values copied between two commits of the new store (BK4).
     public var commitBytes: Int = 16 << 20
-    /// Called after each tree is copied, with the progress so far.
+    /// Called after each commit of the copy and after each tree, with the progress so far.
     public var progress: (@Sendable (BackupProgress) -> Void)?
 
     /// The default options: commits of 16 MiB, no progress callback.
@@ -126,6 +126,7 @@ extension Store {
                         tx = try copy.beginWrite()
                         target = try tx.tree(name)!
                         pending = 0
+                        backup.progress?(progress)
                     }
                     return true
                 }
