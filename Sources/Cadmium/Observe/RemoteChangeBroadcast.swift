@@ -2,7 +2,7 @@
 // is yielded to every `Cd.remoteChanges` subscriber and posted as the `cdStoreRemoteChange`
 // notification, on the main queue, after the main context merged it.
 //
-// Invariants (as OB2, OB3 of CommitBroadcast.swift):
+// Invariants (BS1, BS2 of BroadcastSubscribers.swift):
 //   RB1. A subscriber is registered from the moment `Cd.remoteChanges` returns its sequence until
 //        the sequence terminates; termination removes it.
 //   RB2. Every change delivered while a subscriber is registered is yielded to it, in delivery
@@ -19,34 +19,17 @@ final class RemoteChangeBroadcast: Sendable {
     /// The process's broadcast (it outlives a `Cd.initWithStore` that replaces the stack).
     static let shared = RemoteChangeBroadcast()
 
-    private struct State {
-        var nextSubscriber = 0
-        var subscribers: [Int: AsyncStream<CdRemoteChange>.Continuation] = [:]
-    }
-
-    private let state = LockedState(State())
+    private let subscribers = BroadcastSubscribers<CdRemoteChange>()
 
     /// A new subscription: every remote change delivered from now on (keeps RB1, RB2).
-    func subscribe() -> AsyncStream<CdRemoteChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: CdRemoteChange.self, bufferingPolicy: .unbounded)
-        let id = state.withLock { state -> Int in
-            state.nextSubscriber += 1
-            state.subscribers[state.nextSubscriber] = continuation
-            return state.nextSubscriber
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    func subscribe() -> AsyncStream<CdRemoteChange> { subscribers.subscribe() }
 
     /// The number of live subscriptions (tests check that cancelled ones are gone, RB1).
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    var subscriberCount: Int { subscribers.count }
 
     /// On the main queue: hands `change` to the subscribers and the notification center (RB2).
     func deliver(_ change: CdRemoteChange) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
-        for subscriber in subscribers { subscriber.yield(change) }
+        subscribers.yield(change)
         NotificationCenter.default.post(name: .cdStoreRemoteChange, object: nil, userInfo: change.userInfo)
     }
 }
