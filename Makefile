@@ -51,9 +51,12 @@ FUZZ_TARGETS := store-open wal-recovery verifier predicate model-reader
 FUZZ_SCRATCH := .build-fuzz
 
 # Kills cadmium-crash-child CRASH_KILLS times in engine mode and CRASH_KILLS times in `--cd` mode
-# (CADMIUM_CRASH_SEED picks the moments).
+# (CADMIUM_CRASH_SEED picks the moments), and MPROC_KILLS times one of four children sharing one
+# store (CADMIUM_MPROC_SEED).
+MPROC_KILLS ?= 60
 crash-test: deps
 	CADMIUM_CRASH_KILLS=$(CRASH_KILLS) CADMIUM_CRASH_CD_KILLS=$(CRASH_KILLS) CADMIUM_CRASH_MIGRATION_KILLS=50 \
+		CADMIUM_MPROC_KILLS=$(MPROC_KILLS) \
 		$(SWIFT) test --filter 'ProcessCrashTests' $(SWIFT_TEST_FLAGS)
 
 # The whole suite under AddressSanitizer and ThreadSanitizer; any report fails the run. The suite

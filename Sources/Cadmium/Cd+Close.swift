@@ -38,6 +38,7 @@ extension Cd {
         }
         // Query observations of this stack end now (a waiting `changes()` loop returns, RW1).
         ResultsObservations.end(on: stack)
+        stack.stopWatchingRemoteChanges()
         try (stack.store as? ObjectStore)?.close()
     }
 

@@ -143,11 +143,16 @@ public enum Cd {
             // The previous stack's query observations end with it (RW1).
             ResultsObservations.end(on: previous)
         }
+        previous?.stopWatchingRemoteChanges()
         try (previous?.store as? ObjectStore)?.close()
         let store = try ObjectStore.open(
             path: storeURL?.path, model: model.objectModel, options: options,
             migration: migration.completed(with: model.versionHistory))
         let stack = CdStack(model: model, store: store)
+        do { try stack.watchRemoteChanges(storeURL: storeURL) } catch {
+            try? store.close()
+            throw error
+        }
         globals.withLock {
             $0.stack = stack
             $0.defaultSerialTransactions = serialTX
@@ -160,6 +165,7 @@ public enum Cd {
             defer { globals.stack = nil }
             return globals.stack
         }
+        previous?.stopWatchingRemoteChanges()
         try? (previous?.store as? ObjectStore)?.close()
     }
 }

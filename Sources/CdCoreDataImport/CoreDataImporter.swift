@@ -24,7 +24,8 @@
 //       `Options.commitBytes` of values), one batch of objects (`Options.batchSize`), the largest
 //       to-many list of one object, and the bad rows (listed, and the keys of rows not imported):
 //       rows are streamed from SQLite, and each commit ends the engine transaction that held them.
-//       (Step 4's object checks are the exception: ObjectStoreVerifier holds every decoded record.)
+//       Step 4's object checks keep no copy of the store either (OV7 of ObjectStoreVerifier):
+//       they hold the page cache, a few thousand decoded records and one to-many list at a time.
 //  CI3. Every row of an app table is either imported as it is (each Z_PK kept as the object's
 //       primary key, each value unchanged) or listed in the report as a CoreDataBadRow (thrown
 //       with `strict`); a relationship that points at no imported row is left empty and listed.

@@ -27,10 +27,13 @@ public final class CrashMarker: CdManagedObject {
 }
 
 public enum CdCrashWorkload {
-    /// Opens the `Cd` stack on `path` with the campaign's store options (`Durability.full`).
-    public static func open(path: String) throws {
+    /// Opens the `Cd` stack on `path` with the campaign's store options (`Durability.full`), with
+    /// persistent history when `history` is set.
+    public static func open(path: String, history: Bool = false) throws {
         let model = try CdModel(classes: [CrashEntry.self, CrashMarker.self])
-        try Cd.initWithStore(model: model, storeURL: URL(fileURLWithPath: path), options: CrashWorkload.options())
+        var options = CrashWorkload.options()
+        if history { options.history = .tracked }
+        try Cd.initWithStore(model: model, storeURL: URL(fileURLWithPath: path), options: options)
     }
 
     static func payload(_ n: Int, _ i: Int) -> String { String(decoding: CrashWorkload.value(n, i), as: UTF8.self) }

@@ -35,6 +35,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An earlier durability failure (a failed fsync or WAL write) left the in-memory state unsure;
     /// the store must be closed and reopened, which recovers from the WAL.
     case poisoned(path: String, cause: String)
+    /// A backup's destination (or its log) already exists; a backup never replaces a file.
+    case backupDestinationExists(path: String)
 
     public var description: String {
         switch self {
@@ -66,6 +68,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the transaction has already been committed or aborted"
         case let .poisoned(path, cause):
             return "store \(path) must be reopened after a durability failure: \(cause)"
+        case let .backupDestinationExists(path):
+            return "backup destination \(path) already exists: a backup never replaces a file"
         }
     }
 }

@@ -103,4 +103,49 @@ enum AttributeCoding {
     private static func mismatch(_ stored: CdValue, _ type: Any.Type) -> SwiftDataError {
         SwiftDataError(.unsupportedValue, "the stored value \(stored) is not a \(type)")
     }
+
+    /// An attribute type's conversions with its conformances resolved once (MT3): a scalar and
+    /// an optional scalar convert directly, other types through `storeValue` / `swiftValue`.
+    struct Converters: @unchecked Sendable {
+        /// The stored form of a value of the type.
+        let store: (Any) throws -> CdValue
+        /// The value of the type a stored value stands for; nil when it does not fit.
+        let swift: (CdValue) -> Any?
+
+        /// For relationships, which have no attribute conversions.
+        static let none = Converters(store: { try storeValue($0) }, swift: { _ in nil })
+    }
+
+    /// The conversions of values of `type`.
+    static func converters(for type: Any.Type) -> Converters {
+        if let optional = type as? any OptionalValue.Type {
+            if let scalar = optional.wrappedType as? any CdAttributeValue.Type {
+                return optionalScalarConverters(scalar)
+            }
+        } else if let scalar = type as? any CdAttributeValue.Type {
+            return scalarConverters(scalar)
+        }
+        return Converters(store: { try storeValue($0) }, swift: { try? swiftValue($0, as: type) })
+    }
+
+    private static func scalarConverters<S: CdAttributeValue>(_: S.Type) -> Converters {
+        Converters(
+            store: { value in
+                guard let scalar = value as? S else { return try storeValue(value) }
+                return scalar.cdValue
+            },
+            swift: { stored in S.fromCdValue(stored).map { $0 as Any } })
+    }
+
+    private static func optionalScalarConverters<S: CdAttributeValue>(_: S.Type) -> Converters {
+        Converters(
+            store: { value in
+                guard let optional = value as? S? else { return try storeValue(value) }
+                return optional?.cdValue ?? .null
+            },
+            swift: { stored in
+                if stored.isNull { return S?.none as Any }
+                return S.fromCdValue(stored).map { S?.some($0) as Any }
+            })
+    }
 }

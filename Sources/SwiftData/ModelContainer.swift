@@ -28,6 +28,14 @@ public final class ModelContainer: @unchecked Sendable {
     let storeIdentifier: String
     /// What each save of this container's contexts changed (ContainerChangeLog.swift).
     let changeLog = ContainerChangeLog()
+    /// The translated `#Predicate` shapes its contexts fetched with.
+    let predicateCache = PredicateRequestCache()
+    /// The schema's classes by entity name, and their property tables by class, read once.
+    let typesByEntity: [String: any PersistentModel.Type]
+    let tablesByType: [ObjectIdentifier: ModelPropertyTable]
+    /// Per entity, the store record slot of each property of its table (nil for a to-many),
+    /// so that fetched records in slot form fill models without a dictionary by name.
+    let recordSlots: [String: [Int?]]
     /// Touched on the main actor only (`mainContext`).
     nonisolated(unsafe) private var main: ModelContext?
 
@@ -64,6 +72,24 @@ public final class ModelContainer: @unchecked Sendable {
         let configuration = configurations.first ?? ModelConfiguration(schema: schema)
         let model = try schema.objectModel()
         self.schema = schema
+        var typesByEntity: [String: any PersistentModel.Type] = [:]
+        var tablesByType: [ObjectIdentifier: ModelPropertyTable] = [:]
+        for type in schema.types {
+            let table = try ModelPropertyTable.of(type)
+            typesByEntity[table.entityName] = type
+            tablesByType[ObjectIdentifier(type)] = table
+        }
+        self.typesByEntity = typesByEntity
+        self.tablesByType = tablesByType
+        let storeSlots = PropertySlots.tables(of: model)
+        var recordSlots: [String: [Int?]] = [:]
+        for table in tablesByType.values {
+            guard let slots = storeSlots[table.entityName] else { continue }
+            recordSlots[table.entityName] = table.properties.map { property in
+                slots.slot(of: property.name).flatMap { $0 < slots.attributeCount + slots.toOneCount ? $0 : nil }
+            }
+        }
+        self.recordSlots = recordSlots
         self.migrationPlan = migrationPlan
         self.configurations = Set(configurations)
         self.configuration = configuration
@@ -78,6 +104,17 @@ public final class ModelContainer: @unchecked Sendable {
             if let migrationPlan { try SchemaMigrator.migrate(path: path, plan: migrationPlan) }
             shared = try SharedStores.open(path: path, model: model)
         }
+    }
+
+    /// The property table of `type`: the schema's, read without a lock, else the process's.
+    func table(_ type: any PersistentModel.Type) throws -> ModelPropertyTable {
+        if let table = tablesByType[ObjectIdentifier(type)] { return table }
+        return try ModelPropertyTable.of(type)
+    }
+
+    /// The entity name of `type`.
+    func entityName(_ type: any PersistentModel.Type) -> String {
+        tablesByType[ObjectIdentifier(type)]?.entityName ?? Schema.entityName(for: type)
     }
 
     /// The main actor's context, made on first use, with autosave on.

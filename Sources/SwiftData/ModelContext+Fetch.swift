@@ -5,6 +5,9 @@
 // Invariants:
 //  FE1. A fetch returns registered instances (MC1); a registered instance without pending
 //       changes takes the fetched record's values, so a fetch sees what other contexts saved.
+//  FE2. A fetch whose whole predicate is `persistentModelID == id` of the fetched entity, with
+//       no offset and no pending changes to overlay, reads that one record instead of running a
+//       query: the same answer (the object if its record exists, else nothing) without planning.
 
 internal import CdObjects
 import Foundation
@@ -17,18 +20,26 @@ extension ModelContext {
     /// ```
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         if needsCatchUp { catchUp() }
-        let request = try PredicateTranslation.request(descriptor)
+        let request = try request(descriptor)
         let pending = try overlay(descriptor.includePendingChanges)
-        let matches: [(id: ObjectID, values: [String: PropertyValue]?)]
-        do { matches = try container.store.read { try $0.fetchObjects(request, pending: pending) } } catch {
+        if pending == nil, let id = Self.identityLookup(request) {  // FE2
+            let record: [String: PropertyValue]?
+            do { record = try container.store.read { try $0.values(of: id) } } catch {
+                throw SwiftDataError.store(error)
+            }
+            guard let record, let model = instance(for: id, record: record) as? T else { return [] }
+            return [model]
+        }
+        let matches: [(id: ObjectID, values: [PropertyValue?]?)]
+        do { matches = try container.store.read { try $0.fetchSlotObjects(request, pending: pending) } } catch {
             throw SwiftDataError.store(error)
         }
-        return matches.compactMap { instance(for: $0.id, record: $0.values) as? T }  // keeps FE1
+        return matches.compactMap { instance(for: $0.id, slots: $0.values) as? T }  // keeps FE1
     }
 
     /// The number of models `descriptor` matches.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
-        let request = try PredicateTranslation.request(descriptor)
+        let request = try request(descriptor)
         let pending = try overlay(descriptor.includePendingChanges)
         do { return try container.store.read { try $0.count(request, pending: pending) } } catch {
             throw SwiftDataError.store(error)
@@ -44,11 +55,31 @@ extension ModelContext {
     }
 
     func fetchObjectIDs<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [ObjectID] {
-        let request = try PredicateTranslation.request(descriptor)
+        let request = try request(descriptor)
         let pending = try overlay(descriptor.includePendingChanges)
         do { return try container.store.read { try $0.fetchIDs(request, pending: pending) } } catch {
             throw SwiftDataError.store(error)
         }
+    }
+
+    /// The store request of `descriptor`, its predicate translated once per shape.
+    func request<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> FetchRequest {
+        try PredicateTranslation.request(
+            descriptor, entity: container.entityName(T.self), cache: container.predicateCache)
+    }
+
+    /// The object a request asks for by identity alone (FE2), nil for any other request.
+    static func identityLookup(_ request: FetchRequest) -> ObjectID? {
+        guard request.offset == 0, request.limit != 0, case let .comparison(c)? = request.predicate,
+            c.op == .equal, c.quantifier == .direct
+        else { return nil }
+        let reference: PredicateObjectID
+        switch (c.left, c.right) {
+        case let (.evaluatedObject, .object(r)), let (.object(r), .evaluatedObject): reference = r
+        default: return nil
+        }
+        guard let id = reference.identity.base as? ObjectID, id.entity == request.entity else { return nil }
+        return id
     }
 
     /// The pending changes a fetch overlays, nil when there are none or they do not count.

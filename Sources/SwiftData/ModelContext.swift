@@ -94,7 +94,7 @@ public final class ModelContext {
             }
             return
         }
-        let entity = Schema.entityName(for: type(of: model))
+        let entity = container.entityName(type(of: model))
         guard container.store.model.entity(named: entity) != nil else {
             deferredError = SwiftDataError(.unknownSchema, "\(entity) is not in the container's schema")
             return
@@ -225,19 +225,33 @@ public final class ModelContext {
     /// The registered instance of `id`, or a new one from the store (MC1); `record` refreshes a
     /// registered instance that has no pending change.
     func instance(for id: ObjectID, record: [String: PropertyValue]?) -> (any PersistentModel)? {
+        instance(for: id) { storage in record.map { storage.fill(from: $0, overwrite: true) } != nil }
+    }
+
+    /// `instance(for:record:)` with a record in slot form (`ObjectSnapshot.fetchSlotObjects`).
+    func instance(for id: ObjectID, slots record: [PropertyValue?]?) -> (any PersistentModel)? {
+        instance(for: id) { storage in
+            guard let record, let map = container.recordSlots[id.entity] else { return false }
+            storage.fill(fromSlots: record, map: map, overwrite: true)
+            return true
+        }
+    }
+
+    /// The registered instance of `id` or a new one, `fill` giving it the fetched record's
+    /// values, if any (not to a registered instance with pending changes).
+    private func instance(for id: ObjectID, fill: (any AnyModelStorage) -> Bool) -> (any PersistentModel)? {
         if let model = registry(id) {
-            if let record, let storage = model.storage, !storage.hasChanges {
-                storage.fill(from: record, overwrite: true)
-            }
+            if let storage = model.storage, !storage.hasChanges { _ = fill(storage) }
             return model
         }
-        guard let type = container.schema.type(forEntity: id.entity) else { return nil }
+        guard let type = container.typesByEntity[id.entity] else { return nil }
         func make<T: PersistentModel>(_: T.Type) -> T {
             let storage = ModelStorage<T>(
-                faultFor: id, in: self, storeIdentifier: container.storeIdentifier, record: nil)
+                faultFor: id, in: self, storeIdentifier: container.storeIdentifier,
+                table: try? container.table(T.self), record: nil)
             let model = T(backingData: storage)
             storage.bind(model)
-            if let record { storage.fill(from: record, overwrite: true) }
+            _ = fill(storage)
             return model
         }
         let model = make(type)

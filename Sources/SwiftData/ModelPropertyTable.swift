@@ -9,6 +9,8 @@
 //  MT2. A relationship's inverse is found the same way from either side (explicit key path on
 //       this side, else on the other side, else the only candidate pair), so both sides agree,
 //       which the store's model check requires.
+//  MT3. An attribute's `coding` converts as `AttributeCoding.storeValue`/`swiftValue` do for its
+//       type, with the type's conformances looked up once, here, instead of on every value.
 
 internal import CdObjects
 import Foundation
@@ -34,6 +36,10 @@ final class ModelPropertyTable: @unchecked Sendable {
         let relationship: Schema.Relationship?
         /// The inverse relationship's name on the destination (MT2).
         var inverse: String?
+        /// Whether the inverse is a to-one (each related model then names this one itself).
+        var inverseIsToOne = false
+        /// An attribute's conversions, made once for its type (MT3).
+        var coding = AttributeCoding.Converters.none
 
         var isRelationship: Bool {
             if case .attribute = kind { return false }
@@ -46,6 +52,8 @@ final class ModelPropertyTable: @unchecked Sendable {
     let properties: [Property]
     let indexByKeyPath: [AnyKeyPath: Int]
     let indexByName: [String: Int]
+    /// The indexes of the relationships in `properties`.
+    let relationshipSlots: [Int]
     /// Uniqueness constraints by property name: `@Attribute(.unique)` ones, then `#Unique` ones.
     let uniquenessConstraints: [[String]]
     /// `#Index` lists by property name.
@@ -115,10 +123,22 @@ final class ModelPropertyTable: @unchecked Sendable {
                 if isUnique { unique.append(try names(list)) } else { indexes.append(try names(list)) }
             }
         }
-        for i in properties.indices where properties[i].isRelationship {
-            properties[i].inverse = try Self.inverse(of: properties[i], in: type)
+        for i in properties.indices {
+            if properties[i].isRelationship {
+                let inverse = try Self.inverse(of: properties[i], in: type)
+                properties[i].inverse = inverse
+                if let inverse, let destination = Self.destination(properties[i].kind),
+                    let entry = destination.schemaMetadata.first(where: { $0.name == inverse }),
+                    case .toOne? = Self.relationshipKind(Swift.type(of: entry.keypath).valueType)
+                {
+                    properties[i].inverseIsToOne = true
+                }
+            } else {
+                properties[i].coding = AttributeCoding.converters(for: properties[i].valueType)
+            }
         }
         self.properties = properties
+        self.relationshipSlots = properties.indices.filter { properties[$0].isRelationship }
         self.indexByKeyPath = byKeyPath
         self.indexByName = byName
         self.uniquenessConstraints = unique
@@ -196,11 +216,13 @@ protocol ModelArray {
     static var countKeyPath: AnyKeyPath { get }
     /// `\[Element].isEmpty`.
     static var isEmptyKeyPath: AnyKeyPath { get }
-    /// Whether `model` is an element (by identity), with no cast of the elements.
-    func holds(_ model: any PersistentModel) -> Bool
-    /// The elements, then `model`; nil when `model` is not of the element type. One cast, where
-    /// `make(models + [model])` casts every element (a link per insert was quadratic in casts).
-    func appending(_ model: any PersistentModel) -> Self?
+    /// The identities of the elements.
+    var identities: Set<ObjectIdentifier> { get }
+    /// Appends `model` to the list of this type that `slot` holds, in place: the slot lets go of
+    /// the list while it grows, so the list is not copied (a link per insert copied the whole
+    /// list, quadratic in a bulk insert). False, with `slot` unchanged, when `slot` holds no such
+    /// list or `model` is not of the element type.
+    static func append(_ model: any PersistentModel, into slot: inout Any?) -> Bool
 }
 
 extension Array: ModelArray where Element: PersistentModel {
@@ -209,13 +231,13 @@ extension Array: ModelArray where Element: PersistentModel {
     static var isEmptyKeyPath: AnyKeyPath { arrayIsEmptyKeyPath(Element.self) }
     var models: [any PersistentModel] { map { $0 } }
     static func make(_ models: [any PersistentModel]) -> [Element] { models.compactMap { $0 as? Element } }
-    func holds(_ model: any PersistentModel) -> Bool {
-        let target = ObjectIdentifier(model)
-        return contains { ObjectIdentifier($0) == target }
-    }
-    func appending(_ model: any PersistentModel) -> [Element]? {
-        guard let element = model as? Element else { return nil }
-        return self + CollectionOfOne(element)
+    var identities: Set<ObjectIdentifier> { Set(lazy.map { ObjectIdentifier($0) }) }
+    static func append(_ model: any PersistentModel, into slot: inout Any?) -> Bool {
+        guard let element = model as? Element, var list = slot as? [Element] else { return false }
+        slot = nil  // the list's only holder is now `list`
+        list.append(element)
+        slot = list
+        return true
     }
 }
 

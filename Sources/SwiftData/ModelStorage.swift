@@ -1,20 +1,26 @@
-// The backing data of `@Model` classes: a model's persisted values by key path, and its place in a
-// context. A new model holds every value its initializer set; a model a context made from the
-// store starts as a fault and reads its record on first access (a fetch hands the record's values
-// over at once); a to-many relationship is read from the store on first access.
+// The backing data of `@Model` classes: a model's persisted values, one slot per property of its
+// class's property table, and its place in a context. A new model holds every value its
+// initializer set; a model a context made from the store starts as a fault and reads its record
+// on first access (a fetch hands the record's values over at once); a to-many relationship is
+// read from the store on first access, a to-one's model is made on first access.
 //
 // Invariants:
-//  MS1. `values[k]`, when present, is a value of the property's exact Swift type (the type of
-//       `k`'s value), so reading it back is a cast that cannot fail for a present value.
+//  MS1. `slots[i]`, when present, is a value of property i's exact Swift type (the type of its
+//       key path's value), so reading it back is a cast that cannot fail for a present value;
+//       `others` holds values of key paths the table does not list, by key path.
 //  MS2. Setting a relationship keeps its inverse in step on the related models, in memory, at
 //       once: a model added to a to-many has its to-one inverse set (and is removed from the list
 //       it was in before); a model removed has it cleared.
-//  MS3. `changed` holds the key paths set since the last save of a saved model; an inserted
+//  MS3. `changed` holds the slots set since the last save of a saved model; an inserted
 //       model writes all its values, a new model (in no context) records nothing.
 //  MS4. Values loaded from the store never overwrite a property changed and not yet saved.
-//  MS5. `loadedLists[k]` is the to-many list `k` as last read from the store, until the next save
+//  MS5. `loadedLists[i]` is the to-many list of slot i as last read from the store, until the next save
 //       or refault: a save sends its difference from the current list as links added and
 //       removed (`ToManyDelta`), never the list, so another context's links saved meanwhile stay.
+//  MS6. A to-one read with the record is kept as its target's identifier (`unmadeToOnes`), its
+//       slot empty, until the slot is first needed: reading a model does not make the models it
+//       points at. A slot set or loaded has no entry there.
+//  MS7. `members[i]`, when present, is exactly the set of identities of the models in slot i.
 
 internal import Cadmium
 internal import CdObjects
@@ -53,8 +59,8 @@ protocol AnyModelStorage: AnyObject {
     /// Takes an inserted model's values as an update of this saved one (an upsert): every
     /// attribute, and the relationships where the inserted model has related models.
     func absorb(_ other: any AnyModelStorage)
-    /// The values set, by key path (for `absorb`).
-    var setValues: [AnyKeyPath: Any] { get }
+    /// The values set, by slot of the property table (for `absorb`).
+    var setValues: [Any?] { get }
     /// Makes this inserted model the saved object `id` (an upsert onto an unregistered object):
     /// its values are then an update of every attribute and of the non-empty relationships.
     func becomeUpdate(of id: ObjectID)
@@ -72,6 +78,9 @@ protocol AnyModelStorage: AnyObject {
     func storeDeltas(isGone: (ObjectID) -> Bool) throws -> [String: ToManyDelta]
     /// Takes `record`'s attribute and to-one values (keeps MS4); `overwrite` replaces loaded ones.
     func fill(from record: [String: PropertyValue], overwrite: Bool)
+    /// `fill(from:overwrite:)` with a record in slot form: property i's value is
+    /// `record[map[i]]` (nil in `map` for a property the record does not hold).
+    func fill(fromSlots record: [PropertyValue?], map: [Int?], overwrite: Bool)
     /// Forgets every loaded value; the next access reads the store. Only for unchanged models.
     func refault()
     /// Marks the save done: no property changed.
@@ -83,24 +92,42 @@ protocol AnyModelStorage: AnyObject {
 
 /// The default backing data of `@Model` classes.
 final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
-    /// Loaded or set values, by key path (MS1).
-    private(set) var values: [AnyKeyPath: Any] = [:]
+    /// The class's property table; nil when its metadata has no stored form (then every value
+    /// is in `others`, and the model cannot be inserted).
+    private let table: ModelPropertyTable?
+    /// Loaded or set values, by property index (MS1).
+    private var slots: [Any?]
+    /// Values of key paths the table does not list (MS1).
+    private var others: [AnyKeyPath: Any] = [:]
     /// Whether the record's attributes and to-ones were read (always true for a new model).
     private var recordLoaded = true
-    /// Key paths set since the last save (MS3).
-    private var changed: Set<AnyKeyPath> = []
-    /// The to-many lists as read from the store, by key path (MS5).
-    private var loadedLists: [AnyKeyPath: [ObjectID]] = [:]
+    /// Slots set since the last save (MS3).
+    private var changed: Set<Int> = []
+    /// The to-many lists as read from the store, by slot (MS5).
+    private var loadedLists: [Int: [ObjectID]] = [:]
+    /// The identities of the models of to-many slots, by slot, made on the first membership
+    /// test of a slot and dropped whenever the slot is written otherwise than by `link` (MS7).
+    private var members: [Int: Set<ObjectIdentifier>] = [:]
+    /// To-ones read with the record whose models are not made yet, by slot (MS6).
+    private var unmadeToOnes: [Int: ObjectID?] = [:]
     private weak var owner: Model?
     private(set) weak var context: ModelContext?
     private(set) var objectID: ObjectID?
     private var storeIdentifier = ""
     var state: ModelState = .new
 
-    init(for modelType: Model.Type) {}
+    init(for modelType: Model.Type) {
+        table = try? ModelPropertyTable.of(Model.self)
+        slots = Array(repeating: nil, count: table?.properties.count ?? 0)
+    }
 
     /// A fault for the object `id` of `context`, or a model with its record's values.
-    init(faultFor id: ObjectID, in context: ModelContext, storeIdentifier: String, record: [String: PropertyValue]?) {
+    init(
+        faultFor id: ObjectID, in context: ModelContext, storeIdentifier: String, table: ModelPropertyTable?,
+        record: [String: PropertyValue]?
+    ) {
+        self.table = table
+        slots = Array(repeating: nil, count: table?.properties.count ?? 0)
         self.objectID = id
         self.context = context
         self.storeIdentifier = storeIdentifier
@@ -119,7 +146,19 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     var isDeleted: Bool { state == .deleted }
     var model: (any PersistentModel)? { owner }
 
-    func propertyTable() throws -> ModelPropertyTable { try ModelPropertyTable.of(Model.self) }
+    func propertyTable() throws -> ModelPropertyTable {
+        if let table { return table }
+        return try ModelPropertyTable.of(Model.self)  // throws what the metadata lacks
+    }
+
+    /// The slot of `key`, nil for a key path the table does not list.
+    private func slot(_ key: AnyKeyPath) -> Int? { table?.indexByKeyPath[key] }
+
+    /// The value of `key`, loaded or set (MS1).
+    private func stored(_ key: AnyKeyPath) -> Any? {
+        if let i = slot(key) { return slots[i] }
+        return others[key]
+    }
 
     /// A temporary identifier for a model in no context: unique while the model lives.
     static func unsavedIdentifier(_ model: Model) -> PersistentIdentifier {
@@ -132,11 +171,19 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
 
     func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
         if let owner { return value(key, of: owner) }
-        return (values[key] as? Value) ?? Self.empty(Value.self, key)
+        if let value = stored(key) as? Value { return value }
+        return Self.empty(Value.self, key)
     }
 
     func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
-        if let owner { set(key, to: newValue, of: owner) } else { values[key] = newValue }
+        if let owner {
+            set(key, to: newValue, of: owner)
+        } else if let i = slot(key) {
+            slots[i] = newValue
+            members[i] = nil
+        } else {
+            others[key] = newValue
+        }
     }
 
     // MARK: - Reading and writing
@@ -145,24 +192,28 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     func value<Value>(_ key: KeyPath<Model, Value>, of model: Model) -> Value {
         if owner == nil { owner = model }
         if let context, context.needsCatchUp { context.catchUp() }
-        if let value = values[key] as? Value { return value }  // MS1
-        load(key)
-        return (values[key] as? Value) ?? Self.empty(Value.self, key)
+        guard let i = slot(key) else { return (others[key] as? Value) ?? Self.empty(Value.self, key) }
+        if let present = slots[i], let value = present as? Value { return value }  // MS1
+        load(i)
+        if let present = slots[i], let value = present as? Value { return value }
+        return Self.empty(Value.self, key)
     }
 
     /// Sets `key`; a relationship keeps its inverse in step (MS2) and brings new related models
     /// into the context.
     func set<Value>(_ key: KeyPath<Model, Value>, to newValue: Value, of model: Model) {
         if owner == nil { owner = model }
-        guard let table = try? propertyTable(), let index = table.property(key) else {
-            values[key] = newValue
+        guard let table, let index = slot(key) else {
+            others[key] = newValue
             return
         }
         let property = table.properties[index]
         if property.isRelationship {
-            if values[key] == nil { load(key) }
-            let old = values[key].map(Self.models(in:)) ?? []
-            values[key] = newValue
+            if slots[index] == nil { load(index) }
+            unmadeToOnes[index] = nil
+            let old = slots[index].map(Self.models(in:)) ?? []
+            slots[index] = newValue
+            members[index] = nil
             let new = Self.models(in: newValue)
             if let inverse = property.inverse {
                 for gone in old where !new.contains(where: { $0 === gone }) {
@@ -174,29 +225,35 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
             }
             context?.didRelate(new)
         } else {
-            values[key] = newValue
+            slots[index] = newValue
         }
-        noteChanged(key)
+        noteChanged(index)
     }
 
-    private func noteChanged(_ key: AnyKeyPath) {
+    private func noteChanged(_ index: Int) {
         guard state == .saved else { return }  // keeps MS3
-        changed.insert(key)
+        changed.insert(index)
         context?.noteChanged(self)
     }
 
-    /// Reads what `key` needs from the store: the record, or a to-many list.
-    private func load(_ key: AnyKeyPath) {
-        guard let context, let objectID, state == .saved || state == .deleted else { return }
+    /// Reads what slot `index` needs from the store: the record, or a to-many list.
+    private func load(_ index: Int) {
+        guard let context, let objectID, let table, state == .saved || state == .deleted else { return }
         if !recordLoaded {
             recordLoaded = true
             if let record = context.loadRecord(objectID) { fill(from: record, overwrite: false) }
         }
-        guard values[key] == nil, let table = try? propertyTable(), let index = table.property(key) else { return }
+        guard slots[index] == nil else { return }
         let property = table.properties[index]
+        if let target = unmadeToOnes.removeValue(forKey: index) {  // keeps MS6
+            let model = target.flatMap { context.instance(for: $0, record: nil) }
+            slots[index] = Self.relationshipValue(property, model.map { [$0] } ?? [])
+            return
+        }
         if case .toMany = property.kind, let ids = context.loadRelated(objectID, property.name) {
-            values[key] = Self.relationshipValue(property, ids.compactMap { context.instance(for: $0, record: nil) })
-            loadedLists[key] = ids  // keeps MS5
+            slots[index] = Self.relationshipValue(property, ids.compactMap { context.instance(for: $0, record: nil) })
+            members[index] = nil
+            loadedLists[index] = ids  // keeps MS5
         }
     }
 
@@ -205,17 +262,21 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     /// Adds `other` to the relationship `name` of this model (sets it, for a to-one).
     func link(_ name: String, to other: any PersistentModel) {
         guard let (key, property) = relationship(name) else { return }
-        if values[key] == nil { load(key) }
+        if slots[key] == nil { load(key) }
         // A non-optional to-many grows by one element, its elements neither cast nor re-wrapped.
-        if case .toMany(_, false) = property.kind, let list = values[key] as? any ModelArray {
-            if list.holds(other) { return }
-            if let longer = list.appending(other) {
-                values[key] = longer  // keeps MS1: the same array type
+        if case .toMany(_, false) = property.kind, let listType = property.valueType as? any ModelArray.Type,
+            var known = members[key] ?? (slots[key] as? any ModelArray)?.identities
+        {
+            let identity = ObjectIdentifier(other)
+            if known.contains(identity) { return }
+            if listType.append(other, into: &slots[key]) {  // keeps MS1: the same array type
+                known.insert(identity)
+                members[key] = known  // keeps MS7
                 noteChanged(key)
                 return
             }
         }
-        var current = values[key].map(Self.models(in:)) ?? []
+        var current = slots[key].map(Self.models(in:)) ?? []
         if current.contains(where: { $0 === other }) { return }
         if case .toOne = property.kind {
             // The model leaves the list of its previous holder.
@@ -226,33 +287,36 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         } else {
             current.append(other)
         }
-        values[key] = Self.relationshipValue(property, current)
+        slots[key] = Self.relationshipValue(property, current)
+        members[key] = nil
         noteChanged(key)
     }
 
     /// Removes `other` from the relationship `name` of this model (clears it, for a to-one).
     func unlink(_ name: String, from other: any PersistentModel) {
         guard let (key, property) = relationship(name) else { return }
-        if values[key] == nil { load(key) }
-        let current = values[key].map(Self.models(in:)) ?? []
+        if slots[key] == nil { load(key) }
+        let current = slots[key].map(Self.models(in:)) ?? []
         guard current.contains(where: { $0 === other }) else { return }
         if case .toOne(_, false) = property.kind { return }  // a required to-one stays until set again
-        values[key] = Self.relationshipValue(property, current.filter { $0 !== other })
+        slots[key] = Self.relationshipValue(property, current.filter { $0 !== other })
+        members[key] = nil
         noteChanged(key)
     }
 
     func linkInverses() {
-        guard let owner, let table = try? propertyTable() else { return }
-        for property in table.properties where property.isRelationship {
-            guard let inverse = property.inverse, let value = values[property.keyPath] else { continue }
+        guard let owner, let table else { return }
+        for (i, property) in table.properties.enumerated() where property.isRelationship {
+            guard let inverse = property.inverse, let value = slots[i] else { continue }
             for related in Self.models(in: value) { related.storage?.link(inverse, to: owner) }
         }
     }
 
-    private func relationship(_ name: String) -> (AnyKeyPath, ModelPropertyTable.Property)? {
-        guard let table = try? propertyTable(), let index = table.indexByName[name] else { return nil }
+    /// The slot and property of the relationship `name`.
+    private func relationship(_ name: String) -> (Int, ModelPropertyTable.Property)? {
+        guard let table, let index = table.indexByName[name] else { return nil }
         let property = table.properties[index]
-        return property.isRelationship ? (property.keyPath, property) : nil
+        return property.isRelationship ? (index, property) : nil
     }
 
     // MARK: - The context's side
@@ -268,29 +332,30 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         if let model = model as? Model { owner = model }
     }
 
-    var setValues: [AnyKeyPath: Any] { values }
+    var setValues: [Any?] { slots }
 
     func absorb(_ other: any AnyModelStorage) {
-        guard let table = try? propertyTable() else { return }
+        guard let table else { return }
         let given = other.setValues
-        for property in table.properties {
-            guard let value = given[property.keyPath] else { continue }
+        for (i, property) in table.properties.enumerated() {
+            guard i < given.count, let value = given[i] else { continue }
             if property.isRelationship, Self.models(in: value).isEmpty { continue }
-            values[property.keyPath] = value
-            if state == .saved { changed.insert(property.keyPath) }
+            slots[i] = value
+            members[i] = nil
+            if state == .saved { changed.insert(i) }
         }
         if state == .saved { context?.noteChanged(self) }
     }
 
     func becomeUpdate(of id: ObjectID) {
-        guard let table = try? propertyTable() else { return }
+        guard let table else { return }
         objectID = id
         state = .saved
         recordLoaded = true
-        for property in table.properties {
-            guard let value = values[property.keyPath] else { continue }
+        for (i, property) in table.properties.enumerated() {
+            guard let value = slots[i] else { continue }
             if property.isRelationship, Self.models(in: value).isEmpty { continue }
-            changed.insert(property.keyPath)
+            changed.insert(i)
         }
     }
 
@@ -300,18 +365,20 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     }
 
     func loadedRelatedModels() -> [any PersistentModel] {
-        guard let table = try? propertyTable() else { return [] }
-        return table.properties.filter(\.isRelationship).flatMap { values[$0.keyPath].map(Self.models(in:)) ?? [] }
+        guard let table else { return [] }
+        var models: [any PersistentModel] = []
+        for i in table.relationshipSlots { if let value = slots[i] { models += Self.models(in: value) } }
+        return models
     }
 
     func storeValues(all: Bool, isGone: (ObjectID) -> Bool) throws -> [String: PropertyValue] {
         let table = try propertyTable()
         var result: [String: PropertyValue] = [:]
-        for property in table.properties where all || changed.contains(property.keyPath) {
-            guard let value = values[property.keyPath] else { continue }
+        for (i, property) in table.properties.enumerated() where all || changed.contains(i) {
+            guard i < slots.count, let value = slots[i] else { continue }
             switch property.kind {
             case .attribute:
-                do { result[property.name] = .attribute(try AttributeCoding.storeValue(value)) } catch let e
+                do { result[property.name] = .attribute(try property.coding.store(value)) } catch let e
                     as SwiftDataError
                 {
                     throw SwiftDataError(.unsupportedValue, "\(table.entityName).\(property.name): \(e.message)")
@@ -321,7 +388,10 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
                 result[property.name] = .toOne(id)
             case .toMany:
                 // A saved model's list that was read travels as a delta (MS5, `storeDeltas`).
-                if !all, state == .saved, loadedLists[property.keyPath] != nil { continue }
+                if !all, state == .saved, loadedLists[i] != nil { continue }
+                // A new model's list whose inverse is a to-one is written by its members: each
+                // names this model in its own to-one (MS2), which the change set carries.
+                if state == .inserted, property.inverseIsToOne { continue }
                 let ids = Self.models(in: value).compactMap { Self.storedID(of: $0, isGone: isGone) }
                 result[property.name] = ChangeSetParts.toMany(ids)
             }
@@ -333,10 +403,8 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         guard state == .saved else { return [:] }
         let table = try propertyTable()
         var result: [String: ToManyDelta] = [:]
-        for property in table.properties where changed.contains(property.keyPath) {
-            guard case .toMany = property.kind, let loaded = loadedLists[property.keyPath],
-                let value = values[property.keyPath]
-            else { continue }
+        for (i, property) in table.properties.enumerated() where changed.contains(i) {
+            guard case .toMany = property.kind, let loaded = loadedLists[i], let value = slots[i] else { continue }
             let ids = Self.models(in: value).compactMap { Self.storedID(of: $0, isGone: isGone) }
             if let delta = ChangeSetParts.toManyDelta(from: loaded, to: ids) { result[property.name] = delta }
         }
@@ -354,20 +422,36 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     }
 
     func fill(from record: [String: PropertyValue], overwrite: Bool) {
-        guard let table = try? propertyTable() else { return }
-        for property in table.properties {
-            let key = property.keyPath
-            guard !changed.contains(key), overwrite || values[key] == nil else { continue }  // keeps MS4
-            switch (property.kind, record[property.name]) {
+        fill(overwrite: overwrite) { _, property in record[property.name] }
+    }
+
+    func fill(fromSlots record: [PropertyValue?], map: [Int?], overwrite: Bool) {
+        fill(overwrite: overwrite) { i, _ in
+            guard i < map.count, let slot = map[i], slot < record.count else { return nil }
+            return record[slot]
+        }
+    }
+
+    /// Takes the value `stored` gives for each property (keeps MS4).
+    private func fill(overwrite: Bool, _ stored: (Int, ModelPropertyTable.Property) -> PropertyValue?) {
+        guard let table else { return }
+        for (i, property) in table.properties.enumerated() {
+            guard overwrite || slots[i] == nil, changed.isEmpty || !changed.contains(i) else { continue }  // MS4
+            switch (property.kind, stored(i, property)) {
             case let (.attribute, .attribute(stored)?):
-                if let value = try? AttributeCoding.swiftValue(stored, as: property.valueType) { values[key] = value }
+                if let value = property.coding.swift(stored) { slots[i] = value }
             case let (.toOne, .toOne(id)?):
-                let target = id.flatMap { context?.instance(for: $0, record: nil) }
-                values[key] = Self.relationshipValue(property, target.map { [$0] } ?? [])
+                if let id, let registered = context?.registry(id) {
+                    slots[i] = Self.relationshipValue(property, [registered])
+                } else {
+                    slots[i] = nil
+                    unmadeToOnes[i] = .some(id)  // keeps MS6: made on first use
+                }
             case (.toMany, _):
                 if overwrite {  // read again on next access
-                    values[key] = nil
-                    loadedLists[key] = nil
+                    slots[i] = nil
+                    members[i] = nil
+                    loadedLists[i] = nil
                 }
             default:
                 break
@@ -378,14 +462,20 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
 
     func refault() {
         guard !hasChanges else { return }
-        values = [:]
+        for i in slots.indices { slots[i] = nil }
+        members = [:]
+        others = [:]
         loadedLists = [:]
+        unmadeToOnes = [:]
         recordLoaded = false
     }
 
     func didSave() {
         // Keeps MS5: a list read before the save is read again, with other saves' links.
-        for key in loadedLists.keys where changed.contains(key) { values[key] = nil }
+        for i in loadedLists.keys where changed.contains(i) {
+            slots[i] = nil
+            members[i] = nil
+        }
         loadedLists = [:]
         changed = []
         if state == .inserted { state = .saved }
@@ -395,9 +485,10 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
 
     /// The models a relationship value holds: a model, an optional one, or an array of them.
     static func models(in value: Any) -> [any PersistentModel] {
-        if let model = value as? any PersistentModel { return [model] }
+        // Lists first: casting a list to a class existential would box it as an object first.
         if let many = value as? any ModelArray { return many.models }
         if let optional = value as? any OptionalValue { return optional.wrappedValue.map(models(in:)) ?? [] }
+        if let model = value as? any PersistentModel { return [model] }
         return []
     }
 

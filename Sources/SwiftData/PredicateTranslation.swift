@@ -10,10 +10,14 @@ import Foundation
 
 /// Translations of descriptors into store requests.
 enum PredicateTranslation {
-    /// The store request of `descriptor`.
-    static func request<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> FetchRequest {
-        var request = FetchRequest(entity: Schema.entityName(for: T.self))
-        if let predicate = descriptor.predicate { request.predicate = try translate(predicate) }
+    /// The store request of `descriptor`, its predicate from `cache` when its shape was seen.
+    static func request<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, entity: String, cache: PredicateRequestCache?
+    ) throws -> FetchRequest {
+        var request = FetchRequest(entity: entity)
+        if let predicate = descriptor.predicate {
+            request.predicate = try cache?.translate(predicate) ?? translate(predicate)
+        }
         request.sortDescriptors = try descriptor.sortBy.map(sort)
         request.limit = descriptor.fetchLimit
         request.offset = max(0, descriptor.fetchOffset ?? 0)
@@ -21,9 +25,14 @@ enum PredicateTranslation {
         return request
     }
 
-    /// The store form of `predicate`.
-    static func translate<T: PersistentModel>(_ predicate: Predicate<T>) throws -> CdPredicate {
-        let translation = StoreTranslation(keyPathNames: names, capturedValue: captured, frontEndNode: frontEndNode)
+    /// The store form of `predicate`; `capturedValue` converts its captured values first (a
+    /// value it gives nil for is converted as usual).
+    static func translate<T: PersistentModel>(
+        _ predicate: Predicate<T>, capturedValue: ((Any) -> CdPredicateExpression?)? = nil
+    ) throws -> CdPredicate {
+        let value: (Any) -> CdPredicateExpression? =
+            capturedValue.map { first in { first($0) ?? captured($0) } } ?? captured
+        let translation = StoreTranslation(keyPathNames: names, capturedValue: value, frontEndNode: frontEndNode)
         do { return try translation.translate(predicate) } catch {
             let code: SwiftDataError.Code =
                 error.kind == .unresolvedKeyPath ? .unsupportedKeyPath : .unsupportedPredicate

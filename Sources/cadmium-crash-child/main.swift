@@ -9,10 +9,12 @@
 //   --cd              object transactions through `Cd.transactAndWait`, `CdCrashWorkload`
 //   --cd --check      no commits: checks the store through `Cd` and prints "LAST n" (exit 0) or
 //                     the broken rule (exit 5)
+//   --cd --history    as --cd, with persistent history tracked (the remote change tests)
 //   --migrate --seed  writes a new version 1 store of `MigrationCrashWorkload` and exits
 //   --migrate         migrates the store to version 2, one "ACK n" per progress event
 //   --migrate --check no migration: checks the store and prints "VERSION v" (exit 0) or the
 //                     broken rule (exit 5)
+//   --bank STORE TAG  transfers of the several-processes campaign (`BankWorkload`), "ACK n" each
 //   --structure-campaign [--full] [--start N], --structure-fixture PATH
 //                     the structure campaign's cases, one line each (StructureCampaignChild)
 //
@@ -60,9 +62,9 @@ enum Child {
         }
     }
 
-    static func runCd(path: String, maximum: Int, check: Bool) {
+    static func runCd(path: String, maximum: Int, check: Bool, history: Bool) {
         do {
-            try retryingWhileLocked { try CdCrashWorkload.open(path: path) }
+            try retryingWhileLocked { try CdCrashWorkload.open(path: path, history: history) }
             if check {
                 do {
                     say("LAST \(try CdCrashWorkload.check())")
@@ -123,6 +125,39 @@ extension Child {
     }
 }
 
+extension Child {
+    /// `--bank STORE TAG`: transfers between the accounts of a store other processes share
+    /// (`BankWorkload`), "ACK n" after each durable commit TAG-n; every third commit it sums the
+    /// bank in a read transaction it holds across a short pause (other processes commit and
+    /// checkpoint meanwhile) and exits 5 on a wrong total.
+    static func runBank(path: String, tag: String) -> Never {
+        do {
+            let store = try retryingWhileLocked { try Store.open(path: path, options: BankWorkload.options()) }
+            say("OPEN 0")
+            var rng = SystemRandomNumberGenerator()
+            var n = 0
+            while true {
+                n += 1
+                try BankWorkload.transfer(tag: tag, number: n, store: store, rng: &rng)
+                say("ACK \(n)")
+                if n % 3 == 0 {
+                    try store.read { tx in
+                        try BankWorkload.checkTotal(tx)
+                        usleep(UInt32.random(in: 0..<3_000))
+                        try BankWorkload.checkTotal(tx)
+                    }
+                }
+            }
+        } catch let violation as BankWorkload.Violation {
+            say("VIOLATION \(violation)", to: 2)
+            exit(5)
+        } catch {
+            say("cadmium-crash-child: \(error)", to: 2)
+            exit(1)
+        }
+    }
+}
+
 /// Numbers the progress events whose mark differs from the one before.
 final class LockedCounter: @unchecked Sendable {
     private var value = 0
@@ -139,6 +174,9 @@ final class LockedCounter: @unchecked Sendable {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1] == "--bank" {
+    Child.runBank(path: arguments[2], tag: arguments[3])
+}
 if arguments.contains("--structure-campaign") || arguments.contains("--structure-fixture") {
     exit(StructureCampaignChild.run(arguments) { Child.say($0) })
 }
@@ -146,7 +184,7 @@ let flags = Set(arguments.dropFirst().filter { $0.hasPrefix("--") })
 let positional = arguments.dropFirst().enumerated().filter { i, a in !a.hasPrefix("--") && arguments[i] != "--max" }
     .map(\.element)
 guard let path = positional.first else {
-    Child.say("usage: cadmium-crash-child [--cd [--check]] STORE [--max N]", to: 2)
+    Child.say("usage: cadmium-crash-child [--cd [--check] [--history]] STORE [--max N]", to: 2)
     exit(16)
 }
 var maximum = Int.max
@@ -157,8 +195,8 @@ if flags.contains("--migrate") {
     Child.runMigration(path: path, seed: flags.contains("--seed"), check: flags.contains("--check"))
 }
 if flags.contains("--cd") {
-    let check = flags.contains("--check")
-    DispatchQueue.global().async { Child.runCd(path: path, maximum: limit, check: check) }
+    let check = flags.contains("--check"), history = flags.contains("--history")
+    DispatchQueue.global().async { Child.runCd(path: path, maximum: limit, check: check, history: history) }
     dispatchMain()
 } else {
     Child.runEngine(path: path, maximum: limit)

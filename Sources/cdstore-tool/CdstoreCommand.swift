@@ -26,7 +26,7 @@ struct CdstoreCommand: ParsableCommand {
         subcommands: [
             InfoCommand.self, QueryCommand.self, ExportCommand.self, ImportCommand.self, CompactCommand.self,
             VerifySubcommand.self,
-            MigrateSubcommand.self, ImportCoreDataSubcommand.self, HistoryCommand.self,
+            MigrateSubcommand.self, ImportCoreDataSubcommand.self, HistoryCommand.self, BackupCommand.self,
         ]
     )
 

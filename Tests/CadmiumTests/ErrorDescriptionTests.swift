@@ -3,6 +3,7 @@
 // server's log line is enough to find the cause (issue 25: 500s with no useful line).
 
 import CdObjects
+import CdStore
 import Foundation
 import Testing
 @testable import Cadmium
@@ -72,9 +73,12 @@ extension CadmiumSuites {
             let model = try CdModel(classes: [DescribedLabel.self])
             try Cd.initWithStore(model: model, storeURL: url)
             defer { try? Cd.close() }
-            // A second opener of the file (here the object store; another process through `Cd`).
+            // A second opener that wants the file to itself (as a migration or compaction does)
+            // while `Cd` has it open; an ordinary open would share it.
+            var exclusive = StoreOptions()
+            exclusive.sharing = .exclusive
             do {
-                _ = try ObjectStore.open(path: url.path, model: model.objectModel)
+                _ = try ObjectStore.open(path: url.path, model: model.objectModel, options: exclusive)
                 Issue.record("a second open must be refused")
             } catch let error as CdError {
                 guard case .store(.locked(let path)) = error else {

@@ -44,6 +44,11 @@ private final class ShufflingStore: StoreBackend, @unchecked Sendable {
     }
     func deleteHistory(before token: CdHistoryToken) throws { try inner.deleteHistory(before: token) }
     var recentChanges: RecentChanges { inner.recentChanges }
+    var isHistoryTracked: Bool { inner.isHistoryTracked }
+    func lastHistoryToken() throws -> CdHistoryToken? { try inner.lastHistoryToken() }
+    var ownHistory: OwnHistoryNumbers { inner.ownHistory }
+    var sharedStamp: (sequence: UInt64, durable: UInt64)? { inner.sharedStamp }
+    func newestForeignCommit() throws -> UInt64 { try inner.newestForeignCommit() }
 
     /// Called under the stack's save lock, so `written` is in commit order.
     private func record(_ written: WrittenApply) -> WrittenApply {

@@ -222,6 +222,11 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         return registered
     }
 
+    /// The IDs of the objects registered now (and still alive).
+    func registeredObjectIDs() -> [ObjectID] {
+        lock.withLock { registry.compactMap { $0.value.object == nil ? nil : $0.key } }
+    }
+
     /// The registered object of `id`, if any.
     func registered(_ id: ObjectID) -> CdManagedObject? {
         lock.withLock { lookupLocked(id) }

@@ -53,12 +53,41 @@ final class CdStack: @unchecked Sendable {
     let flushThreshold = Atomic<Int>(CdManagedObjectContext.defaultFlushThreshold)
     /// The merge policy of commits whose context sets none (`Cd.mergePolicy`).
     let mergePolicy = LockedState(MergePolicy.mergeByPropertyObjectTrump)
+    /// Notices other processes' commits, when the store is shared (RemoteChangeWatcher.swift).
+    private let remoteWatcher = LockedState<RemoteChangeWatcher?>(nil)
 
     init(model: CdModel, store: any StoreBackend) {
         self.model = model
         self.store = store
         root = CdManagedObjectContext(kind: .root, stack: self, number: 0)
         main = CdManagedObjectContext(kind: .main, stack: self, number: 0)
+    }
+
+    /// Starts watching for other processes' commits (a store file that other processes may
+    /// open), as `Cd.initWithStore` does.
+    func watchRemoteChanges(storeURL: URL?) throws {
+        let watcher = try RemoteChangeWatcher.start(for: self, storeURL: storeURL)
+        remoteWatcher.withLock { $0 = watcher }
+    }
+
+    /// Stops watching (before the store closes, RM3 of RemoteChangeWatcher.swift).
+    func stopWatchingRemoteChanges() {
+        let watcher = remoteWatcher.withLock { w -> RemoteChangeWatcher? in
+            defer { w = nil }
+            return w
+        }
+        watcher?.stop()
+    }
+
+    /// On the main queue: merges other processes' commits into the main context and announces
+    /// them (RM1 of RemoteChangeWatcher.swift): the merge's `Cd.commits` event, then the remote
+    /// change's.
+    func deliverRemote(_ change: CdRemoteChange, merge: AppliedChanges) {
+        if !merge.inserted.isEmpty || !merge.updated.isEmpty || !merge.deleted.isEmpty {
+            main.merge(direct: [], merge)
+            CommitBroadcast.shared.didMerge(merge)
+        }
+        RemoteChangeBroadcast.shared.deliver(change)
     }
 
     /// A fresh context for one transaction body, a child of the root.

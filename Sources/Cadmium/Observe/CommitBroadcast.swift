@@ -23,40 +23,25 @@ final class CommitBroadcast: Sendable {
     /// subscriber keeps receiving the new store's commits).
     static let shared = CommitBroadcast()
 
-    private struct State {
-        var merged: UInt64 = 0
-        var nextSubscriber = 0
-        var subscribers: [Int: AsyncStream<CdCommit>.Continuation] = [:]
-    }
-
-    private let state = LockedState(State())
+    /// The commits merged so far (OB1).
+    private let merged = LockedState(UInt64(0))
+    private let subscribers = BroadcastSubscribers<CdCommit>()
 
     /// A new subscription: every commit merged from now on (keeps OB2, OB3).
-    func subscribe() -> AsyncStream<CdCommit> {
-        let (stream, continuation) = AsyncStream.makeStream(of: CdCommit.self, bufferingPolicy: .unbounded)
-        let id = state.withLock { state -> Int in
-            state.nextSubscriber += 1
-            state.subscribers[state.nextSubscriber] = continuation
-            return state.nextSubscriber
-        }
-        // Set after registering: nothing can terminate the stream before this function returns it.
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    func subscribe() -> AsyncStream<CdCommit> { subscribers.subscribe() }
 
     /// The number of live subscriptions (tests check that cancelled ones are gone, OB2).
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    var subscriberCount: Int { subscribers.count }
 
     /// On the main queue, after `applied` was merged into the main context: numbers the commit
     /// and hands it to the subscribers and the notification center (keeps OB1, OB3).
     func didMerge(_ applied: AppliedChanges) {
-        let (commit, subscribers) = state.withLock { state -> (CdCommit, [AsyncStream<CdCommit>.Continuation]) in
-            state.merged += 1
-            return (CdCommit(number: state.merged, applied), Array(state.subscribers.values))
+        let number = merged.withLock { merged -> UInt64 in
+            merged += 1
+            return merged
         }
-        for subscriber in subscribers { subscriber.yield(commit) }
+        let commit = CdCommit(number: number, applied)
+        subscribers.yield(commit)
         NotificationCenter.default.post(name: .cdDidMergeCommit, object: nil, userInfo: commit.userInfo)
     }
 }

@@ -7,6 +7,7 @@
 // is used by one thread at a time.
 
 import CdObjects
+import CdStore
 
 /// The object store as the context layer uses it. Thread-safe.
 protocol StoreBackend: AnyObject, Sendable {
@@ -33,6 +34,18 @@ protocol StoreBackend: AnyObject, Sendable {
     func history(after token: CdHistoryToken?, author: String?, entity: String?) throws -> [CdHistoryTransaction]
     /// Deletes the persistent history before `token` (`ObjectStore.deleteHistory(before:)`).
     func deleteHistory(before token: CdHistoryToken) throws
+    /// Whether the store records persistent history.
+    var isHistoryTracked: Bool { get }
+    /// The token of the newest recorded transaction (`ObjectStore.lastHistoryToken()`).
+    func lastHistoryToken() throws -> CdHistoryToken?
+    /// The history transactions this store wrote (OwnHistoryNumbers OH1).
+    var ownHistory: OwnHistoryNumbers { get }
+    /// A value every other process's commit changes; nil when no other process can open the
+    /// store (Store+ForeignCommits).
+    var sharedStamp: (sequence: UInt64, durable: UInt64)? { get }
+    /// Catches up with the other processes; the newest commit of another one that new snapshots
+    /// show (Store+ForeignCommits NC1, NC2).
+    func newestForeignCommit() throws -> UInt64
 }
 
 /// A read snapshot of the last commit. One thread at a time.
@@ -60,6 +73,10 @@ protocol SnapshotBackend: AnyObject {
 
 extension ObjectStore: StoreBackend {
     func beginSnapshot() throws -> any SnapshotBackend { try beginRead() }
+    var sharedStamp: (sequence: UInt64, durable: UInt64)? { engine.sharedStamp }
+    func newestForeignCommit() throws -> UInt64 {
+        do { return try engine.newestForeignCommit().rawValue } catch let e as StoreError { throw CdError.store(e) }
+    }
 }
 
 extension ObjectSnapshot: SnapshotBackend {

@@ -21,7 +21,9 @@
 //  HS5. The history ID changes exactly when history starts anew (its first start, or after a
 //       migration); a token of another ID is expired (134301).
 //  HS6. A store whose `cd.meta` holds `history.id` records history at every commit, whatever the
-//       open's `StoreOptions.history` says, so no commit escapes a reader of its history.
+//       open's `StoreOptions.history` says, so no commit escapes a reader of its history. A
+//       store another process opened before the history started reads the ID again in its next
+//       commit after another store's (`adoptStartedHistory`), under the writer, and records too.
 
 import CdStore
 import Foundation

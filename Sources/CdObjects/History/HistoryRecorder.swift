@@ -56,15 +56,23 @@ struct HistoryRecorder {
         }
         if let stored { return stored }
         guard tracked, !engine.isReadOnly else { return nil }
-        return try startAnew(engine)
+        // Another process may start it between the read above and this write: the write keeps
+        // the ID it finds (read again under the writer), so both record into one history.
+        return try startAnew(engine, keepingAnyID: true)
     }
 
     /// Gives the store a new history ID and an empty history (HS5): its first recorded commit
-    /// will be number 1, and tokens of its former history are expired.
-    static func startAnew(_ engine: Store) throws -> UUID {
-        let id = UUID()
+    /// will be number 1, and tokens of its former history are expired. With `keepingAnyID`, a
+    /// store that has an ID when the write begins keeps it and its history.
+    static func startAnew(_ engine: Store, keepingAnyID: Bool = false) throws -> UUID {
+        var id = UUID()
         try engine.write { tx in
             let meta = try tx.openOrCreateTree(StoreLayout.metaTree)
+            if keepingAnyID, let bytes = try meta.get(HistoryLayout.idKey), let existing = HistoryLayout.decodeID(bytes)
+            {
+                id = existing
+                return
+            }
             try meta.put(StoreLayout.metaFormatKey, StoreLayout.formatEntry)
             try meta.put(HistoryLayout.idKey, HistoryLayout.encodeID(id))
             if let tree = try tx.tree(HistoryLayout.tree) {

@@ -10,11 +10,28 @@ extension ObjectStore {
     /// store that has recorded it before).
     public var isHistoryTracked: Bool { historyID != nil }
 
+    /// Takes the history ID another process stored since this store opened without one, so that
+    /// this store's commits are recorded from now on too (HS6 across processes). Reads `cd.meta`
+    /// in the write transaction about to commit, under the engine's writer: no commit can start
+    /// the history between this read and that commit.
+    func adoptStartedHistory(in tx: Transaction) throws {
+        guard let meta = try tx.tree(StoreLayout.metaTree), let bytes = try meta.get(HistoryLayout.idKey) else {
+            return
+        }
+        guard let id = HistoryLayout.decodeID(bytes) else {
+            throw StoreError.corruption(
+                path: engine.path, location: .page(meta.root),
+                detail: "tree \(meta.name): the history.id entry is \(bytes.count) bytes, not 16")
+        }
+        historyIDState.withLock { $0 = $0 ?? id }
+    }
+
     /// Records the history of one apply in its engine transaction (HS1, HS2).
     func recordHistory(of applier: ChangeApplier, _ applied: AppliedChanges, in tx: WriteTransaction) throws {
         var recorder = HistoryRecorder()
         try recorder.add(applier.historyPart(applied), tx: tx)
         try recorder.finish(author: applier.author, contextName: applier.contextName, tx: tx)
+        ownHistory.record(recorder.number)  // OH1: before the commit is written
     }
 
     /// The recorded transactions after `token` (all kept ones for nil), oldest first; with

@@ -81,7 +81,10 @@ enum StoreMigrator {
                     path: path, storeVersionHash: stored.hash, modelVersionHash: target.versionHash,
                     reason: .storeIsNewer(storeVersion: storeVersion, modelVersion: modelVersion), dropped: []))
         }
-        // The old store stays open, and so locked, until the new one is written (MG9).
+        // The old store stays open, and so locked, until the new one is written (MG9): exclusively,
+        // so that no other process has it open (each holds a shared lock) while it is replaced.
+        var options = options
+        options.sharing = .exclusive
         let old = try ObjectStore.open(path: path, model: steps.first?.source ?? target, options: options)
         var closed = false
         defer { if !closed { try? old.close() } }

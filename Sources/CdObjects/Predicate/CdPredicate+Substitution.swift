@@ -27,7 +27,7 @@ extension CdPredicate {
     }
 
     /// A copy with each free variable for which `bound` has a value replaced by it.
-    func substituting(_ bound: (String) -> CdPredicateExpression?) -> CdPredicate {
+    package func substituting(_ bound: (String) -> CdPredicateExpression?) -> CdPredicate {
         switch self {
         case .constant: return self
         case let .comparison(c):
@@ -57,7 +57,7 @@ extension CdPredicate {
 
 extension CdPredicateExpression {
     /// A copy with each free variable for which `bound` has a value replaced by it.
-    func substituting(_ bound: (String) -> CdPredicateExpression?) -> CdPredicateExpression {
+    package func substituting(_ bound: (String) -> CdPredicateExpression?) -> CdPredicateExpression {
         switch self {
         case .constant, .object, .evaluatedObject: return self
         case let .variable(name): return bound(name) ?? self

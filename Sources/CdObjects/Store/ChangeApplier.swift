@@ -102,6 +102,9 @@ final class ChangeApplier {
     /// key at or above it needs no look-up to be known free. Seeded by `ObjectStore`; a root
     /// missing here falls back to its stored next key (OS1). Phase 4 raises it past the inserts.
     var usedKeyBounds: [String: Int64] = [:]
+    /// Per root, the keys of this store's reserved block not handed out yet (KR1): below the
+    /// stored next key, yet never given to any object.
+    var unissuedKeys: [String: Range<Int64>] = [:]
 
     init(layout: StoreLayout, stored: StoredObjects, changes: ChangeSet, overlay: Bool) {
         self.layout = layout
@@ -287,6 +290,7 @@ final class ChangeApplier {
     /// or above it was never made: referring to it is an error of the caller's.
     func deletedMeanwhile(_ id: ObjectID, _ entity: EntityLayout) throws -> Bool {
         guard !staged.isInserted(id), id.primaryKey > 0 else { return false }
+        if unissuedKeys[entity.root]?.contains(id.primaryKey) == true { return false }
         return id.primaryKey < (try nextKey(entity.root))
     }
 

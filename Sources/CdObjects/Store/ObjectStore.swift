@@ -7,19 +7,20 @@
 // in-memory next primary key per inheritance root.
 //
 // Invariants:
-//  OS1. `nextKeys[root]` ≥ the stored next key of the root, and every key handed out by
-//       `newObjectIDs` is below `nextKeys[root]`: keys are never handed out twice, even across
-//       reopenings, because each apply stores max(stored, counter, largest inserted + 1).
+//  OS1. Every key handed out by `newObjectIDs` comes from a block this store reserved in the
+//       store (`blocks`, KR1 of ObjectStore+KeyReservation.swift): keys are never handed out twice,
+//       across reopenings and across processes, and each apply stores max(stored, largest
+//       inserted + 1), so a stored next key only rises.
 //  OS2. The stored model's version hash equals `model.versionHash` (checked at open), so the
 //       layout computed from `model` reads every stored record (EL1).
 //  OS3. The stored object format (`cd.meta` key `format`) is the one this build writes (checked
 //       at open by `StoreLayout.formatProblem`, the check the verifier reports with).
-//  OS4. `storedNextKeys[root]` is the root's next key as the last commit stored it, and every
-//       stored object's key of the root is below `usedKeyBounds[root]` (at open both are the
-//       stored next key, OS1; each commit raises them past what it stored and inserted). This
-//       store is the only writer of `cd.meta` and records while open (a migration writes next
-//       keys to a store it closes at once), so an apply needs neither read: an inserted key at
-//       or above the used bound is free without a look-up.
+//  OS4. When the last commit is `knownCommit` (no other process or store committed since this
+//       one's last commit), `storedNextKeys[root]` is the root's next key as that commit stored
+//       it, and every stored object's key of the root is below `usedKeyBounds[root]` (at open
+//       both are the stored next key, OS1; each commit raises them past what it stored and
+//       inserted), so an apply needs neither read: an inserted key at or above the used bound is
+//       free without a look-up. Otherwise an apply reads both from the store it writes.
 
 import CdStore
 import Foundation
@@ -40,27 +41,41 @@ public final class ObjectStore: @unchecked Sendable {
     let layout: StoreLayout
     /// Guards `nextKeys`, `storedNextKeys` and `usedKeyBounds` (OS1, OS4).
     private let counterLock = Lock()
+    /// Taken by the thread reserving a block of keys (KR1), so that two do not reserve at once.
+    private let reservationLock = Lock()
     /// The objects recent commits changed, for the error merge policy (RecentChanges.swift).
     package let recentChanges = RecentChanges()
     private var nextKeys: [String: Int64]
+    /// Each root's block of reserved keys (OS1, KR1).
+    private var blocks: [String: KeyBlock] = [:]
+    /// The commit after which `storedNextKeys` and `usedKeyBounds` hold (OS4).
+    private var knownCommit: CommitSequence?
+    /// The streaming writer open on this store (KR2).
+    private var heldWriter: HeldWriter?
     /// What the last commit stored as each root's next key (OS4).
     private var storedNextKeys: [String: Int64]
     /// Per root, a bound on the keys of stored objects (OS4).
     private var usedKeyBounds: [String: Int64]
     /// The store's history ID when it keeps persistent history (HS5, HS6 of HistoryLayout.swift);
     /// then every commit records its history (ObjectStore+History.swift).
-    package let historyID: UUID?
+    package var historyID: UUID? { historyIDState.withLock { $0 } }
+    /// Set at open, and once when another process starts the history (ObjectStore+History
+    /// `adoptStartedHistory`, HS6).
+    let historyIDState: LockedState<UUID?>
+    /// The history transactions this store wrote, when a consumer asked (OwnHistoryNumbers OH1).
+    package let ownHistory = OwnHistoryNumbers()
 
     private init(
         model: ObjectModel, engine: Store, layout: StoreLayout, nextKeys: [String: Int64], historyID: UUID?
     ) {
-        self.historyID = historyID
+        self.historyIDState = LockedState(historyID)
         self.model = model
         self.engine = engine
         self.layout = layout
         self.nextKeys = nextKeys
         self.storedNextKeys = nextKeys
         self.usedKeyBounds = nextKeys
+        self.knownCommit = engine.lastCommit
     }
 
     /// Opens (creating when missing) the object store at `path`; `nil` is an in-memory store.
@@ -142,7 +157,31 @@ public final class ObjectStore: @unchecked Sendable {
 
     /// Checkpoints and closes the engine store.
     public func close() throws {
+        returnUnissuedKeys()
         do { try engine.close() } catch let e as StoreError { throw CdError.store(e) }
+    }
+
+    /// The keys of each root's block not handed out yet (KR1).
+    func unissuedKeys() -> [String: Range<Int64>] {
+        counterLock.withLock { blocks.mapValues { $0.next..<max($0.next, $0.end) } }
+    }
+
+    /// Gives back, at close, the tail of each block nobody reserved past: the stored next key goes
+    /// back to the first key this store did not hand out, so the next session continues there
+    /// (KR1 holds: every key handed out lies below it). Best effort: a failure keeps the gap.
+    private func returnUnissuedKeys() {
+        let tails = counterLock.withLock { blocks.filter { !$0.value.pendingInWriter && $0.value.next < $0.value.end } }
+        guard !tails.isEmpty, !engine.isReadOnly else { return }
+        try? engine.write { tx in
+            let stored = StoredObjects(tx: tx, layout: layout)
+            for (root, block) in tails.sorted(by: { $0.key < $1.key }) {
+                guard try stored.storedNextKey(root: root) == block.end else { continue }
+                var bytes: [UInt8] = []
+                bytes.appendLE(UInt64(bitPattern: block.next))
+                try stored.writableTree(StoreLayout.metaTree).put(StoreLayout.nextKeyKey(root: root), bytes)
+            }
+        }
+        counterLock.withLock { blocks = [:] }
     }
 
     /// New permanent IDs for `count` objects of `entity` (a concrete, non-abstract entity).
@@ -159,20 +198,38 @@ public final class ObjectStore: @unchecked Sendable {
                     entity: entity, key: "entity", message: "\(entity) is abstract; objects need a concrete entity"))
         }
         precondition(count >= 0, "count must not be negative")
-        let first: Int64? = counterLock.withLock {
-            let first = nextKeys[e.root, default: 1]
-            // The stored next key may be anything up to Int64.max: the key space can run out.
-            guard first <= Int64.max - Int64(count) else { return nil }
-            nextKeys[e.root] = first + Int64(count)
-            return first
+        // No keys: nothing to reserve (a reservation of none would find enough room in no block
+        // and loop for ever).
+        if count == 0 { return [] }
+        while true {
+            let first: Int64? = counterLock.withLock {
+                guard let block = blocks[e.root], block.end - block.next >= Int64(count) else { return nil }
+                blocks[e.root]!.next += Int64(count)
+                if block.next + Int64(count) > nextKeys[e.root, default: 1] {
+                    nextKeys[e.root] = block.next + Int64(count)
+                }
+                return block.next
+            }
+            if let first { return (0..<Int64(count)).map { e.objectID(first + $0) } }
+            // KR1: a new block, reserved in the store (without the counter lock: the reservation
+            // takes the engine's writer, whose holder may be waiting for this lock).
+            // One thread reserves at a time (others then find its block), so keys stay dense; the
+            // holder of the streaming writer reserves in it without waiting (KR2).
+            let reserve = {
+                if self.counterLock.withLock({ (self.blocks[e.root].map { $0.end - $0.next } ?? 0) >= Int64(count) }) {
+                    return
+                }
+                let block: KeyBlock
+                let current = self.counterLock.withLock { self.blocks[e.root] }
+                do {
+                    block = try self.reserveKeys(root: e.root, count: count, extending: current)
+                } catch let error as StoreError {
+                    throw CdError.store(error)
+                }
+                self.counterLock.withLock { self.blocks[e.root] = block }
+            }
+            if heldWriterOnThisThread() != nil { try reserve() } else { try reservationLock.withLock(reserve) }
         }
-        guard let first else {
-            throw CdError.validation(
-                ValidationFailure(
-                    entity: entity, key: "primaryKey",
-                    message: "no \(count) primary keys are left in hierarchy \(e.root)"))
-        }
-        return (0..<Int64(count)).map { e.objectID(first + $0) }
     }
 
     /// Applies a change set in one engine write transaction: defaults, validation (1550–1680),
@@ -235,17 +292,26 @@ public final class ObjectStore: @unchecked Sendable {
                 let stored = StoredObjects(tx: tx, layout: layout)
                 let applier = make(stored)
                 applier.recentChanges = recentChanges
-                // Keeps OS4: what this store knows of `cd.meta`, so the apply does not read it.
-                (applier.storedNextKeys, applier.usedKeyBounds) = counterLock.withLock {
-                    (storedNextKeys, usedKeyBounds)
+                // Keeps OS4: what this store knows of `cd.meta`, so the apply does not read it,
+                // when nothing else committed since this store's last commit.
+                let known = counterLock.withLock { knownCommit == tx.snapshot }
+                // HS6: only a commit of another store can have started the history since.
+                if !known, historyID == nil { try adoptStartedHistory(in: tx) }
+                if known {
+                    (applier.storedNextKeys, applier.usedKeyBounds) = counterLock.withLock {
+                        (storedNextKeys, usedKeyBounds)
+                    }
                 }
+                applier.unissuedKeys = unissuedKeys()
                 try applier.prepare()
                 try applier.throwIfInvalid()
                 let (applied, written) = try applier.write(nextKeys: counters())
                 if historyID != nil { try recordHistory(of: applier, applied, in: tx) }  // HS1, HS2
                 try SideTreeWrite.apply(sideWrites, in: tx)  // SW2
                 let commit = try tx.commitWithoutWaiting()
-                noteCommitted(nextKeys: written, stored: applier.storedNextKeys, bounds: applier.usedKeyBounds)
+                noteCommitted(
+                    nextKeys: written, stored: applier.storedNextKeys, bounds: applier.usedKeyBounds,
+                    commit: commit ?? tx.snapshot, replacing: !known)
                 // Keeps RC1: recorded while this commit holds the writer.
                 let stamp = recentChanges.record(applied.updated, applied.deleted)
                 return WrittenApply(applied: applied, commit: commit, stamp: stamp)
@@ -260,11 +326,62 @@ public final class ObjectStore: @unchecked Sendable {
 
     /// After a commit is written: raises the counters to the next keys it wrote (OS1), and takes
     /// its stored next keys and key bounds, per root, as what the store holds now (keeps OS4).
-    func noteCommitted(nextKeys written: [String: Int64], stored: [String: Int64], bounds: [String: Int64]) {
+    /// `replacing`: the apply read what it knows from the store (OS4 did not hold), so that
+    /// replaces what this store knew; `commit` is the last commit it knows of now.
+    func noteCommitted(
+        nextKeys written: [String: Int64], stored: [String: Int64], bounds: [String: Int64],
+        commit: CommitSequence?, replacing: Bool
+    ) {
         counterLock.withLock {
             for (root, next) in written where next > nextKeys[root, default: 1] { nextKeys[root] = next }
-            storedNextKeys.merge(stored) { $1 }
-            usedKeyBounds.merge(bounds) { $1 }
+            if replacing {
+                storedNextKeys = stored
+                // Every stored key is below the stored next key (OS1): a bound for the roots read.
+                usedKeyBounds = stored.merging(bounds) { $1 }
+            } else {
+                storedNextKeys.merge(stored) { $1 }
+                usedKeyBounds.merge(bounds) { $1 }
+            }
+            knownCommit = commit
+        }
+    }
+
+    /// After a key reservation's commit: the stored next key it wrote (OS4 when it built on the
+    /// last commit this store knew).
+    func noteReservation(root: String, end: Int64, snapshot: CommitSequence, commit: CommitSequence?) {
+        counterLock.withLock {
+            if knownCommit == snapshot, let commit {
+                storedNextKeys[root] = end
+                knownCommit = commit
+            } else {
+                knownCommit = nil
+            }
+        }
+    }
+
+    // MARK: - The streaming writer (KR2)
+
+    /// The open streaming writer, when the calling thread holds it.
+    func heldWriterOnThisThread() -> HeldWriter? {
+        counterLock.withLock {
+            guard let heldWriter, pthread_equal(heldWriter.thread, pthread_self()) != 0 else { return nil }
+            return heldWriter
+        }
+    }
+
+    /// A streaming writer opened (`tx`) or finished (nil, `committed` telling how). A rollback
+    /// drops the blocks reserved inside it (KR2); a commit makes them the store's.
+    func noteWriter(_ tx: WriteTransaction?, committed: Bool = false) {
+        counterLock.withLock {
+            if let tx {
+                heldWriter = HeldWriter(thread: pthread_self(), tx: tx)
+                return
+            }
+            heldWriter = nil
+            for (root, block) in blocks where block.pendingInWriter {
+                if committed { blocks[root]!.pendingInWriter = false } else { blocks[root] = nil }
+            }
+            knownCommit = nil
         }
     }
 

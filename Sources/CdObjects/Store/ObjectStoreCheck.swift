@@ -28,6 +28,10 @@ public struct ObjectStoreCheck: VerificationPass {
         }
         var options = StoreOptions(fileSystem: context.fileSystem)
         options.readOnly = true
+        // The verifier's snapshot keeps the files still while this pass reads them (VerifierSnapshot
+        // VS1), and `context.fileSystem` ends the WAL where the engine's passes saw it end (VS2):
+        // this pass reads the same commits as one process, without attaching to the shared file.
+        options.sharing = .exclusive
         options.cacheBytes = 16 << 20
         let store = try Store.open(path: context.path, options: options)
         defer { try? store.close() }

@@ -19,10 +19,14 @@
 //        history; transaction numbers that grow by one with no gap (HS1); each transaction a
 //        header and parts 1…k as its header counts (HS2); every change decoding against the
 //        stored model, naming its entities and their properties (HS3).
-//   OV7. Checking that an inverse holds an object costs one look-up, whatever the size of the
-//        list holding it: an unordered to-many entry is found by its key (source ‖ target), and
-//        an ordered tree's members are read once into a set (its keys are positions). Reading the
-//        whole list per question made a store of 1M objects in 100 lists take hours.
+//   OV7. Checking that an inverse holds an object costs a bounded number of look-ups, whatever the
+//        size of the list holding it, and checking a store keeps no copy of its records, index
+//        entries or lists: records are read by key when a question needs them
+//        (VerifierRecordLookup.swift), an unordered to-many entry is found by its key
+//        (source ‖ target), and questions about ordered lists are tallied
+//        (OrderedListMembership.swift; RC1–RC3 of ObjectStoreVerifier+Relationships.swift).
+//        Reading a whole list per question made a store of 1M objects in 100 lists take hours;
+//        keeping every record made the check of an imported 1M-object store hold 413 MiB.
 // Dangling references left by a No Action delete rule are reported under OV5: they are what
 // Core Data leaves too, but they are worth knowing about.
 //
@@ -110,14 +114,22 @@ public struct ObjectStoreVerifier: Sendable {
                     message: "stored version hash \(hash ?? "nil") is not the stored model's \(model.versionHash)"))
         }
         let layout = StoreLayout(model: model)
-        let stored = StoredObjects(tx: tx, layout: layout)
 
-        // OV2: records, and the index entries they imply.
-        var records: [String: [Int64: Record]] = [:]
-        var expected: [String: Set<[UInt8]>] = [:]
+        // OV2, with OV3's first half (each record has its index entries) and OV5's to-ones, in one
+        // scan of each record tree that keeps no record (RC1).
+        let records = VerifierRecordLookup(tx: tx, layout: layout)
+        let relationships = RelationshipChecks(
+            tx: tx, layout: layout, records: records, report: report, isFull: { problems.count >= maxProblems })
+        var indexTrees: [String: Tree?] = [:]
+        // The entries of each index tree that the record pass found.
+        var indexed: [String: Int] = [:]
+        func indexHolds(_ tree: String, _ key: [UInt8]) throws -> Bool {
+            if indexTrees[tree] == nil { indexTrees[tree] = .some(try tx.tree(tree)) }
+            return try indexTrees[tree]??.get(key) != nil
+        }
         for root in layout.roots {
             let name = StoreLayout.recordTreeName(root: root)
-            var byKey: [Int64: Record] = [:]
+            var largest: Int64?
             if let t = try tx.tree(name) {
                 try t.scan { key, value in
                     guard key.count == 8 else {
@@ -160,18 +172,27 @@ public struct ObjectStoreVerifier: Sendable {
                                 entity: rec.entity.name, objectID: id, tree: name, key: key,
                                 message: "required attribute \(a.name) is nil"))
                     }
-                    byKey[pk] = rec
+                    largest = max(largest ?? pk, pk)
                     for index in rec.entity.indexes {
-                        expected[index.definition.tree, default: []].insert(IndexKey.key(index, rec, primaryKey: pk))
+                        let d = index.definition
+                        let entry = IndexKey.key(index, rec, primaryKey: pk)
+                        if try indexHolds(d.tree, entry) {
+                            indexed[d.tree, default: 0] += 1
+                        } else {
+                            report(
+                                ObjectStoreProblem(
+                                    entity: d.entity, tree: d.tree, key: entry,
+                                    message: "record \(pk) has no entry in index \(d.label)"))
+                        }
                     }
+                    try relationships.checkToOnes(of: rec, primaryKey: pk)
                     return problems.count < maxProblems
                 }
             }
-            records[root] = byKey
             let nextKey = StoreLayout.nextKeyKey(root: root)
             if let value = try meta.get(nextKey) {
                 if let next = StoreLayout.decodeNextKey(value) {
-                    if let largest = byKey.keys.max(), largest >= next {
+                    if let largest, largest >= next {
                         report(
                             ObjectStoreProblem(
                                 entity: root, tree: metaName, key: nextKey,
@@ -186,184 +207,69 @@ public struct ObjectStoreVerifier: Sendable {
                 }
             }
         }
-        func lookup(_ id: ObjectID) -> Record? {
-            guard let e = layout.entity(of: id), let r = records[e.root]?[id.primaryKey], r.entity === e else {
-                return nil
-            }
-            return r
+
+        /// The record with `pk` whose entry in index `d` is `key`, with the index, or nil.
+        func recordOf(_ d: IndexDefinition, _ pk: Int64, matching key: [UInt8]) throws -> (Record, IndexLayout)? {
+            guard let root = layout.entities[d.entity]?.root, let rec = try records.record(root: root, pk),
+                let index = rec.entity.indexes.first(where: { $0.definition == d }),
+                IndexKey.key(index, rec, primaryKey: pk) == key
+            else { return nil }
+            return (rec, index)
         }
-        // The members of each ordered to-many tree, read once on first need (OV7).
-        var orderedLists: [String: OrderedListMembers] = [:]
-        /// Whether `target`'s stored `inverse` holds `member`; nil when that side cannot be read
-        /// (a damaged entry there is reported by the pass over its own tree). Keeps OV7: one
-        /// look-up per question, never a read of `target`'s whole list.
-        func inverseHolds(
-            _ target: ObjectID, _ targetRecord: Record, _ inverse: RelationshipDescription, _ member: ObjectID
-        ) throws -> Bool? {
-            if !inverse.isToMany {
-                return targetRecord.entity.toOneSlots[inverse.name].map { targetRecord.toOne[$0] == member }
-            }
-            guard let treeName = targetRecord.entity.toManyTrees[inverse.name] else { return nil }
-            guard let tree = try tx.tree(treeName) else { return false }
-            if inverse.isOrdered {
-                if orderedLists[treeName] == nil {
-                    orderedLists[treeName] = try OrderedListMembers(tree, inverse, stored)
-                }
-                return orderedLists[treeName]?.holds(target.primaryKey, member)
-            }
-            // An unordered entry is keyed by both primary keys: one get.
-            let key = RecordCodec.key(target.primaryKey) + RecordCodec.key(member.primaryKey)
-            guard let value = try tree.get(key) else { return false }
-            do {
-                return try stored.decodeRelationshipEntry(key: key, value: value, relationship: inverse, tree: tree)
-                    == member
-            } catch is CdError {
-                return nil
-            }
+        /// Reports entry `key` (of `pk`) when its record holds the same values of uniqueness
+        /// constraint `d` as the record of the entry before it (nil values exempt).
+        func checkUniqueness(_ d: IndexDefinition, _ key: [UInt8], _ pk: Int64, against previous: Int64) throws {
+            guard let (rec, index) = try recordOf(d, pk, matching: key), !IndexKey.hasNilColumn(index, rec),
+                let root = layout.entities[d.entity]?.root, let other = try records.record(root: root, previous),
+                ChangeApplier.sameColumns(index, rec, other)
+            else { return }
+            report(
+                ObjectStoreProblem(
+                    entity: rec.entity.name, objectID: rec.entity.objectID(pk), tree: d.tree, key: key,
+                    message:
+                        "uniqueness constraint (\(d.properties.joined(separator: ", "))) also held by "
+                        + "\(other.entity.objectID(previous))"))
         }
 
-        // OV3, OV4
+        // OV3's second half (each index entry is its record's) and OV4 (uniqueness). The record
+        // pass found every entry it expects, so a tree holding just as many has no other entry:
+        // only a tree with more is read again, entry by entry, to name them. Equal leading
+        // columns of two neighbouring entries of a uniqueness constraint are the only entries
+        // whose records are read here.
         for d in layout.indexDefinitions {
-            var missing = expected[d.tree] ?? []
-            var previous: (prefix: [UInt8], id: ObjectID, record: Record)?
-            if let t = try tx.tree(d.tree) {
-                try t.scan { key, _ in
-                    guard let pk = IndexKey.primaryKey(ofEntry: key) else {
-                        report(
-                            ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "index key too short")
-                        )
-                        return true
-                    }
-                    guard missing.remove(key) != nil else {
-                        report(
-                            ObjectStoreProblem(
-                                entity: d.entity, tree: d.tree, key: key,
-                                message: "index entry for primary key \(pk) matches no record"))
-                        return true
-                    }
-                    guard let root = layout.entities[d.entity]?.root, let rec = records[root]?[pk],
-                        let index = rec.entity.indexes.first(where: { $0.definition == d })
-                    else { return true }
-                    let id = rec.entity.objectID(pk)
-                    let prefix = Array(key.dropLast(8))
-                    if d.isUnique, let p = previous, p.prefix == prefix, !IndexKey.hasNilColumn(index, rec),
-                        ChangeApplier.sameColumns(index, rec, p.record)
-                    {
-                        report(
-                            ObjectStoreProblem(
-                                entity: rec.entity.name, objectID: id, tree: d.tree, key: key,
-                                message:
-                                    "uniqueness constraint (\(d.properties.joined(separator: ", "))) "
-                                    + "also held by \(p.id)"
-                            ))
-                    }
-                    previous = (prefix, id, rec)
-                    return problems.count < maxProblems
+            guard let t = try tx.tree(d.tree) else { continue }
+            var entries = 0
+            var previous: (prefix: ArraySlice<UInt8>, pk: Int64)?
+            try t.scan { key, _ in
+                guard let pk = IndexKey.primaryKey(ofEntry: key) else {
+                    report(ObjectStoreProblem(entity: d.entity, tree: d.tree, key: key, message: "index key too short"))
+                    return true
                 }
+                entries += 1
+                let prefix = key.dropLast(8)
+                if d.isUnique, let p = previous, p.prefix == prefix {
+                    try checkUniqueness(d, key, pk, against: p.pk)
+                }
+                previous = (prefix, pk)
+                return problems.count < maxProblems
             }
-            for key in missing.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                let pk = Int64(bitPattern: key.readBE(UInt64.self, at: key.count - 8))
-                report(
-                    ObjectStoreProblem(
-                        entity: d.entity, tree: d.tree, key: key,
-                        message: "record \(pk) has no entry in index \(d.label)"))
+            guard entries != indexed[d.tree, default: 0], problems.count < maxProblems else { continue }
+            try t.scan { key, _ in
+                guard let pk = IndexKey.primaryKey(ofEntry: key) else { return true }
+                if try recordOf(d, pk, matching: key) == nil {
+                    report(
+                        ObjectStoreProblem(
+                            entity: d.entity, tree: d.tree, key: key,
+                            message: "index entry for primary key \(pk) matches no record"))
+                }
+                return problems.count < maxProblems
             }
         }
-
-        // OV5: to-one side.
-        for root in layout.roots {
-            for (pk, rec) in records[root] ?? [:] {
-                let id = rec.entity.objectID(pk)
-                for (i, r) in rec.entity.toOnes.enumerated() {
-                    guard let target = rec.toOne[i] else { continue }
-                    let tree = rec.entity.recordTree
-                    guard layout.isKind(target.entity, of: r.destination), let t = lookup(target) else {
-                        report(
-                            ObjectStoreProblem(
-                                entity: rec.entity.name, objectID: id, tree: tree, key: RecordCodec.key(pk),
-                                message:
-                                    "\(r.name) points at \(target), which does not exist or is not a \(r.destination)"))
-                        continue
-                    }
-                    guard let inverse = rec.entity.inverses[r.name] else { continue }
-                    if try inverseHolds(target, t, inverse, id) == false {
-                        report(
-                            ObjectStoreProblem(
-                                entity: rec.entity.name, objectID: id, tree: tree, key: RecordCodec.key(pk),
-                                message: "\(r.name) points at \(target) but its \(inverse.name) does not hold \(id)"))
-                    }
-                }
-            }
-        }
-        // OV5: to-many trees.
-        var seenTrees = Set<String>()
-        for entity in layout.byCode {
-            for r in entity.toManys {
-                guard let name = entity.toManyTrees[r.name], seenTrees.insert(name).inserted, let t = try tx.tree(name)
-                else { continue }
-                let owner = String(name.dropFirst("cd.rel.".count).dropLast(r.name.count + 1))
-                // The ordered list being scanned: its source, the position due next, its targets.
-                var list: (source: Int64, next: UInt64, targets: Set<ObjectID>)?
-                try t.scan { key, value in
-                    guard key.count == (r.isOrdered ? 12 : 16) else {
-                        report(
-                            ObjectStoreProblem(
-                                entity: owner, tree: name, key: key, message: "relationship key is \(key.count) bytes"))
-                        return true
-                    }
-                    let spk = Int64(bitPattern: key.readBE(UInt64.self, at: 0))
-                    if r.isOrdered {
-                        // UInt64: a stored position of u32 max must not overflow the next one.
-                        let position = UInt64(key.readBE(UInt32.self, at: 8))
-                        if list?.source != spk { list = (spk, 0, []) }
-                        if position != list?.next {
-                            report(
-                                ObjectStoreProblem(
-                                    entity: owner, tree: name, key: key,
-                                    message:
-                                        "position \(position) of \(r.name) of \(spk) where \(list?.next ?? 0) is due"))
-                        }
-                        list?.next = position + 1
-                    }
-                    let target: ObjectID
-                    do {
-                        target = try stored.decodeRelationshipEntry(key: key, value: value, relationship: r, tree: t)
-                    } catch {
-                        report(ObjectStoreProblem(entity: owner, tree: name, key: key, message: "\(error)"))
-                        return true
-                    }
-                    guard let source = records[entity.root]?[spk], layout.isKind(source.entity.name, of: owner) else {
-                        report(
-                            ObjectStoreProblem(
-                                entity: owner, tree: name, key: key,
-                                message: "entry of \(r.name) for missing source object \(spk)"))
-                        return true
-                    }
-                    let sid = source.entity.objectID(spk)
-                    if r.isOrdered, list?.targets.insert(target).inserted == false {
-                        report(
-                            ObjectStoreProblem(
-                                entity: owner, objectID: sid, tree: name, key: key,
-                                message: "\(r.name) holds \(target) twice"))
-                    }
-                    guard layout.isKind(target.entity, of: r.destination), let tr = lookup(target) else {
-                        report(
-                            ObjectStoreProblem(
-                                entity: owner, objectID: sid, tree: name, key: key,
-                                message: "\(r.name) holds \(target), which does not exist or is not a \(r.destination)")
-                        )
-                        return true
-                    }
-                    if let inverse = source.entity.inverses[r.name], try inverseHolds(target, tr, inverse, sid) == false
-                    {
-                        report(
-                            ObjectStoreProblem(
-                                entity: owner, objectID: sid, tree: name, key: key,
-                                message: "\(r.name) holds \(target) but its \(inverse.name) does not hold \(sid)"))
-                    }
-                    return problems.count < maxProblems
-                }
-            }
+        // OV5: to-many trees, then the exact answers about ordered lists whose tallies disagree.
+        try relationships.checkToManyTrees()
+        let disagreeing = relationships.disagreeingOrderedTrees
+        if !disagreeing.isEmpty, problems.count < maxProblems {
+            try relationships.recheckOrderedLists(disagreeing)
         }
         // OV8 (ObjectStoreVerifier+History.swift)
         try verifyHistory(tx, meta: meta, layout: layout, report: report)
@@ -378,38 +284,5 @@ public struct ObjectStoreVerifier: Sendable {
                     tree: name, message: "no entity, index or relationship of the stored model has tree \(name)"))
         }
         return problems
-    }
-}
-
-/// The (source, target) pairs of one ordered to-many tree, read in one scan (OV7); sources with
-/// an entry that does not decode are noted, so that questions about them get no answer (the pass
-/// over the tree reports the damage itself).
-struct OrderedListMembers {
-    private var pairs: Set<Pair> = []
-    private var damagedSources: Set<Int64> = []
-
-    private struct Pair: Hashable {
-        let source: Int64
-        let target: ObjectID
-    }
-
-    init(_ tree: Tree, _ relationship: RelationshipDescription, _ stored: StoredObjects) throws {
-        try tree.scan { key, value in
-            guard key.count >= 8 else { return true }
-            let source = Int64(bitPattern: key.readBE(UInt64.self, at: 0))
-            do {
-                let target = try stored.decodeRelationshipEntry(
-                    key: key, value: value, relationship: relationship, tree: tree)
-                pairs.insert(Pair(source: source, target: target))
-            } catch is CdError {
-                damagedSources.insert(source)
-            }
-            return true
-        }
-    }
-
-    /// Whether `source`'s list holds `target`; nil when one of its entries does not decode.
-    func holds(_ source: Int64, _ target: ObjectID) -> Bool? {
-        damagedSources.contains(source) ? nil : pairs.contains(Pair(source: source, target: target))
     }
 }

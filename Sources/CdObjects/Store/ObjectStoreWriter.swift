@@ -53,9 +53,15 @@ public final class ObjectStoreWriter {
     init(store: ObjectStore) throws {
         self.store = store
         do { tx = try store.engine.beginWrite() } catch let e as StoreError { throw CdError.store(e) }
+        store.noteWriter(tx)
     }
 
-    deinit { tx?.abort() }
+    deinit {
+        if let tx {
+            tx.abort()
+            store.noteWriter(nil)
+        }
+    }
 
     /// Whether the writer still holds its transaction (not committed, rolled back or failed).
     public var isOpen: Bool { tx != nil }
@@ -104,16 +110,20 @@ public final class ObjectStoreWriter {
                 try ChangeApplier.throwErrors(try applier.validationErrors(ofStored: suspects))
             }
             try history.finish(author: historyAuthor, contextName: historyContextName, tx: tx)  // HS2
+            store.ownHistory.record(history.number)  // OH1: before the commit is written
             cachedSnapshot = nil
             self.tx = nil
             let commit = try tx.commitWithoutWaiting()
+            store.noteWriter(nil, committed: true)
             // The batches stored `writtenKeys` as the next keys (the last store of each root is
             // its largest), and every stored key of a root is below it (OS1), the batches' too.
-            store.noteCommitted(nextKeys: writtenKeys, stored: writtenKeys, bounds: writtenKeys)
+            store.noteCommitted(
+                nextKeys: writtenKeys, stored: writtenKeys, bounds: writtenKeys, commit: nil, replacing: false)
             let stamp = store.recentChanges.record(applied.updated, applied.deleted)  // RC1
             return WrittenApply(applied: applied, commit: commit, stamp: stamp)
         } catch {
             rollback()
+            store.noteWriter(nil)  // KR2: a failed commit keeps none of its reservations
             if let e = error as? StoreError { throw CdError.store(e) }
             throw error
         }
@@ -139,7 +149,10 @@ public final class ObjectStoreWriter {
     /// ```
     public func rollback() {
         cachedSnapshot = nil
-        tx?.abort()
+        if let tx {
+            tx.abort()
+            store.noteWriter(nil)
+        }
         tx = nil
     }
 
@@ -161,6 +174,9 @@ public final class ObjectStoreWriter {
             try applier.prepare()
             try applier.throwIfInvalid()
             let (batch, written) = try applier.write(nextKeys: store.counters())
+            if store.historyID == nil, store.engine.isSharedWithProcesses {
+                try store.adoptStartedHistory(in: tx)  // HS6: another process may have started it
+            }
             if store.historyID != nil {
                 try history.add(applier.historyPart(batch), tx: tx)
                 historyAuthor = applier.author ?? historyAuthor

@@ -19,6 +19,8 @@
 /// ```
 public final class InMemoryFileSystem: StoreFileSystem {
     let volume: LockedState<InMemoryVolume>
+    /// The shared regions of stores opened here (InMemorySharedRegion.swift).
+    let sharedBlocks = LockedState(InMemorySharedBlocks())
 
     /// Creates an empty file system.
     public init() {

@@ -45,8 +45,8 @@ extension Store {
     @discardableResult
     public func checkpoint() throws -> CheckpointResult {
         if isReadOnly { throw StoreError.readOnly(path: path) }
-        writerGate.acquire()
-        defer { writerGate.release() }
+        try acquireWriter()
+        defer { releaseWriter() }
         try checkUsable()
         return try checkpointLocked(resetLog: true, forceReset: false, keepLogFile: false)
     }
@@ -60,7 +60,13 @@ extension Store {
             let last = lastWritten
             if last > lastCommit { try waitDurable(last) }
         }
-        let bound = stateLock.withLock { min(committed, readers.keys.min() ?? committed) }
+        // Other processes' readers count too (StoreCoordination CN3); while one reads, the WAL
+        // stays (its process's index points into it).
+        let others = try coordination.beginCheckpoint()
+        defer { coordination.endCheckpoint() }
+        let bound = stateLock.withLock {
+            min(committed, readers.keys.min() ?? committed, others.oldest ?? committed)
+        }
         var copied = 0
         if bound > header.commitSequence, let wal {
             // FileHeader FH3: the sequence read from the file is at most the limit; never wrap it.
@@ -150,6 +156,7 @@ extension Store {
                 freeSpace = space
                 checkpointCount += 1
             }
+            publishSharedState()
             try trimFileTail()
         }
 
@@ -157,7 +164,7 @@ extension Store {
         if resetLog, let wal, !isReadOnly {
             let canReset = stateLock.withLock {
                 written == committed && committed == header.commitSequence
-                    && (readers.keys.min().map { $0 >= committed } ?? true)
+                    && (readers.keys.min().map { $0 >= committed } ?? true) && !others.othersReading
             }
             let headerEnd = UInt64(WALLayout.headerSize)
             let fileSize = canReset ? try wal.size() : 0
@@ -179,6 +186,7 @@ extension Store {
                         }
                         walChainCRC = h.chainSeed
                         walSalt = salt
+                        publishSharedState()
                     } catch {
                         setPoison("resetting the WAL failed: \(error)")
                         throw error

@@ -29,8 +29,10 @@ extension Store {
         }
         let file = try fs.open(path, mode: options.readOnly ? .readOnly : .createIfMissing)
         var walFile: (any StoreFile)?
+        var coordination: (any StoreCoordination)?
         do {
-            try file.lock(options.readOnly ? .shared : .exclusive, waitingUpTo: options.lockWaitSeconds)
+            coordination = try attach(file, options: options)
+            let alone = coordination!.openedAlone
             var size = try file.size()
             let unfinishedCreation =
                 try !options.readOnly && size <= FileHeader.dataStart && isAllZero(file, size: size)
@@ -56,9 +58,20 @@ extension Store {
             }
             let store = Store(
                 path: path, options: options, file: file, wal: walFile, header: header, activeSlot: slot,
-                map: map, chunks: chunks, freeSpace: freeSpace, scan: scan)
+                map: map, chunks: chunks, freeSpace: freeSpace, scan: scan, coordination: coordination!)
+            guard alone else {
+                // Others have it open: their shared state says where the log ends (Store+Refresh).
+                store.walEnd = 0
+                store.walSalt = 0
+                try store.catchUpIfMoved()
+                return store
+            }
             if let scan { store.indexRecoveredCommits(scan) }
-            if !options.readOnly {
+            defer { if let shared = coordination as? SharedStoreCoordination { try? shared.finishAttach() } }
+            if options.readOnly {
+                store.publishSharedState()
+                store.coordination.publishDurable(store.committed)
+            } else {
                 store.writerGate.acquire()
                 defer { store.writerGate.release() }
                 let walIsClean =
@@ -71,13 +84,39 @@ extension Store {
                 // Commit 0 with no WAL commit is a store created but never formatted: its header
                 // has no pages and no map (FileHeader FH4), so formatting overwrites nothing.
                 if store.committed == CommitSequence(0) { try store.formatNewStore() }
+                store.publishSharedState()
+                store.coordination.publishDurable(store.committed)
             }
             return store
         } catch {
+            coordination?.detach()
             try? walFile?.close()
             try? file.close()
             throw error
         }
+    }
+
+    /// Locks the page file and attaches to the other processes that have it open. With a file
+    /// system that shares regions, every store holds a shared `flock` on the page file (so a build
+    /// that takes an exclusive one, as those before several processes did, is refused while any
+    /// is open, and refuses them while it is) and attaches to `NAME-shm`; otherwise, or when the
+    /// shared file cannot be opened, the store is one process's alone, as before: an exclusive
+    /// `flock` (a shared one read-only).
+    static func attach(_ file: any StoreFile, options: StoreOptions) throws -> any StoreCoordination {
+        if options.sharing == .processes, let provider = options.fileSystem as? SharedRegionProvider {
+            try file.lock(.shared, waitingUpTo: options.lockWaitSeconds)
+            let region: any SharedRegion
+            do {
+                region = try provider.openSharedRegion(file.path + "-shm", size: SharedStateLayout.size)
+            } catch StoreError.io(_, _, let code) where options.readOnly && (code == EACCES || code == EROFS) {
+                // A read-only store on a medium it may not write: nobody can write it either.
+                try file.lock(.exclusive, waitingUpTo: options.lockWaitSeconds)
+                return SingleProcessCoordination()
+            }
+            return try SharedStoreCoordination(region: region)
+        }
+        try file.lock(options.readOnly ? .shared : .exclusive, waitingUpTo: options.lockWaitSeconds)
+        return SingleProcessCoordination()
     }
 
     // MARK: - Header

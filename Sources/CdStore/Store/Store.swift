@@ -60,6 +60,10 @@ public final class Store: @unchecked Sendable {
     let stateLock = Lock()
     let groupCommit: GroupCommit
     let fileLock = ReadWriteLock()
+    /// The other processes that may have the store open (StoreCoordination CN1–CN3).
+    let coordination: any StoreCoordination
+    /// Serialises catching up with the shared state (Store+Refresh MP3).
+    let refreshLock = Lock()
 
     // Snapshot state (stateLock).
     var committed: CommitSequence
@@ -68,6 +72,12 @@ public final class Store: @unchecked Sendable {
     var committedWALEnd: UInt64
     var walIndex = WALIndex()
     var readers: [CommitSequence: Int] = [:]
+    /// The sequence of the shared state this process has caught up with (Store+Refresh MP1–MP3).
+    var sharedSequence: UInt64 = 0
+    /// The newest commit another process wrote that this process's snapshots show, and newer
+    /// ones not durable yet, oldest first (Store+ForeignCommits NC1, NC2).
+    var foreignVisible = CommitSequence(0)
+    var foreignPending: [ClosedRange<CommitSequence>] = []
     var closed = false
     var poison: String?
 
@@ -105,8 +115,10 @@ public final class Store: @unchecked Sendable {
 
     init(
         path: String, options: StoreOptions, file: any StoreFile, wal: (any StoreFile)?, header: FileHeader,
-        activeSlot: Int, map: [MapEntry], chunks: [ChunkLocation], freeSpace: FreeSpace, scan: WALScanResult?
+        activeSlot: Int, map: [MapEntry], chunks: [ChunkLocation], freeSpace: FreeSpace, scan: WALScanResult?,
+        coordination: any StoreCoordination
     ) {
+        self.coordination = coordination
         self.path = path
         self.walPath = path + "-wal"
         self.pageSize = Int(header.pageSize)
@@ -165,8 +177,8 @@ public final class Store: @unchecked Sendable {
         guard stateLock.withLock({ walEnd }) > threshold else { return }
         // The commit is done; a failing automatic checkpoint must not undo it. A durability
         // failure inside it poisons the store (P4), which the next call reports.
-        if gateOwned { writerGate.acquire() }
-        defer { if gateOwned { writerGate.release() } }
+        if gateOwned { try acquireWriter() }
+        defer { if gateOwned { releaseWriter() } }
         if walEnd > threshold {
             _ = try? checkpointLocked(resetLog: true, forceReset: false, keepLogFile: true)
         }
@@ -187,11 +199,14 @@ public final class Store: @unchecked Sendable {
                         committedWALEnd = covered.1
                     }
                 }
+                coordination.publishDurable(covered.0)
             },
             poison: { cause in
                 setPoison(cause)
                 // Best effort: cut the unsynced commits off so that a reopen does not find the
-                // commits this reports as failed. The store stays poisoned either way (P4).
+                // commits this reports as failed. The store stays poisoned either way (P4). Other
+                // processes may have appended after them: a shared log is left as it is.
+                guard !coordination.isShared else { return }
                 let end = stateLock.withLock { committedWALEnd }
                 try? wal.truncate(to: end)
             })
@@ -199,18 +214,45 @@ public final class Store: @unchecked Sendable {
 
     // MARK: - Reader registry (P2)
 
+    /// Registers a reader on the last commit (P2); with other processes, on the last commit of
+    /// the shared state, marked for their checkpoints (Store+Refresh MP2).
     func registerReader() throws -> CommitSequence {
-        try stateLock.withLock {
-            if closed { throw StoreError.closed(path: path) }
-            if let poison { throw StoreError.poisoned(path: path, cause: poison) }
-            readers[committed, default: 0] += 1
-            return committed
+        guard coordination.isShared else { return try registerLocalReader() }
+        while true {
+            try catchUpIfMoved()
+            let (snapshot, seen) = try stateLock.withLock {
+                let snapshot = try registerLocalReader()
+                return (snapshot, sharedSequence)
+            }
+            // MP2: the mark is out; a checkpoint that began before it, or a state that moved since
+            // this process caught up, sends the reader round again.
+            if !coordination.checkpointOfOtherRunning() && coordination.stamp().sequence == seen { return snapshot }
+            unregisterReader(snapshot)
+            try waitForOtherCheckpoint()
         }
+    }
+
+    /// Registers a reader on this process's last commit and publishes the process's oldest
+    /// snapshot as its mark. Under `stateLock` when shared.
+    private func registerLocalReader() throws -> CommitSequence {
+        let register = {
+            if self.closed { throw StoreError.closed(path: self.path) }
+            if let poison = self.poison { throw StoreError.poisoned(path: self.path, cause: poison) }
+            self.readers[self.committed, default: 0] += 1
+            if self.coordination.isShared, self.readers[self.committed] == 1 {
+                self.coordination.setReaderMark(self.readers.keys.min())
+            }
+            return self.committed
+        }
+        return coordination.isShared ? try register() : try stateLock.withLock(register)
     }
 
     func unregisterReader(_ snapshot: CommitSequence) {
         stateLock.withLock {
-            if let n = readers[snapshot] { readers[snapshot] = n > 1 ? n - 1 : nil }
+            if let n = readers[snapshot] {
+                readers[snapshot] = n > 1 ? n - 1 : nil
+                if n == 1, coordination.isShared { coordination.setReaderMark(readers.keys.min()) }
+            }
         }
     }
 

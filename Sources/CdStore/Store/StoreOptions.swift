@@ -40,6 +40,8 @@ public struct StoreOptions: Sendable {
     /// The bytes of changed pages a write transaction keeps in memory before it spills them to the
     /// WAL (`SpillLog`); nil: the cache budget. Tests set it small to spill early.
     package var spillThresholdBytes: Int?
+    /// Whether several processes may open the store at once (the default), or one at a time.
+    public var sharing: StoreSharing = .processes
     /// Whether the object store records persistent history (`HistoryTracking`); off by default.
     public var history: HistoryTracking = .off
     /// The file layer; tests pass an in-memory or fault-injecting one.
@@ -48,4 +50,15 @@ public struct StoreOptions: Sendable {
     public init(fileSystem: any StoreFileSystem = POSIXFileSystem()) {
         self.fileSystem = fileSystem
     }
+}
+
+/// Who may open a store at the same time (``StoreOptions/sharing``).
+public enum StoreSharing: Sendable, Equatable {
+    /// Any number of processes, each with any number of readers and one writer at a time across
+    /// all of them, coordinated through the shared file `NAME-shm` beside the store (docs/FORMAT.md).
+    /// A file system that cannot share memory (the fault-injecting test double) opens as `.exclusive`.
+    case processes
+    /// One process at a time: an exclusive `flock` on the page file (shared when read-only), and
+    /// no shared file.
+    case exclusive
 }

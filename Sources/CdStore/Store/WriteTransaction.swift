@@ -42,15 +42,15 @@ public final class WriteTransaction: Transaction, PageSink {
     let dirtyPageLimit: Int
 
     init(store: Store, gateHeld: Bool) throws {
-        if !gateHeld { store.writerGate.acquire() }
         ownsGate = !gateHeld
+        if !gateHeld { try store.acquireWriter() }
         let spillBytes = store.options.spillThresholdBytes ?? store.options.cacheBytes
         dirtyPageLimit = max(16, spillBytes / store.pageSize)
         do {
             if store.isReadOnly { throw StoreError.readOnly(path: store.path) }
             try store.checkUsable()
         } catch {
-            if !gateHeld { store.writerGate.release() }
+            if !gateHeld { store.releaseWriter() }
             throw error
         }
         let snapshot = store.lastWritten  // Store P1: the writer builds on every written commit
@@ -70,7 +70,7 @@ public final class WriteTransaction: Transaction, PageSink {
                 }
             } catch {
                 finished = true
-                if ownsGate { store.writerGate.release() }
+                if ownsGate { store.releaseWriter() }
                 throw error
             }
         }
@@ -278,7 +278,7 @@ public final class WriteTransaction: Transaction, PageSink {
         if finished { throw StoreError.transactionFinished }
         defer {
             finished = true
-            if ownsGate { store.writerGate.release() }
+            if ownsGate { store.releaseWriter() }
         }
         return try commitHoldingGate()
     }
@@ -318,7 +318,7 @@ public final class WriteTransaction: Transaction, PageSink {
         dirty = [:]
         freed = []
         spill = nil
-        if ownsGate { store.writerGate.release() }
+        if ownsGate { store.releaseWriter() }
     }
 
     /// Writes the frames and indexes the commit (R3); returns its sequence, or nil when there was
@@ -429,6 +429,8 @@ public final class WriteTransaction: Transaction, PageSink {
             }
         }
         store.walChainCRC = crc
+        store.publishSharedState()
+        if durable { store.coordination.publishDurable(sequence) }
         for number in pages {
             store.cache.put(PageCache.Key(page: number.rawValue, commit: sequence.rawValue), dirty[number]!)
         }

@@ -94,13 +94,21 @@ public enum StoreVerifier {
     ///   store), `.notAStore` for a file without a store header, `.unsupportedFormatVersion`,
     ///   and `.locked` when a writer holds the store.
     public static func verify(path: String, options: VerifierOptions = VerifierOptions()) throws -> VerificationReport {
+        var options = options
         let fs = options.fileSystem
         guard fs.fileExists(path) else { throw StoreError.io(operation: "open", path: path, errno: ENOENT) }
         let file = try fs.open(path, mode: .readOnly)
         defer { try? file.close() }
         try file.lock(.shared, waitingUpTo: 0.25)
+        // A store other processes have open: read it on a snapshot that no checkpoint changes
+        // while the writers go on (VerifierSnapshot VS1, VS2).
+        let snapshot = try VerifierSnapshot.take(path: path, fileSystem: fs)
+        defer { snapshot.release(file: file, path: path, fileSystem: fs) }
         let walPath = path + "-wal"
-        let wal = fs.fileExists(walPath) ? try fs.open(walPath, mode: .readOnly) : nil
+        if let limit = snapshot.walLimit {
+            options.fileSystem = BoundedLogFileSystem(base: fs, walPath: walPath, limit: limit)
+        }
+        let wal = fs.fileExists(walPath) ? try options.fileSystem.open(walPath, mode: .readOnly) : nil
         defer { try? wal?.close() }
         let context = try VerificationContext(path: path, file: file, wal: wal, options: options)
         for pass in enginePasses + options.additionalPasses {

@@ -61,12 +61,39 @@ enum WALScan {
             return result
         }
         result.header = header
-        var offset = UInt64(WALLayout.headerSize)
-        var crc = header.chainSeed
+        try scanFrames(
+            wal, header: header, pageSize: pageSize, from: UInt64(WALLayout.headerSize), crc: header.chainSeed,
+            expected: nil, end: size, into: &result)
+        return result
+    }
+
+    /// Scans the frames of the generation `header` from `start` (a commit boundary whose chained
+    /// CRC is `startCRC`) up to `end` (treated as the end of the file), as a process that indexed
+    /// the log up to `start` catches up with commits another process appended. `next` is the
+    /// commit expected first.
+    static func scanTail(
+        _ wal: any StoreFile, header: WALLayout.Header, pageSize: Int, from start: UInt64, crc startCRC: UInt32,
+        next: CommitSequence, end: UInt64
+    ) throws -> WALScanResult {
+        let size = min(end, try wal.size())
+        var result = WALScanResult(header: header, validEnd: start, validEndCRC: startCRC, fileSize: size)
+        guard start <= size else { return result }
+        try scanFrames(
+            wal, header: header, pageSize: pageSize, from: start, crc: startCRC, expected: next, end: size,
+            into: &result)
+        return result
+    }
+
+    private static func scanFrames(
+        _ wal: any StoreFile, header: WALLayout.Header, pageSize: Int, from start: UInt64, crc startCRC: UInt32,
+        expected first: CommitSequence?, end size: UInt64, into result: inout WALScanResult
+    ) throws {
+        var offset = start
+        var crc = startCRC
         result.validEnd = offset
         result.validEndCRC = crc
         var pending: [WALFrameRecord] = []
-        var expected: CommitSequence? = nil
+        var expected: CommitSequence? = first
         var frameIndex = 0
         let maxPayload = PageImage.maxImageSize(pageSize: pageSize)
 
@@ -161,6 +188,5 @@ enum WALScan {
             }
             frameIndex += 1
         }
-        return result
     }
 }

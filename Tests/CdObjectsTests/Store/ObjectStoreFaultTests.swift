@@ -173,7 +173,12 @@ import Testing
             do {
                 let store = try ObjectStore.open(path: Self.path, model: try companyModel(), options: Self.options(fs))
                 defer { try? store.close() }
-                try Self.run(store, commits: commits, seed: seed) { _ in acknowledged += 1 }
+                // The same reads as the reference run between change sets, so that operation `op`
+                // is the reference's `op`: every operation of the measured workload gets its error.
+                try Self.run(store, commits: commits, seed: seed) { read in
+                    acknowledged += 1
+                    _ = try read()
+                }
             } catch let error as CdError {
                 if case .store = error {} else { Issue.record("\(label): \(error) is not an I/O failure") }
             } catch is StoreError {

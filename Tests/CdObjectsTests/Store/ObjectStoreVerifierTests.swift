@@ -100,6 +100,108 @@ struct ObjectStoreVerifierTests {
         #expect(problems.contains { $0.message.contains("holds Song/\(s[0].primaryKey) twice") }, "\(problems)")
     }
 
+    @Test func anIndexEntryWithAnotherValueThanItsRecordIsReported() throws {
+        let (store, _, e, _) = try Self.populated()
+        try Self.tamper(store) { tx, _ in
+            // An extra entry naming Eve's key under a name she does not have: her own entry stays.
+            var key: [UInt8] = []
+            IndexKey.appendColumn(.string("Mallory"), type: .string, to: &key)
+            key.appendBE(UInt64(e.primaryKey))
+            try tx.tree("cd.idx.Employee.attr.name")!.put(key, [])
+        }
+        let problems = try store.verify()
+        #expect(problems.map(\.message) == ["index entry for primary key \(e.primaryKey) matches no record"])
+    }
+
+    /// Playlists with ordered songs (a to-one inverse) and songs on ordered albums both ways (an
+    /// ordered many-to-many), all consistent.
+    static func playlists() throws -> (ObjectStore, lists: [ObjectID], songs: [ObjectID], albums: [ObjectID]) {
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Playlist",
+                relationships: [.toMany("songs", destination: "Song", inverse: "playlist", ordered: true)]),
+            EntityDescription(
+                name: "Album",
+                relationships: [.toMany("tracks", destination: "Song", inverse: "albums", ordered: true)]),
+            EntityDescription(
+                name: "Song",
+                relationships: [
+                    .init(name: "playlist", destination: "Playlist", inverse: "songs"),
+                    .toMany("albums", destination: "Album", inverse: "tracks", ordered: true),
+                ]),
+        ])
+        let store = try ObjectStore.open(path: nil, model: model)
+        let lists = try store.newObjectIDs(entity: "Playlist", count: 3)
+        let albums = try store.newObjectIDs(entity: "Album", count: 4)
+        let songs = try store.newObjectIDs(entity: "Song", count: 60)
+        var inserted: [ObjectID: [String: PropertyValue]] = [:]
+        for (i, s) in songs.enumerated() { inserted[s] = ["playlist": .toOne(lists[i % 3])] }
+        for (i, a) in albums.enumerated() {
+            inserted[a] = ["tracks": .toMany(songs.filter { $0.primaryKey % 4 != Int64(i) })]
+        }
+        for l in lists { inserted[l] = [:] }
+        try store.apply(ChangeSet(inserted: inserted))
+        #expect(try store.verify() == [])
+        return (store, lists, songs, albums)
+    }
+
+    /// The trees whose ordered-list tallies disagree after a first run of the relationship checks.
+    static func disagreeingTrees(_ store: ObjectStore) throws -> Set<String> {
+        try store.engine.read { tx in
+            let checks = RelationshipChecks(
+                tx: tx, layout: store.layout, records: VerifierRecordLookup(tx: tx, layout: store.layout),
+                report: { _ in }, isFull: { false })
+            for root in store.layout.roots {
+                try tx.tree(StoreLayout.recordTreeName(root: root))?.scan { key, value in
+                    let pk = Int64(bitPattern: key.readBE(UInt64.self, at: 0))
+                    try checks.checkToOnes(of: RecordCodec.decode(value, layout: store.layout), primaryKey: pk)
+                    return true
+                }
+            }
+            try checks.checkToManyTrees()
+            return checks.disagreeingOrderedTrees
+        }
+    }
+
+    @Test func orderedListTalliesAgreeOnAConsistentStoreAndDisagreeOnlyWhereAListIsDamaged() throws {
+        let (store, lists, songs, _) = try Self.playlists()
+        #expect(try Self.disagreeingTrees(store) == [])
+        try Self.tamper(store) { tx, _ in
+            // The first playlist's last entry is dropped: its song still names the playlist.
+            var key = RecordCodec.key(lists[0].primaryKey)
+            key.appendBE(UInt32(19))
+            let deleted = try tx.tree("cd.rel.Playlist.songs")?.delete(key)
+            #expect(deleted == true)
+        }
+        #expect(try Self.disagreeingTrees(store) == ["cd.rel.Playlist.songs"])
+        let dropped = songs[57]
+        #expect(
+            try store.verify().map(\.message) == [
+                "playlist points at \(lists[0]) but its songs does not hold \(dropped)"
+            ])
+    }
+
+    @Test func anOrderedManyToManyMissingOnOneSideIsReportedFromTheOther() throws {
+        let (store, _, songs, albums) = try Self.playlists()
+        // Drop the last album of the last song's ordered albums (its last position, so that the
+        // positions stay whole): the album's tracks still hold the song.
+        let song = try #require(songs.last)
+        let held = try store.read { try $0.related(song, "albums") }
+        let album = try #require(held.last)
+        #expect(albums.contains(album))
+        try Self.tamper(store) { tx, _ in
+            var key = RecordCodec.key(song.primaryKey)
+            key.appendBE(UInt32(held.count - 1))
+            let deleted = try tx.tree("cd.rel.Song.albums")?.delete(key)
+            #expect(deleted == true)
+        }
+        // Each tree is the other's inverse: one pair fewer held in one, one claim fewer in the other.
+        #expect(try Self.disagreeingTrees(store) == ["cd.rel.Song.albums", "cd.rel.Album.tracks"])
+        let problems = try store.verify()
+        #expect(problems.map(\.message) == ["tracks holds \(song) but its albums does not hold \(album)"])
+        #expect(problems.first?.objectID == album && problems.first?.tree == "cd.rel.Album.tracks")
+    }
+
     @Test func aDuplicateUniqueValueAndAMissingRequiredAttributeAreReported() throws {
         let (store, _, e, _) = try Self.populated()
         let f = try store.insert("Employee", ["badge": str("F")])

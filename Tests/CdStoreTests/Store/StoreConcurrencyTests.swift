@@ -57,11 +57,14 @@ import Testing
         try store.close()
     }
 
-    @Test func secondOpenOfTheSameStoreIsLocked() throws {
+    @Test func secondOpenOfAStoreOpenedExclusivelyIsLocked() throws {
         let dir = try TemporaryDirectory()
         let path = dir.path("locked.cdstore")
-        let store = try Store.open(path: path)
+        var exclusive = StoreOptions()
+        exclusive.sharing = .exclusive
+        let store = try Store.open(path: path, options: exclusive)
         #expect(throws: StoreError.locked(path: path)) { _ = try Store.open(path: path) }
+        #expect(throws: StoreError.locked(path: path)) { _ = try Store.open(path: path, options: exclusive) }
         var ro = StoreOptions(); ro.readOnly = true
         #expect(throws: StoreError.locked(path: path)) { _ = try Store.open(path: path, options: ro) }
         try store.close()

@@ -42,15 +42,34 @@ import Testing
         #expect(Checksum.crc32(Array(before[0])) == Checksum.crc32(Array(after[0])))
     }
 
-    @Test func storeOpenForWritingIsReportedAsLocked() throws {
+    @Test func storeOpenAloneForWritingIsReportedAsLocked() throws {
         let fs = InMemoryFileSystem(files: try TestStores.build(.checkpointed).files)
         var options = StoreOptions(fileSystem: fs)
         options.durability = .off
+        options.sharing = .exclusive
         let store = try Store.open(path: StoreFiles.path, options: options)
         defer { try? store.close() }
         #expect(throws: StoreError.locked(path: StoreFiles.path)) {
             try StoreVerifier.verify(path: StoreFiles.path, options: VerifierOptions(fileSystem: fs))
         }
+    }
+
+    @Test func aStoreOtherProcessesHaveOpenIsVerifiedBesideThem() throws {
+        let fs = InMemoryFileSystem(files: try TestStores.build(.checkpointed).files)
+        var options = StoreOptions(fileSystem: fs)
+        options.durability = .off
+        let store = try Store.open(path: StoreFiles.path, options: options)
+        defer { try? store.close() }
+        // Commits in the WAL and a reader holding a snapshot: the verifier takes the writer lock
+        // and reads the files as they stand, and the store goes on afterwards.
+        try store.write { tx in try tx.openOrCreateTree("extra").put([1], [2]) }
+        let reader = try store.beginRead()
+        let report = try StoreVerifier.verify(path: StoreFiles.path, options: VerifierOptions(fileSystem: fs))
+        #expect(report.isClean, "\(report.problems.prefix(3))")
+        #expect(try reader.tree("extra")?.get([1]) == [2])
+        reader.end()
+        try store.write { tx in try tx.openOrCreateTree("extra").put([3], [4]) }
+        #expect(try store.read { try $0.tree("extra")?.get([3]) } == [4])
     }
 
     @Test func missingAndForeignFilesAreOperationalErrors() throws {

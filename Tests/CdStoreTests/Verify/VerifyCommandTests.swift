@@ -78,6 +78,9 @@ import Testing
             let path = try Self.write(try TestStores.build(.checkpointed), to: dir)
             var options = StoreOptions()
             options.durability = .off
+            // A store opened by several processes is verified beside them (StoreVerifierTests);
+            // one a process opened alone is locked, as a build before several processes opens it.
+            options.sharing = .exclusive
             let store = try Store.open(path: path, options: options)
             let locked = try Self.run([path])
             try store.close()

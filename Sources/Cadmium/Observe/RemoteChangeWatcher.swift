@@ -1,0 +1,146 @@
+// How a process learns that another process committed to its store, and what it does then.
+//
+// Noticing: a timer on a utility queue polls the store's shared stamp every `interval` (10 ms):
+// two atomic loads of the shared file's sequence and durable words, which every commit,
+// checkpoint and durable mark of any process changes. Nothing else runs while the stamp stands
+// still, so an idle store costs 100 wake-ups a second of a few microseconds each. When it moved,
+// the watcher catches the engine up (it indexes the WAL commits the others appended, which the
+// next snapshot would have done anyway) and asks whether a commit of another process became
+// visible (Store+ForeignCommits NC1, NC2). Latency: a commit of another process is announced at
+// most `interval` plus the catch-up and the merge after it is durable (a few milliseconds more).
+// Polling shared memory was chosen over inotify on the WAL: it is one load, it sees durability
+// (which a write to the WAL does not say), it is portable, and it cannot miss an event.
+//
+// Delivering: with persistent history, the watcher reads the transactions after the last token it
+// read and keeps those this process did not write (OwnHistoryNumbers OH1); their objects are
+// merged into the main context as one commit. Without history it cannot tell which objects
+// changed: every object the main context holds is refreshed (and those gone are deleted). Then,
+// on the main queue and in this order: the merge (with the `Cd.commits` event and
+// `cdDidMergeCommit` notification every merge has), the `Cd.remoteChanges` event and the
+// `cdStoreRemoteChange` notification.
+//
+// Invariants:
+//  RM1. An event is delivered for every poll that found a newer visible foreign commit, in
+//       increasing `storeCommit` order, each after the main context merged what it announces.
+//  RM2. Own transactions are never merged twice: a transaction is merged as remote only when its
+//       number is not recorded as this store's (OH1), and `lastToken` only grows. A poll that
+//       finds no newer foreign commit moves `lastToken` to the newest transaction it read before
+//       asking (all of them are this process's, or were announced) and drops their record, so the
+//       record stays as small as the commits between two polls (OH2).
+//  RM3. The watcher stops (`stop`) before its store closes; a poll already running finishes
+//       first, and no block it queued touches a stack that is gone (they hold the stack).
+//
+// Confinement: `poll` runs on the watcher's serial queue; the deliveries on the main queue.
+
+import Foundation
+import CdObjects
+import CdStore
+
+/// Polls one stack's store for other processes' commits and delivers them (RM1–RM3).
+final class RemoteChangeWatcher: @unchecked Sendable {
+    // @unchecked: the mutable state is touched on `queue` only; `timer` is set in init.
+    /// How often the shared stamp is read.
+    static let interval: DispatchTimeInterval = .milliseconds(10)
+
+    private weak var stack: CdStack?
+    private let store: any StoreBackend
+    private let storeURL: URL
+    private let queue = DispatchQueue(label: "org.cadmium.linux.remoteChanges", qos: .utility)
+    private let timer: DispatchSourceTimer
+    private var lastStamp: (sequence: UInt64, durable: UInt64)?
+    private var reported: UInt64
+    private var lastToken: CdHistoryToken?
+
+    /// A watcher for `stack`, when its store is shared with other processes; nil otherwise.
+    static func start(for stack: CdStack, storeURL: URL?) throws -> RemoteChangeWatcher? {
+        guard let storeURL, stack.store.sharedStamp != nil else { return nil }
+        return try RemoteChangeWatcher(stack: stack, storeURL: storeURL)
+    }
+
+    private init(stack: CdStack, storeURL: URL) throws {
+        self.stack = stack
+        store = stack.store
+        self.storeURL = storeURL
+        // What is visible now is this process's starting point, not news.
+        reported = try store.newestForeignCommit()
+        if store.isHistoryTracked {
+            store.ownHistory.start()
+            lastToken = try store.lastHistoryToken()
+        }
+        lastStamp = store.sharedStamp
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval, leeway: .milliseconds(2))
+        timer.setEventHandler { [weak self] in self?.poll() }
+        timer.resume()
+    }
+
+    /// Stops polling and waits for a poll in progress (RM3).
+    func stop() {
+        timer.cancel()
+        queue.sync {}
+        store.ownHistory.stop()
+    }
+
+    /// One look at the shared stamp; on news, one delivery (RM1).
+    private func poll() {
+        guard let stamp = store.sharedStamp else { return }
+        if let lastStamp, lastStamp == stamp { return }
+        lastStamp = stamp
+        // Read before the foreign commit is asked for: when none became visible meanwhile, every
+        // transaction up to `newest` is this process's own (RM2), and the record of them goes.
+        let newest = store.isHistoryTracked ? try? store.lastHistoryToken() : nil
+        guard let stack, let foreign = try? store.newestForeignCommit() else { return }
+        guard foreign > reported else {
+            if let newest, lastToken.map({ newest > $0 }) ?? true {
+                lastToken = newest
+                _ = store.ownHistory.take(through: newest.number)
+            }
+            return
+        }
+        reported = foreign
+        let (transactions, merge) = changes(stack)
+        let change = CdRemoteChange(
+            storeURL: storeURL, historyToken: lastToken, storeCommit: foreign, transactions: transactions)
+        DispatchQueue.main.async { stack.deliverRemote(change, merge: merge) }
+    }
+
+    /// The other processes' transactions since the last token and what the main context merges
+    /// (keeps RM2); without history (or with the history after the token deleted), a refresh of
+    /// every object the main context holds.
+    private func changes(_ stack: CdStack) -> ([CdHistoryTransaction], AppliedChanges) {
+        if store.isHistoryTracked, let all = try? store.history(after: lastToken, author: nil, entity: nil) {
+            guard let newest = all.last?.token else { return ([], AppliedChanges()) }
+            lastToken = newest
+            let own = store.ownHistory.take(through: newest.number)
+            let theirs = all.filter { !own.contains($0.token.number) }
+            var merge = AppliedChanges()
+            for change in theirs.flatMap(\.changes) {
+                switch change.kind {
+                case .insert: merge.inserted.insert(change.objectID)
+                case .update: merge.updated.insert(change.objectID)
+                case .delete: merge.deleted.insert(change.objectID)
+                }
+            }
+            merge.updated.subtract(merge.deleted)
+            merge.inserted.subtract(merge.deleted)
+            return (theirs, merge)
+        }
+        if store.isHistoryTracked {
+            lastToken = (try? store.lastHistoryToken()) ?? lastToken
+            _ = store.ownHistory.take(through: lastToken?.number ?? 0)
+        }
+        return ([], refreshAll(stack))
+    }
+
+    /// Every object the main context holds, as updated, or deleted when the store no longer has it.
+    private func refreshAll(_ stack: CdStack) -> AppliedChanges {
+        var merge = AppliedChanges()
+        let held = stack.main.registeredObjectIDs()
+        guard !held.isEmpty, let snapshot = try? store.beginSnapshot() else { return merge }
+        defer { snapshot.end() }
+        for id in held {
+            if (try? snapshot.exists(id)) == false { merge.deleted.insert(id) } else { merge.updated.insert(id) }
+        }
+        return merge
+    }
+}

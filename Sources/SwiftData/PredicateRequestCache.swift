@@ -1,0 +1,112 @@
+// Translated `#Predicate`s by shape. A fetch loop builds the same predicate again and again with
+// other captured values (`#Predicate { $0.salary == salary }` for each salary); translating its
+// Foundation tree each time walks it through existentials and names each key path. Here the tree
+// is translated once per shape, with each captured value standing as a variable of the store's
+// predicate, and each later fetch of that shape only lists the tree's leaves (PredicateLeaves.swift)
+// and puts its values in place of the variables.
+//
+// Invariants:
+//  PC1. A shape is the expression's type with its key paths and operators (PL2, PL3); an entry
+//       is used only for a tree of that type whose key paths and operators are equal to the
+//       entry's, so it differs from the tree the template was made of only in its values.
+//  PC2. A template holds exactly one free variable per value leaf, `valueVariable(i)` for the
+//       value at leaf position i, and nothing else of any value: each value is converted the
+//       same way alone as inside the translation (`boundValue`), and a shape whose values do not
+//       all have such a form (a Bool, which the translation may fold into a condition; nil; an
+//       enum; a collection) is never cached, nor is one whose template lacks a variable.
+//  PC3. The cache is bounded: at most `limit` shapes per expression type; more are translated
+//       each time.
+
+internal import Cadmium
+internal import CdObjects
+internal import CdStore
+import Foundation
+
+/// The store forms of the `#Predicate` shapes a container's contexts fetched with.
+final class PredicateRequestCache: @unchecked Sendable {
+    /// One translated shape (PC1).
+    private struct Entry {
+        let keyPaths: [AnyKeyPath]
+        let operators: [Int]
+        let template: CdPredicate
+    }
+
+    /// Shapes per expression type (PC3).
+    static let limit = 16
+
+    private let entries = LockedState<[ObjectIdentifier: [Entry]]>([:])
+
+    /// The store form of `predicate`: from its shape's template when known, else translated
+    /// (and its template kept when its shape allows one).
+    func translate<T: PersistentModel>(_ predicate: Predicate<T>) throws -> CdPredicate {
+        guard let tree = predicate.expression as? any PredicateLeaves else {
+            return try PredicateTranslation.translate(predicate)
+        }
+        var leaves: [PredicateLeaf] = []
+        tree.collectLeaves(into: &leaves)
+        var keyPaths: [AnyKeyPath] = []
+        var operators: [Int] = []
+        var values: [CdPredicateExpression] = []
+        var cacheable = true
+        for leaf in leaves {
+            switch leaf {
+            case let .keyPath(keyPath): keyPaths.append(keyPath)
+            case let .comparison(code): operators.append(code)
+            case let .value(value):
+                if let bound = Self.boundValue(value) { values.append(bound) } else { cacheable = false }
+            }
+        }
+        guard cacheable else { return try PredicateTranslation.translate(predicate) }
+        let type = ObjectIdentifier(Swift.type(of: predicate.expression))
+        let known = entries.withLock { shapes in
+            shapes[type]?.first { $0.keyPaths == keyPaths && $0.operators == operators }
+        }
+        if let known { return Self.bind(known.template, values) }  // keeps PC1
+        guard let template = try Self.template(predicate, values) else {
+            return try PredicateTranslation.translate(predicate)
+        }
+        entries.withLock { shapes in
+            var list = shapes[type] ?? []
+            guard list.count < Self.limit else { return }  // keeps PC3
+            list.append(Entry(keyPaths: keyPaths, operators: operators, template: template))
+            shapes[type] = list
+        }
+        return Self.bind(template, values)
+    }
+
+    /// The name of the variable standing for value leaf `index` (PC2).
+    static func valueVariable(_ index: Int) -> String { "\u{1}value\(index)" }
+
+    /// The store form of a captured value alone, nil for a value with none that the translation
+    /// would give in every context (PC2).
+    static func boundValue(_ value: Any) -> CdPredicateExpression? {
+        if let captured = PredicateTranslation.captured(value) { return captured }
+        if value is any OptionalValue || value is Bool { return nil }
+        if let scalar = value as? any CdAttributeValue { return .constant(scalar.cdValue) }
+        return nil
+    }
+
+    /// `predicate` translated with each value as its variable; nil when a value could not be
+    /// told from another of the same form or the template does not hold one variable per value
+    /// (keeps PC2).
+    private static func template<T: PersistentModel>(
+        _ predicate: Predicate<T>, _ values: [CdPredicateExpression]
+    ) throws -> CdPredicate? {
+        let ambiguous = Set(
+            values.indices.filter { i in values.indices.contains { $0 != i && values[$0] == values[i] } })
+        let template = try PredicateTranslation.translate(predicate) { value in
+            guard let bound = boundValue(value), let index = values.firstIndex(of: bound), !ambiguous.contains(index)
+            else { return nil }
+            return .variable(valueVariable(index))
+        }
+        guard template.variableNames == values.indices.map(valueVariable).sorted() else { return nil }
+        return template
+    }
+
+    /// `template` with its variables replaced by `values`.
+    private static func bind(_ template: CdPredicate, _ values: [CdPredicateExpression]) -> CdPredicate {
+        var byName: [String: CdPredicateExpression] = [:]
+        for (index, value) in values.enumerated() { byName[valueVariable(index)] = value }
+        return template.substituting { byName[$0] }
+    }
+}

@@ -1,0 +1,67 @@
+// The fetch paths that skip work: a fetch by identifier alone reads one record (FE2), with the
+// query's answer in every case (found, gone, pending changes, another entity), and a fetched
+// model's to-one is made on first use (MS6), the context's one instance of its target.
+
+import Foundation
+import SwiftData
+import Testing
+
+@Suite struct FetchPathTests {
+    /// A file container with one author of two books, saved.
+    func library() throws -> (ModelContainer, Author) {
+        let container = try ModelContainer(
+            for: Author.self, Book.self, Shelf.self, configurations: ModelConfiguration(url: temporaryStoreURL()))
+        let context = ModelContext(container)
+        let author = Author(name: "Sophia de Mello Breyner")
+        author.books = [Book(title: "Mar", pages: 80), Book(title: "Dia do Mar", pages: 90)]
+        context.insert(author)
+        try context.save()
+        return (container, author)
+    }
+
+    /// The books whose identifier is `id`.
+    func books(_ context: ModelContext, _ id: PersistentIdentifier) throws -> [Book] {
+        try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.persistentModelID == id }))
+    }
+
+    @Test func aFetchByIdentifierAnswersAsTheQueryDoes() throws {
+        let (container, author) = try library()
+        let ids = author.books.map(\.persistentModelID)
+        let context = ModelContext(container)
+        let first = try books(context, ids[0])
+        #expect(first.map(\.title) == ["Mar"])
+        #expect(try books(context, ids[0]).first === first.first)  // one instance per identity
+        // An identifier of another entity finds no book.
+        #expect(try books(context, author.persistentModelID).isEmpty)
+        // A book deleted and saved elsewhere is gone.
+        let other = ModelContext(container)
+        other.delete(try #require(try books(other, ids[1]).first))
+        try other.save()
+        #expect(try books(context, ids[1]).isEmpty)
+        // A pending delete counts, as in every fetch that includes pending changes.
+        context.delete(try #require(first.first))
+        #expect(try books(context, ids[0]).isEmpty)
+    }
+
+    @Test func aFetchedModelsToOneIsMadeOnFirstUse() throws {
+        let (container, author) = try library()
+        let context = ModelContext(container)
+        let fetched = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.pages)]))
+        #expect(fetched.map(\.title) == ["Mar", "Dia do Mar"])
+        let authors = fetched.map(\.author)
+        #expect(authors.allSatisfy { $0?.name == author.name })
+        #expect(authors[0] === authors[1])
+        let id = author.persistentModelID
+        let registered: Author? = context.registeredModel(for: id)
+        #expect(registered === authors[0])
+        // Setting the to-one before reading it keeps the inverse on both sides.
+        let moved = try #require(
+            try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.pages == 90 })).first)
+        let newcomer = Author(name: "Miguel Torga")
+        context.insert(newcomer)
+        moved.author = newcomer
+        try context.save()
+        #expect(newcomer.books.map(\.title) == ["Dia do Mar"])
+        #expect(authors[0]?.books.map(\.title) == ["Mar"])
+    }
+}
