@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_TEST_FLAGS ?=
 
-.PHONY: all build deps test demo man completions clean crash-test campaign fuzz fuzz-deps test-asan test-tsan bench bench-quick bench-deps format format-check
+.PHONY: all build deps test sync-campaign demo man completions clean crash-test campaign fuzz fuzz-deps test-asan test-tsan bench bench-quick bench-deps format format-check
 
 all: build
 
@@ -29,6 +29,16 @@ test: deps
 	@eval "$$($(TEST_POSTGRES) start || echo 'echo "the test PostgreSQL did not start" >&2')"; \
 	trap '$(TEST_POSTGRES) stop' EXIT; \
 	$(SWIFT) test $(SWIFT_TEST_FLAGS)
+
+# The long form of the sync convergence campaign (Tests/CadmiumSyncTests/CampaignTests.swift):
+# SYNC_SEEDS seeds of 4 replica processes × SYNC_STEPS steps with faults. `make test` runs 1 × 60.
+SYNC_SEEDS ?= 10
+SYNC_STEPS ?= 400
+sync-campaign: deps
+	@eval "$$($(TEST_POSTGRES) start || echo 'echo "the test PostgreSQL did not start" >&2')"; \
+	trap '$(TEST_POSTGRES) stop' EXIT; \
+	CADMIUM_SYNC_CAMPAIGN_SEEDS=$(SYNC_SEEDS) CADMIUM_SYNC_CAMPAIGN_STEPS=$(SYNC_STEPS) \
+		$(SWIFT) test --filter 'CadmiumSyncTests.CampaignTests' $(SWIFT_TEST_FLAGS)
 
 # Formatting: the toolchain's swift-format with the rules in .swift-format (120 columns, 4-space
 # indentation). `format` rewrites the files in place; `format-check` changes nothing and fails on

@@ -39,10 +39,21 @@ ensure_installed() {
     fi
 }
 
+# The server is started with no descriptor of this script's but 0-2: it lives on after the script,
+# and whatever it inherits stays open as long as it runs. A caller that learns of the script's end
+# from a descriptor closing (Foundation's Process does: a socket it gives the child) or that reads
+# the script's output to its end would otherwise wait for the server to stop.
 server_start() {
     local dir=$1
-    as_owner "$(find_bin pg_ctl)" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-c listen_addresses='' -c unix_socket_directories='$dir' -c fsync=off -c max_connections=200" start >&2
+    (
+        for fd in /proc/$BASHPID/fd/*; do
+            fd=${fd##*/}
+            if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi
+        done
+        as_owner "$(find_bin pg_ctl)" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+            -o "-c listen_addresses='' -c unix_socket_directories='$dir' -c fsync=off -c max_connections=200" \
+            start >&2
+    )
 }
 
 case "${1:-}" in

@@ -15,6 +15,9 @@
 //       the local position back to it, so the lost batches are pushed again from history (or,
 //       when history no longer reaches back, the whole state, PC4).
 //  SE4. One sync step runs at a time (the actor), so batches go out in order.
+//  SE5. Every exchange with the server ends within `options.serverTimeout` (ServerDeadline.swift),
+//       and a connection that timed out or that the server closed is dropped: the next step
+//       connects again.
 
 import CdObjects
 import Foundation
@@ -148,7 +151,8 @@ package actor SyncEngine {
         switch outcome {
         case let .applied(_, conflicts):
             if options.duplicatePushes {
-                let again = try await server.push(batch.request)
+                let request = batch.request
+                let again = try await deadline(server, "pushing a duplicate") { try await server.push(request) }
                 guard again == .positionMismatch(server: batch.request.to) else {
                     throw CdSyncError(
                         .serverError, "a duplicated batch \(batch.request.to.batches) was not refused: \(again)")
@@ -281,32 +285,41 @@ package actor SyncEngine {
         return id
     }
 
-    /// Runs `body` on `server`, closing the connection when it takes longer than
-    /// `options.serverTimeout` (a connection cut without a reset can leave a query waiting for an
-    /// answer that never comes; closing it fails the query).
+    /// Runs `body` on `server`, resuming with `serverUnreachable` when it takes longer than
+    /// `options.serverTimeout`; then the connection is closed and dropped (SE5; the deadline
+    /// cannot be outwaited: ServerDeadline.swift).
     private func deadline<R: Sendable>(
         _ server: ServerConnection, _ what: String, _ body: @escaping @Sendable () async throws -> R
     ) async throws -> R {
-        let timeout = options.serverTimeout
-        return try await withThrowingTaskGroup(of: R?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                if !Task.isCancelled { await server.close() }
-                return nil
+        do {
+            return try await withServerDeadline(options.serverTimeout, what, onTimeout: { server.closeNow() }, body)
+        } catch {
+            if self.server === server, server.isClosed || (error as? CdSyncError)?.code == .serverUnreachable {
+                self.server = nil
             }
-            defer { group.cancelAll() }
-            while let next = try await group.next() {
-                if let value = next { return value }
-                throw CdSyncError(.serverUnreachable, "\(what) took over \(timeout); the connection was closed")
-            }
-            throw CdSyncError(.serverUnreachable, "\(what) ended without an answer")
+            throw error
         }
     }
 
+    /// The open connection, or a new one (connecting and migrating under the deadline). A
+    /// connection the server closed meanwhile is dropped, never used (SE5).
     private func connection() async throws -> ServerConnection {
-        if let server { return server }
-        let s = try await ServerConnection.open(address)
+        if let server {
+            if !server.isClosed { return server }
+            self.server = nil
+            await server.close()
+        }
+        let address = self.address
+        let opening = Task<ServerConnection, any Error> { try await ServerConnection.open(address) }
+        // A connection that comes after the deadline is closed rather than leaked.
+        let closeLate: @Sendable () -> Void = { Task { try? await opening.value.close() } }
+        let s: ServerConnection
+        do {
+            s = try await withServerDeadline(
+                options.serverTimeout, "connecting to \(address)", onTimeout: closeLate, { try await opening.value })
+        } catch {
+            throw ServerConnection.wrap(error, "connecting", address)
+        }
         server = s
         return s
     }

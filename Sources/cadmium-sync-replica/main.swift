@@ -1,5 +1,4 @@
-// One replica process of the convergence campaign (docs/SYNC.md, Testing: its harness is not in
-// the suite yet):
+// One replica process of the convergence campaign (Tests/CadmiumSyncTests/CampaignTests.swift):
 // opens its store, runs the seeded workload against the server, syncing now and then, and prints
 // its counts. The harness kills it (SIGKILL) and starts it again on the same store.
 //

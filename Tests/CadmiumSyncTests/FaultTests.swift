@@ -1,6 +1,6 @@
 // The server away: local writes go on, sync fails with `serverUnreachable` naming the server, and
-// the writes stay pending. (A server stopped under open connections, or connections cut by
-// pg_terminate_backend, currently leave the next sync waiting: see docs/SYNC.md, Open problems.)
+// the writes stay pending. (A server stopped under open connections, and connections cut by
+// pg_terminate_backend: ServerLossTests.swift.)
 
 @testable import CadmiumSync
 import CdObjects

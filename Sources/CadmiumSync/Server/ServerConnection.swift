@@ -91,6 +91,17 @@ final class ServerConnection: Sendable {
 
     func close() async { try? await connection.close() }
 
+    /// Starts closing the connection without waiting (a deadline's timer, on a Dispatch thread:
+    /// ServerDeadline.swift, SD3). Queries still waiting for an answer fail.
+    func closeNow() {
+        let _: EventLoopFuture<Void> = connection.close()
+    }
+
+    /// True once the connection is closed, by either side (the server ended its backend, or
+    /// stopped). A closed connection is never reused: postgres-nio 1.33 leaves a query on one
+    /// waiting for ever (ServerDeadline.swift).
+    var isClosed: Bool { connection.isClosed }
+
     /// Runs `query`, returning its rows; PostgreSQL's errors become `CdSyncError`s naming `what`.
     @discardableResult
     func run(_ query: PostgresQuery, _ what: String) async throws -> [PostgresRow] {

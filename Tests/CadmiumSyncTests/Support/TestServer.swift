@@ -3,6 +3,7 @@
 // CI=true and skip, saying so, elsewhere. Each test uses a scope of its own, so tests share the
 // server; a test that stops a server starts a private one (`PrivateServer`).
 
+@testable import CadmiumSync
 import CdSyncTesting
 import Foundation
 import Testing
@@ -47,10 +48,10 @@ final class PrivateServer: Sendable {
     let url: URL
 
     /// Starts one; nil (after recording or printing why) when the shared one is missing too.
-    static func start() throws -> PrivateServer? {
+    static func start() async throws -> PrivateServer? {
         guard TestServer.url() != nil else { return nil }
         let dir = "/tmp/cadmium-pg-test.\(UUID().uuidString.prefix(8))"
-        try run(["start", dir])
+        try await runAsync(["start", dir])
         // The script prints this URL too; it is built here so that no pipe is read (the server
         // it starts would hold a pipe's write end open).
         guard let url = URL(string: "postgres://cadmium@localhost:5432/cadmium?host=\(dir)") else {
@@ -64,22 +65,46 @@ final class PrivateServer: Sendable {
         self.url = url
     }
 
-    func pause() throws { try Self.run(["pause", dir]) }
-    func resume() throws { try Self.run(["resume", dir]) }
+    /// Stops the server, keeping its data (awaited without holding a thread of the cooperative
+    /// pool: ChildProcess.swift).
+    func pause() async throws { try await Self.runAsync(["pause", dir]) }
+    /// Starts the server again on its data.
+    func resume() async throws { try await Self.runAsync(["resume", dir]) }
+    /// Stops the server and removes its directory (blocking: `defer` cannot await).
     func stop() { try? Self.run(["stop", dir]) }
+
+    /// Ends every client backend of the server but the asking one (connections cut under their
+    /// clients).
+    func terminateClientBackends() async throws {
+        let c = try await ServerConnection.open(ServerAddress(url))
+        try await c.run(
+            """
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'
+            """, "terminating the other backends")
+        await c.close()
+    }
 
     static func run(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [TestServer.root.appendingPathComponent("scripts/test-postgres.sh").path] + arguments
+        process.arguments = [script] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SyncTestFailure(
-                "scripts/test-postgres.sh \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
-        }
+        guard process.terminationStatus == 0 else { throw failure(arguments, process.terminationStatus) }
+    }
+
+    static func runAsync(_ arguments: [String]) async throws {
+        let status = try await ChildProcess(URL(fileURLWithPath: "/bin/bash"), [script] + arguments).exitStatus()
+        guard status == 0 else { throw failure(arguments, status) }
+    }
+
+    private static var script: String { TestServer.root.appendingPathComponent("scripts/test-postgres.sh").path }
+
+    private static func failure(_ arguments: [String], _ status: Int32) -> SyncTestFailure {
+        SyncTestFailure("scripts/test-postgres.sh \(arguments.joined(separator: " ")) exited \(status)")
     }
 }
 
