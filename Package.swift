@@ -208,7 +208,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "cadmium-sync-replica",
-            dependencies: ["CdSyncTesting", "CadmiumSync", "CdObjects", "CdStore"]
+            dependencies: ["CdSyncTesting", "CadmiumSync", "Cadmium", "CdObjects", "CdStore"]
         ),
         .testTarget(
             name: "CadmiumSyncTests",

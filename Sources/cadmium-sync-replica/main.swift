@@ -3,12 +3,33 @@
 // its counts. The harness kills it (SIGKILL) and starts it again on the same store.
 //
 //   cadmium-sync-replica <store> <server URL> <scope> <index> <seed> <steps> [skew-ms] [--duplicate-pushes]
+//   cadmium-sync-replica cd-example <store> <server URL> <scope>     (CdExample.swift)
+//   cadmium-sync-replica measure <dir> <server URL> [commits]        (Measure.swift)
 
 import CadmiumSync
 import CdSyncTesting
 import Foundation
 
 let arguments = CommandLine.arguments
+if arguments.count >= 4, arguments[1] == "measure", let url = URL(string: arguments[3]) {
+    do {
+        try await runMeasure(
+            dir: arguments[2], server: url, commits: arguments.count > 4 ? Int(arguments[4]) ?? 200 : 200)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("measure: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.count == 5, arguments[1] == "cd-example", let url = URL(string: arguments[3]) {
+    do {
+        try await runCdExample(store: arguments[2], server: url, scope: arguments[4])
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("cd-example: \(error)\n".utf8))
+        exit(1)
+    }
+}
 guard arguments.count >= 7, let url = URL(string: arguments[2]), let index = Int(arguments[4]),
     let seed = UInt64(arguments[5]), let steps = Int(arguments[6])
 else {

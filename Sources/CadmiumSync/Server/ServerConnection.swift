@@ -93,8 +93,12 @@ final class ServerConnection: Sendable {
 
     /// Starts closing the connection without waiting (a deadline's timer, on a Dispatch thread:
     /// ServerDeadline.swift, SD3). Queries still waiting for an answer fail.
+    /// The connection is kept until the close has completed: postgres-nio asserts that a
+    /// connection it deinitializes is closed.
     func closeNow() {
-        let _: EventLoopFuture<Void> = connection.close()
+        let connection = self.connection
+        let closed: EventLoopFuture<Void> = connection.close()
+        closed.whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     /// True once the connection is closed, by either side (the server ended its backend, or
@@ -157,8 +161,14 @@ final class ServerConnection: Sendable {
     /// A PostgreSQL or connection error as a `CdSyncError`.
     static func wrap(_ error: any Error, _ what: String, _ address: ServerAddress) -> CdSyncError {
         if let e = error as? CdSyncError { return e }
-        if let e = error as? PSQLError, e.serverInfo != nil {
-            return CdSyncError(.serverError, "\(what) on \(address)", cause: describe(error))
+        if let e = error as? PSQLError, let info = e.serverInfo {
+            // The connection ended by the server (class 08, connection exception; 57P01–57P03,
+            // the backend terminated or the server shutting down or starting) is the server
+            // being away, not a refusal of what was sent.
+            let state = info[.sqlState] ?? ""
+            let away = state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+            return CdSyncError(
+                away ? .serverUnreachable : .serverError, "\(what) on \(address)", cause: describe(error))
         }
         return CdSyncError(.serverUnreachable, "\(what) on \(address)", cause: describe(error))
     }

@@ -85,6 +85,21 @@ final class PrivateServer: Sendable {
         await c.close()
     }
 
+    /// Waits until some client of the server listens for announcements (its last statement is a
+    /// LISTEN); false after `limit`.
+    func waitForListener(limit: Duration = .seconds(30)) async throws -> Bool {
+        let c = try await ServerConnection.open(ServerAddress(url))
+        defer { c.closeNow() }
+        let end = ContinuousClock.now + limit
+        while ContinuousClock.now < end {
+            let rows = try await c.run(
+                "SELECT count(*) FROM pg_stat_activity WHERE query ILIKE 'LISTEN%'", "looking for a listener")
+            if try rows.first?.decode(Int64.self) ?? 0 > 0 { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
     static func run(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")

@@ -1,0 +1,68 @@
+// `cadmium-sync-replica measure <dir> <server URL> [commits]`: the sync figures of
+// docs/BENCHMARKS.md (Sync). Two replicas in this process on one server:
+//   latency     a note committed on replica A (which then syncs) until replica B, syncing in the
+//               background (LISTEN/NOTIFY), holds it — p50 and p99 over `commits` notes;
+//   throughput  10,000 notes committed on A in 100 commits, then pushed: objects per second.
+
+import CadmiumSync
+import CdObjects
+import CdSyncTesting
+import Foundation
+
+func runMeasure(dir: String, server: URL, commits: Int) async throws {
+    let scope = "measure-\(UUID().uuidString.prefix(8))"
+    let a = try TestReplica(path: "\(dir)/a.cdstore", server: server, scope: scope)
+    let b = try TestReplica(path: "\(dir)/b.cdstore", server: server, scope: scope)
+    try await a.engine.syncNow()
+    try await b.engine.syncNow()
+    let loop = Task { await b.engine.runLoop() }
+    let listener = Task { await b.engine.listenLoop() }
+    try await Task.sleep(for: .milliseconds(300))
+    var latencies: [Double] = []
+    for i in 0..<commits {
+        let title = "latency \(i)"
+        let start = ContinuousClock.now
+        try a.create("Note", ["title": .attribute(.string(title))])
+        try await a.engine.syncNow()
+        while try b.find("Note", "title", title).isEmpty {
+            try await Task.sleep(for: .microseconds(200))
+            if ContinuousClock.now - start > .seconds(30) { throw MeasureFailure("note \(i) never arrived") }
+        }
+        let d = ContinuousClock.now - start
+        latencies.append(Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15)
+    }
+    loop.cancel()
+    listener.cancel()
+    await b.engine.stopBackground()
+    latencies.sort()
+    let p50 = latencies[latencies.count / 2]
+    let p99 = latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.99))]
+    print(String(format: "latency: commit on A to visible on B, %d notes: p50 %.1f ms, p99 %.1f ms", commits, p50, p99))
+
+    let objects = 10_000
+    for k in 0..<100 {
+        let ids = try a.store.newObjectIDs(entity: "Note", count: objects / 100)
+        var changes = ChangeSet()
+        for (j, id) in ids.enumerated() {
+            changes.inserted[id] = [
+                "title": .attribute(.string("bulk \(k)-\(j)")), "rank": .attribute(.integer(Int64(j))),
+            ]
+        }
+        try a.store.apply(changes)
+    }
+    let start = ContinuousClock.now
+    try await a.engine.syncNow()
+    let d = ContinuousClock.now - start
+    let seconds = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    print(
+        String(
+            format: "push: %d notes in 100 local commits, one sync: %.2f s, %.0f objects/s", objects, seconds,
+            Double(objects) / seconds))
+    try await a.close()
+    try await b.close()
+}
+
+struct MeasureFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
