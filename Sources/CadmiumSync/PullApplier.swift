@@ -17,11 +17,11 @@
 import CdObjects
 import Foundation
 
-struct PullApplier {
+struct PullApplier: Sendable {
     let store: ObjectStore
     let schema: SyncSchema
 
-    enum Outcome {
+    enum Outcome: Sendable {
         /// The change set to commit (objects and side writes), and how many objects it touches.
         case changes(ChangeSet, objects: Int)
         /// Local transactions are pending: push first (PA1).

@@ -27,7 +27,7 @@ struct CollectedBatch: Sendable {
     var clock: HybridClock
 }
 
-struct PushCollector {
+struct PushCollector: Sendable {
     static let author = "cadmium.sync"
 
     let store: ObjectStore

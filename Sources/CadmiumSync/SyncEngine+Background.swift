@@ -15,7 +15,7 @@ extension SyncEngine {
         var backoff: Duration = .milliseconds(100)
         var first = true
         while !Task.isCancelled {
-            let local = (try? store.lastHistoryToken())?.number
+            let local = await lastToken()
             let due =
                 first || takeNotification() || local != lastSeen
                 || ContinuousClock.now - lastSync >= options.pullInterval
@@ -23,7 +23,7 @@ extension SyncEngine {
                 first = false
                 do {
                     try await syncNow()
-                    lastSeen = (try? store.lastHistoryToken())?.number
+                    lastSeen = await lastToken()
                     lastSync = ContinuousClock.now
                     backoff = .milliseconds(100)
                 } catch {
@@ -65,6 +65,12 @@ extension SyncEngine {
         try? await listener?.close()
         listener = c
         if Task.isCancelled { try? await c.close() }
+    }
+
+    /// The number of the store's last history transaction (on the store queue, SE6).
+    private func lastToken() async -> UInt64? {
+        let store = self.store
+        return (try? await onStore { try store.lastHistoryToken() })?.number
     }
 
     private func notify() { notified = true }

@@ -18,6 +18,10 @@
 //  SE5. Every exchange with the server ends within `options.serverTimeout` (ServerDeadline.swift),
 //       and a connection that timed out or that the server closed is dropped: the next step
 //       connects again.
+//  SE6. Store work — reading history and state, the engine's side commits, applying a pull — runs
+//       on the engine's own serial Dispatch queue, never on Swift's cooperative pool: a commit
+//       may wait for the store's write lock, which another process can hold, and a blocked pool
+//       thread (one per core) would hold up every task of the process, deadlines included.
 
 import CdObjects
 import Foundation
@@ -60,6 +64,8 @@ package actor SyncEngine {
     private(set) var lastPull: Date?
     private(set) var lastError: CdSyncError?
     let events = EventBroadcast()
+    /// Where the engine's store work runs (SE6).
+    let storeQueue = DispatchQueue(label: "cadmium.sync.store")
     /// The LISTEN connection of the background loop (SyncEngine+Background.swift).
     var listener: PostgresConnection?
     /// Set when the server announced a change of the scope.
@@ -136,12 +142,12 @@ package actor SyncEngine {
         let collector = PushCollector(
             store: store, schema: schema, scope: scope, replica: replica, policies: options.policies,
             modelVersion: options.modelVersion, clockOffset: options.clockOffset)
-        let (batch, state) = try read { snapshot in
+        let (batch, state) = try await read { snapshot in
             let state = try ReplicaState(snapshot)
             return (try collector.collect(snapshot, state), state)
         }
         guard let batch else { return nil }
-        if !batch.prepare.isEmpty { try sideCommit(batch.prepare, "recording the batch's global IDs") }  // PC3
+        if !batch.prepare.isEmpty { try await sideCommit(batch.prepare, "recording the batch's global IDs") }  // PC3
         let server = try await connection()
         let outcome: PushOutcome
         let request = batch.request
@@ -161,13 +167,14 @@ package actor SyncEngine {
             if options.failAfterServerCommit {
                 throw CdSyncError(.serverUnreachable, "test fault: stopped after the server's commit")
             }
-            try sideCommit([ReplicaState.write(batch.request.to)], "acknowledging batch \(batch.request.to.batches)")
+            try await sideCommit(
+                [ReplicaState.write(batch.request.to)], "acknowledging batch \(batch.request.to.batches)")
             lastPush = Date()
             events.yield(.pushed(batch: batch.request.to.batches, objects: batch.request.ops.count))
             for c in conflicts { events.yield(.conflict(c)) }
             return true
         case let .positionMismatch(serverPosition):
-            try reconcile(local: state.pushed, server: serverPosition)
+            try await reconcile(local: state.pushed, server: serverPosition)
             return false
         case let .refused(conflicts):
             for c in conflicts { events.yield(.conflict(c)) }
@@ -185,10 +192,10 @@ package actor SyncEngine {
     }
 
     /// Moves the local position to the server's after a failed compare-and-set (SE1–SE3).
-    private func reconcile(local: PushedPosition?, server: PushedPosition?) throws {
+    private func reconcile(local: PushedPosition?, server: PushedPosition?) async throws {
         guard let server else {
             // The server has no position for us: restored from before our first push (SE3).
-            try sideCommit([ReplicaState.clearPushed()], "forgetting the acknowledged position")
+            try await sideCommit([ReplicaState.clearPushed()], "forgetting the acknowledged position")
             return
         }
         let historyID = store.historyID!
@@ -200,8 +207,11 @@ package actor SyncEngine {
         }
         // SE2: the server names a transaction; it must be ours.
         if server.number > 0 {
-            let ours = try store.history(after: CdHistoryToken(storeID: historyID, number: server.number - 1))
-                .first { $0.token.number == server.number }
+            let store = self.store
+            let ours = try await onStore {
+                try store.history(after: CdHistoryToken(storeID: historyID, number: server.number - 1))
+                    .first { $0.token.number == server.number }
+            }
             guard let ours, PushCollector.stamp(ours.timestamp) == server.stamp else {
                 throw CdSyncError(
                     .replicaForked,
@@ -210,14 +220,14 @@ package actor SyncEngine {
                         + "a copy of this store pushed under the same replica ID")
             }
         }
-        try sideCommit([ReplicaState.write(server)], "adopting the server's position \(server.number)")
+        try await sideCommit([ReplicaState.write(server)], "adopting the server's position \(server.number)")
     }
 
     /// One pull; false when local transactions were pending (push first, PA1) and `force` is
     /// off.
     private func pullOnce(force: Bool) async throws -> Bool {
         let replica = try await identity()
-        let cursor = try read { try ReplicaState($0).cursor }
+        let cursor = try await read { try ReplicaState($0).cursor }
         let server = try await connection()
         let result: PullResult
         do {
@@ -230,20 +240,21 @@ package actor SyncEngine {
         }
         // A server whose record of our pushes differs (restored from a backup, or another copy
         // of this store pushed): reconcile, then push again before pulling (SE2, SE3).
-        let pushed = try read { try ReplicaState($0).pushed }
+        let pushed = try await read { try ReplicaState($0).pushed }
         if result.position != pushed {
-            try reconcile(local: pushed, server: result.position)
+            try await reconcile(local: pushed, server: result.position)
             return false
         }
         let applier = PullApplier(store: store, schema: schema)
-        let outcome = try read { snapshot in
+        let outcome = try await read { snapshot in
             try applier.changes(for: result, snapshot: snapshot, state: ReplicaState(snapshot), force: force)
         }
         switch outcome {
         case .pushFirst:
             return false
         case let .changes(changes, objects):
-            do { _ = try commit(changes) } catch {
+            let commit = self.commit
+            do { try await onStore { _ = try commit(changes) } } catch {
                 throw CdSyncError.store(error, "applying pulled changes of \(scope)")
             }
             lastPull = Date()
@@ -255,18 +266,19 @@ package actor SyncEngine {
     // MARK: - Status
 
     /// The replica's sync state.
-    package func status() throws -> CdSyncStatus {
-        let state = try read { try ReplicaState($0) }
+    package func status() async throws -> CdSyncStatus {
+        let state = try await read { try ReplicaState($0) }
         return CdSyncStatus(
-            replicaID: state.replicaID, scope: state.scope, pendingTransactions: try pendingCount(state),
+            replicaID: state.replicaID, scope: state.scope, pendingTransactions: try await pendingCount(state),
             acknowledgedTransaction: state.pushed?.number, acknowledgedBatches: state.pushed?.batches ?? 0,
             cursor: state.cursor?.sequence, lastPush: lastPush, lastPull: lastPull, lastError: lastError)
     }
 
-    private func pendingCount(_ state: ReplicaState) throws -> Int {
+    private func pendingCount(_ state: ReplicaState) async throws -> Int {
         guard let id = store.historyID else { return 0 }
         let token = state.pushed.flatMap { $0.historyID == id ? CdHistoryToken(storeID: id, number: $0.number) : nil }
-        let pending = (try? store.history(after: token)) ?? []
+        let store = self.store
+        let pending = (try? await onStore { try store.history(after: token) }) ?? []
         return pending.filter { $0.author != PushCollector.author }.count
     }
 
@@ -275,13 +287,13 @@ package actor SyncEngine {
     /// The replica ID, written with the scope on first use; a store synced to another scope is
     /// refused.
     private func identity() async throws -> UUID {
-        let state = try read { try ReplicaState($0) }
+        let state = try await read { try ReplicaState($0) }
         if let scope = state.scope, scope != self.scope {
             throw CdSyncError(.scopeMismatch, "the store syncs scope \(scope), not \(self.scope)")
         }
         if let id = state.replicaID { return id }
         let id = UUID()
-        try sideCommit(ReplicaState.write(replicaID: id, scope: scope), "recording the replica ID")
+        try await sideCommit(ReplicaState.write(replicaID: id, scope: scope), "recording the replica ID")
         return id
     }
 
@@ -324,14 +336,29 @@ package actor SyncEngine {
         return s
     }
 
-    private func read<R>(_ body: (ObjectSnapshot) throws -> R) throws -> R {
-        do { return try store.read(body) } catch { throw CdSyncError.store(error, "reading the local store") }
+    /// Runs `body` on the engine's store queue (SE6), resuming the caller when it is done.
+    func onStore<R: Sendable>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
+        let queue = storeQueue
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    private func read<R: Sendable>(_ body: @escaping @Sendable (ObjectSnapshot) throws -> R) async throws -> R {
+        let store = self.store
+        return try await onStore {
+            do { return try store.read(body) } catch { throw CdSyncError.store(error, "reading the local store") }
+        }
     }
 
     /// A local commit of sync state only (no object changes).
-    private func sideCommit(_ writes: [SideTreeWrite], _ what: String) throws {
-        var changes = ChangeSet()
-        changes.sideWrites = writes
-        do { try store.apply(changes) } catch { throw CdSyncError.store(error, what) }
+    private func sideCommit(_ writes: [SideTreeWrite], _ what: String) async throws {
+        var sideChanges = ChangeSet()
+        sideChanges.sideWrites = writes
+        let changes = sideChanges
+        let store = self.store
+        try await onStore {
+            do { try store.apply(changes) } catch { throw CdSyncError.store(error, what) }
+        }
     }
 }
