@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_TEST_FLAGS ?=
 
-.PHONY: all build deps test sync-campaign demo man completions clean crash-test campaign fuzz fuzz-deps test-asan test-tsan bench bench-quick bench-deps format format-check
+.PHONY: all build deps test sync-campaign sync-measure demo man completions clean crash-test campaign fuzz fuzz-deps test-asan test-tsan bench bench-quick bench-deps format format-check
 
 all: build
 
@@ -39,6 +39,15 @@ sync-campaign: deps
 	trap '$(TEST_POSTGRES) stop' EXIT; \
 	CADMIUM_SYNC_CAMPAIGN_SEEDS=$(SYNC_SEEDS) CADMIUM_SYNC_CAMPAIGN_STEPS=$(SYNC_STEPS) \
 		$(SWIFT) test --filter 'CadmiumSyncTests.CampaignTests' $(SWIFT_TEST_FLAGS)
+
+# The sync figures of docs/BENCHMARKS.md (Sync): latency between two replicas through LISTEN/NOTIFY,
+# push and pull of 10,000 notes (Sources/cadmium-sync-replica/Measure.swift), release build.
+sync-measure: deps
+	$(SWIFT) build -c release --product cadmium-sync-replica
+	@eval "$$($(TEST_POSTGRES) start || echo 'echo "the test PostgreSQL did not start" >&2; exit 1')"; \
+	trap '$(TEST_POSTGRES) stop; rm -rf "$$dir"' EXIT; \
+	dir=$$(mktemp -d); \
+	.build/release/cadmium-sync-replica measure "$$dir" "$$CADMIUM_TEST_POSTGRES_URL" 200
 
 # Formatting: the toolchain's swift-format with the rules in .swift-format (120 columns, 4-space
 # indentation). `format` rewrites the files in place; `format-check` changes nothing and fails on

@@ -2,7 +2,8 @@
 // docs/BENCHMARKS.md (Sync). Two replicas in this process on one server:
 //   latency     a note committed on replica A (which then syncs) until replica B, syncing in the
 //               background (LISTEN/NOTIFY), holds it — p50 and p99 over `commits` notes;
-//   throughput  10,000 notes committed on A in 100 commits, then pushed: objects per second.
+//   push        10,000 notes committed on A in 100 commits, then pushed: objects per second;
+//   pull        B takes them in one sync (one local commit): objects per second.
 
 import CadmiumSync
 import CdObjects
@@ -58,6 +59,16 @@ func runMeasure(dir: String, server: URL, commits: Int) async throws {
         String(
             format: "push: %d notes in 100 local commits, one sync: %.2f s, %.0f objects/s", objects, seconds,
             Double(objects) / seconds))
+    // Pull: B, whose background loop has stopped, takes the 10,000 notes in one pull (one commit).
+    let pullStart = ContinuousClock.now
+    try await b.engine.syncNow()
+    let p = ContinuousClock.now - pullStart
+    let pullSeconds = Double(p.components.seconds) + Double(p.components.attoseconds) / 1e18
+    let arrived = try b.store.read { try $0.fetchIDs(FetchRequest(entity: "Note")) }.count
+    print(
+        String(
+            format: "pull: %d notes in one sync (one local commit): %.2f s, %.0f objects/s", arrived, pullSeconds,
+            Double(arrived) / pullSeconds))
     try await a.close()
     try await b.close()
 }
