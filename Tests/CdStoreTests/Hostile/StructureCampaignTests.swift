@@ -31,8 +31,8 @@ import Testing
         let start = Date()
         let summary = try StructureCampaignDriver.run(child: child, full: false, sharedFile: true)
         print(
-            "shared-file campaign: \(summary.description) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s"
-        )
+            "shared-file campaign: \(summary.description) "
+                + "in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
         #expect(summary.cases > 80, "the campaign lost its cases")
         #expect(summary.clean > 0, "no case ran through cleanly: the runner itself is broken")
         for (id, message) in summary.violations { Issue.record("\(id): \(message)") }
