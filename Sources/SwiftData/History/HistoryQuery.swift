@@ -9,9 +9,10 @@
 //   anything else (||, !, timestamps, …)                          → read every kept transaction
 //
 // Unlike a model fetch (whose predicate part the store cannot run is an error, never a scan),
-// history is a log read in order: evaluating the predicate on the transactions read is what
-// Core Data's history fetch does with a transaction predicate, and it accepts every predicate
-// Foundation can evaluate.
+// history is a log the store reads in order from a token, with no index on any other field: a
+// read narrowed by token and author, then the predicate evaluated on what was read, accepts
+// every predicate Foundation can evaluate, at the cost of reading the transactions after the
+// bound.
 //
 // Invariants:
 //  HQ1. Narrowing never leaves out a transaction the predicate matches: it is taken only from
