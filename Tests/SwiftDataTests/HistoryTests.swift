@@ -364,15 +364,35 @@ private func summary(_ change: HistoryChange) -> String {
         ])
         changes.author = "cd"
         try store.apply(changes)
+        // Context names as another process of this module, and of another tool, record them.
+        for (distance, name) in [(2, "swiftdata:42:com.example.app:widget"), (3, "swiftdata:pid:x"), (4, "importer")] {
+            var update = ChangeSet(updated: [id: ["distance": .attribute(.integer(Int64(distance)))]])
+            update.contextName = name
+            try store.apply(update)
+        }
         try store.close()
 
         let context = ModelContext(try voyageContainer(url))
         context.insert(Voyage(name: "Mine", distance: 1))
         try context.save()
         let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
-        #expect(history.map(\.author) == ["cd", nil])
-        #expect(history.map(\.processIdentifier) == ["", HistoryProcessIdentity().process])
-        #expect(history.map(\.bundleIdentifier) == ["", HistoryProcessIdentity().bundle])
+        #expect(history.map(\.author) == ["cd", nil, nil, nil, nil])
+        let me = HistoryProcessIdentity()
+        #expect(history.map(\.processIdentifier) == ["", "42", "", "", me.process])
+        #expect(history.map(\.bundleIdentifier) == ["", "com.example.app:widget", "", "", me.bundle])
+    }
+
+    @Test func aTransactionTypeOfACustomStoreIsRefused() throws {
+        let context = ModelContext(try voyageContainer())
+        context.insert(Voyage(name: "A", distance: 1))
+        try context.save()
+        #expect(throws: SwiftDataError.invalidTransactionFetchRequest) {
+            try context.fetchHistory(HistoryDescriptor<CustomTransaction>())
+        }
+        #expect(throws: SwiftDataError.invalidTransactionFetchRequest) {
+            try context.deleteHistory(HistoryDescriptor<CustomTransaction>())
+        }
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 1)
     }
 
     @Test func eachInMemoryContainerHasItsOwnHistory() throws {
@@ -400,4 +420,24 @@ private func summary(_ change: HistoryChange) -> String {
 private struct HistoryProcessIdentity {
     let process = String(ProcessInfo.processInfo.processIdentifier)
     let bundle = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+}
+
+/// A transaction type of a custom store, which this module's contexts do not fetch.
+private struct CustomTransaction: HistoryTransaction {
+    let id: Int
+    var author: String? { nil }
+    var changes: [HistoryChange] { [] }
+    var storeIdentifier: String { "custom" }
+    var timestamp: Date { .distantPast }
+    var token: CustomToken { CustomToken(id: id) }
+    var transactionIdentifier: Int { id }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id }
+    func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+/// The token of `CustomTransaction`.
+private struct CustomToken: Comparable, Hashable, Identifiable, Sendable {
+    let id: Int
+    static func < (lhs: Self, rhs: Self) -> Bool { lhs.id < rhs.id }
 }
