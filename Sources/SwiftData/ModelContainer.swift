@@ -12,7 +12,7 @@
 //       (by an earlier build, or by the `Cd` API) starts its history at this open, so its
 //       history holds every save from then on and none before (docs/SWIFTDATA.md §5a). Once
 //       started, the store records every commit, whoever opens it (HS6 in CdObjects'
-//       HistoryLayout.swift). A read-only file never starts history and reads as having none.
+//       HistoryLayout.swift).
 
 internal import CdObjects
 internal import CdStore
