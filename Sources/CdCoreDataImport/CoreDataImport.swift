@@ -40,7 +40,8 @@ public enum CoreDataImport {
         public var strict: Bool
         /// Called as the import goes, on the importing thread.
         public var progress: (@Sendable (CoreDataImportProgress) -> Void)?
-        /// Objects per write batch (memory grows with it, not with the store).
+        /// Objects per write batch, and members of one to-many list per piece (a longer list is
+        /// written in several pieces): memory grows with it, not with the store.
         public var batchSize: Int
         /// Objects and to-many links per commit into the new store (memory grows with it, not
         /// with the store; the store appears at the destination only when all are in).
@@ -92,6 +93,12 @@ public struct CoreDataImportReport: Sendable, Codable {
     public var badRowCount: Int
     /// What the model reader remarked on the chosen version (asymmetric inverses, …).
     public var modelWarnings: [String]
+    /// How many commits wrote the new store (each ends the transaction that held its writes).
+    public var commits: Int
+    /// The most objects and to-many links one commit held: below `Options.commitSize` plus
+    /// `Options.batchSize` (a commit follows the batch, or piece of a list, that reaches
+    /// `commitSize`), whatever the store's size or its longest list.
+    public var largestCommit: Int
 
     /// Every imported object.
     public var objectCount: Int { objectCounts.values.reduce(0, +) }

@@ -1,16 +1,20 @@
 // The import's writes into the new store, committed in batches: objects go in through the
 // store's load (LD1 of ObjectStoreWriter+Load.swift) a batch at a time, to-many lists through
-// its link load (LD2), and the open engine write transaction is committed whenever it holds
-// `Options.commitSize` objects and links or `Options.commitBytes` bytes of values, then a new one
-// is begun. Each commit ends the transaction's bookkeeping (its dirty pages, its page map), so
-// the import's memory stays that of one commit, whatever the store's size.
+// its link load (LD2) a piece of at most one batch at a time (a long list in several pieces,
+// an ordered one continuing its positions), and the open engine write transaction is committed
+// whenever it holds `Options.commitSize` objects and links or `Options.commitBytes` bytes of
+// values, then a new one is begun. Each commit ends the transaction's bookkeeping (its dirty
+// pages, its page map), so the import's memory stays that of one commit, whatever the store's
+// size and however long its longest list.
 //
 // The store written is the import's temporary store (CoreDataImporter, CI1): a commit makes
 // nothing visible at the destination, so committing part of an import keeps its crash safety.
 //
 // Invariants:
 //  IW1. At most one engine write transaction is open (`writer`), and it holds less than one
-//       commit's worth of objects, links and value bytes plus one batch.
+//       commit's worth of objects, links and value bytes plus one batch: a call writes at most
+//       one batch of objects or one piece of a list (the caller keeps pieces to a batch), and
+//       the commit follows the call that reaches a commit's worth. `largestCommit` records it.
 //  IW2. `finish` commits what is open; `abandon` rolls it back. After either, nothing is open.
 
 import CdObjects
@@ -26,6 +30,8 @@ final class CoreDataImportWriter {
     private var pendingBytes = 0
     /// Commits made so far.
     private(set) var commits = 0
+    /// The most objects and links one commit held (IW1).
+    private(set) var largestCommit = 0
 
     init(store: ObjectStore, commitSize: Int, commitBytes: Int) {
         self.store = store
@@ -39,9 +45,10 @@ final class CoreDataImportWriter {
         try wrote(entries: objects.count, bytes: bytes)
     }
 
-    /// Writes one owner's list of one to-many.
-    func loadLinks(owner: ObjectID, relationship: String, members: [ObjectID]) throws {
-        try open().loadLinks(owner: owner, relationship: relationship, members: members)
+    /// Writes one owner's list of one to-many, or one piece of it: `startingAt` members were
+    /// written by its earlier pieces (LD2), perhaps in earlier commits.
+    func loadLinks(owner: ObjectID, relationship: String, members: [ObjectID], startingAt: Int) throws {
+        try open().loadLinks(owner: owner, relationship: relationship, members: members, startingAt: startingAt)
         try wrote(entries: members.count, bytes: 0)
     }
 
@@ -55,6 +62,7 @@ final class CoreDataImportWriter {
     func finish() throws {
         guard let writer else { return }
         self.writer = nil
+        largestCommit = max(largestCommit, pendingEntries)
         pendingEntries = 0
         pendingBytes = 0
         try writer.commit()

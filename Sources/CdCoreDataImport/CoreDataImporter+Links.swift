@@ -1,11 +1,20 @@
 // Step 3, second part: every to-many list, written as the store's relationship entries
-// (CoreDataImportWriter.loadLinks, LD2), owner by owner in key order, each list whole:
+// (CoreDataImportWriter.loadLinks, LD2), owner by owner in key order, each list in pieces of at
+// most `Options.batchSize` members (an ordered list's positions continue from piece to piece),
+// so that no list is ever held whole: a list of any length costs one piece of memory (CI2), and
+// the writer may commit between two pieces of one list (the store is the import's temporary
+// one, CI1). Lists are read from:
 //
 //   to-many with a to-one inverse    the inverse's key column in the members' table, grouped by
 //                                    owner; an ordered one in Z_FOK_ order
 //   to-many without inverse          the hidden owner column in the members' table
 //   many-to-many                     the join table, once per side, each side in its Z_FOK_ order
 //                                    when it is ordered and the table has one
+//
+// A member comes once per list: the members' table gives each row once, and a join table its
+// (owner, member) pairs once (Core Data's primary key); a side read in Z_FOK_ order groups the
+// pairs anyway, keeping each member's first place, because pieces of an ordered list cannot
+// drop a repeated member as one whole list did (LD2).
 //
 // The to-ones were written with their objects (+Objects). A link is written when both ends are
 // imported objects of entities the relationship and its inverse may hold (the rule LK1 of
@@ -91,26 +100,31 @@ extension CoreDataImporter {
                 let inverseOwner = declaringEntity(inverse.name, from: r.destination, model),
                 let ownerTable = layout.table(of: join.ownerEntity), let memberTable = layout.table(of: r.destination)
             else { continue }
+            /// The join table, or, read in an order column, its pairs once each at their first place.
+            func pairs(orderedBy column: String?) -> String {
+                guard let column else { return q(join.name) }
+                return "(SELECT \(q(join.ownerColumn)), \(q(join.memberColumn)), MIN(\(q(column))) AS \(q(column)) "
+                    + "FROM \(q(join.name)) GROUP BY 1, 2)"
+            }
             // One side: the owners' lists, in the owners' order when ordered.
             let order = join.orderColumn.map { "j.\(q($0)), " } ?? ""
             queries.append(
                 ListQuery(
                     entity: e.name, relationship: r, memberOwner: inverseOwner, reportedTable: join.name,
                     sql: "SELECT j.\(q(join.ownerColumn)), o.Z_ENT, j.\(q(join.memberColumn)), m.Z_ENT "
-                        + "FROM \(q(join.name)) j "
+                        + "FROM \(pairs(orderedBy: join.orderColumn)) j "
                         + "LEFT JOIN \(q(ownerTable.name)) o ON o.Z_PK = j.\(q(join.ownerColumn)) "
                         + "LEFT JOIN \(q(memberTable.name)) m ON m.Z_PK = j.\(q(join.memberColumn)) "
                         + "ORDER BY j.\(q(join.ownerColumn)), \(order)j.\(q(join.memberColumn))"))
             // The other side: the members' lists, in their own order column when both are ordered.
             let otherOrderColumn = "Z_FOK_" + join.ownerColumn.dropFirst(2)
-            let otherOrder =
-                inverse.isOrdered && (schema.tables[join.name] ?? []).contains(otherOrderColumn)
-                ? "j.\(q(otherOrderColumn)), " : ""
+            let otherOrdered = inverse.isOrdered && (schema.tables[join.name] ?? []).contains(otherOrderColumn)
+            let otherOrder = otherOrdered ? "j.\(q(otherOrderColumn)), " : ""
             queries.append(
                 ListQuery(
                     entity: inverseOwner, relationship: inverse, memberOwner: e.name, reportedTable: nil,
                     sql: "SELECT j.\(q(join.memberColumn)), m.Z_ENT, j.\(q(join.ownerColumn)), o.Z_ENT "
-                        + "FROM \(q(join.name)) j "
+                        + "FROM \(pairs(orderedBy: otherOrdered ? otherOrderColumn : nil)) j "
                         + "LEFT JOIN \(q(ownerTable.name)) o ON o.Z_PK = j.\(q(join.ownerColumn)) "
                         + "LEFT JOIN \(q(memberTable.name)) m ON m.Z_PK = j.\(q(join.memberColumn)) "
                         + "ORDER BY j.\(q(join.memberColumn)), \(otherOrder)j.\(q(join.ownerColumn))"))
@@ -118,20 +132,28 @@ extension CoreDataImporter {
         return queries
     }
 
-    /// Reads one side's rows and writes each owner's list whole.
+    /// Reads one side's rows and writes each owner's list in pieces of at most `batchSize`
+    /// members (CI2): `members` never holds more than one piece.
     private func importList(
         _ query: ListQuery, db: SQLiteDatabase, layout: CoreDataLayout, writer: CoreDataImportWriter
     ) throws {
         let r = query.relationship
         let rows = try db.prepare(query.sql)
         var owner: ObjectID?
+        /// The current owner's members not written yet, and how many its earlier pieces wrote.
         var members: [ObjectID] = []
-        func flushOwner() throws {
+        var written = 0
+        func writePiece() throws {
             if let owner, !members.isEmpty {
-                try writer.loadLinks(owner: owner, relationship: r.name, members: members)
+                try writer.loadLinks(owner: owner, relationship: r.name, members: members, startingAt: written)
+                written += members.count
             }
-            owner = nil
             members.removeAll(keepingCapacity: true)
+        }
+        func flushOwner() throws {
+            try writePiece()
+            owner = nil
+            written = 0
         }
         func bad(_ key: Int64, _ problem: String) throws {
             guard let table = query.reportedTable else { return }
@@ -175,6 +197,7 @@ extension CoreDataImporter {
                 owner = ownerID
             }
             members.append(memberID)
+            if members.count >= options.batchSize { try writePiece() }
         }
         try flushOwner()
     }

@@ -8,8 +8,8 @@
 //      one an interrupted import left) and write into it through CoreDataImportWriter, which
 //      commits every `Options.commitSize` objects and links: every object once, with its
 //      attributes and to-ones, table by table in Z_PK order (+Objects), then every to-many list
-//      as relationship entries (+Links), then the rare to-one whose target turned out bad is
-//      cleared (+Links);
+//      as relationship entries, a batch of members at a time (+Links), then the rare to-one
+//      whose target turned out bad is cleared (+Links);
 //   4. raise the next keys past Z_MAX and the largest key, check the to-many counts the model
 //      declares, run the object checks (ObjectStoreVerifier) and close;
 //   5. remove the closed store's empty log, rename the new store to the destination, sync the
@@ -21,9 +21,10 @@
 //       leaves no store at the destination (at most the `.importing` files, removed by the
 //       next import to the same destination). Step 3's commits go to the `.importing` store.
 //  CI2. Memory is bounded by one commit (`Options.commitSize` objects and links, or
-//       `Options.commitBytes` of values), one batch of objects (`Options.batchSize`), the largest
-//       to-many list of one object, and the bad rows (listed, and the keys of rows not imported):
-//       rows are streamed from SQLite, and each commit ends the engine transaction that held them.
+//       `Options.commitBytes` of values), one batch (`Options.batchSize` objects, or members of
+//       one to-many list: a longer list is written in pieces, +Links), and the bad rows (listed,
+//       and the keys of rows not imported): rows are streamed from SQLite, and each commit ends
+//       the engine transaction that held them. No part of the import holds a whole list.
 //       Step 4's object checks keep no copy of the store either (OV7 of ObjectStoreVerifier):
 //       they hold the page cache, a few thousand decoded records and one to-many list at a time.
 //  CI3. Every row of an app table is either imported as it is (each Z_PK kept as the object's
@@ -51,6 +52,9 @@ final class CoreDataImporter {
     /// To-ones left out of the objects written and listed already (+Objects), so that
     /// `clearLinksToRowsNotImported` lists each once.
     var linksLeftOut: Set<LinkKey> = []
+    /// The writer's commits, and the most objects and links one held (CI2), for the report.
+    var commits = 0
+    var largestCommit = 0
 
     init(store: URL, model: URL, destination: URL, options: CoreDataImport.Options) {
         self.store = store
@@ -104,7 +108,7 @@ final class CoreDataImporter {
         return CoreDataImportReport(
             modelVersion: version.name, storeUUID: schema.uuid, objectCounts: objectCounts,
             skippedTables: schema.skippedTables, badRows: badRows, badRowCount: badRowCount,
-            modelWarnings: version.file.warnings.map(\.message))
+            modelWarnings: version.file.warnings.map(\.message), commits: commits, largestCommit: largestCommit)
     }
 
     /// The path the new store is written at before it is renamed into place (CI1).
@@ -136,6 +140,8 @@ final class CoreDataImporter {
             try clearLinksToRowsNotImported(db: db, layout: layout, writer: writer)
             try writer.finish()
             openWriter = nil
+            commits = writer.commits
+            largestCommit = writer.largestCommit
             // Next keys past Z_MAX (which may exceed the largest key) and the largest key.
             var nextKeys: [String: Int64] = [:]
             for (root, _) in layout.tables {

@@ -70,6 +70,7 @@ package struct ImportCoreDataArguments: ParsableArguments {
         var text = "imported \(report.objectCount) objects into \(output) in \(String(format: "%.2f", seconds)) s"
         if seconds > 0 { text += " (\(Int(Double(report.objectCount) / seconds)) objects/s)" }
         text += "\nmodel version: \(report.modelVersion)\nstore UUID: \(report.storeUUID)\n"
+        text += "commits: \(report.commits) (at most \(report.largestCommit) objects and links each)\n"
         for (entity, count) in report.objectCounts.sorted(by: { $0.key < $1.key }) {
             text += "  \(entity): \(count)\n"
         }

@@ -5,6 +5,14 @@
 //
 // Concurrency: a container is Sendable; its store is thread-safe. `mainContext` is made and used
 // on the main actor only.
+//
+// Invariants:
+//  HY1. Every store a container opens records persistent history (`StoreOptions.history =
+//       .tracked`): a new store from its first save; a store written before without history
+//       (by an earlier build, or by the `Cd` API) starts its history at this open, so its
+//       history holds every save from then on and none before (docs/SWIFTDATA.md §5a). Once
+//       started, the store records every commit, whoever opens it (HS6 in CdObjects'
+//       HistoryLayout.swift).
 
 internal import CdObjects
 internal import CdStore
@@ -95,7 +103,10 @@ public final class ModelContainer: @unchecked Sendable {
         self.configuration = configuration
         if configuration.isStoredInMemoryOnly {
             storeIdentifier = "memory:" + UUID().uuidString
-            do { shared = SharedStore(store: try ObjectStore.open(path: nil, model: model), path: nil) } catch {
+            do {
+                shared = SharedStore(
+                    store: try ObjectStore.open(path: nil, model: model, options: Self.storeOptions), path: nil)
+            } catch {
                 throw SwiftDataError.store(error, opening: true)
             }
         } else {
@@ -104,6 +115,14 @@ public final class ModelContainer: @unchecked Sendable {
             if let migrationPlan { try SchemaMigrator.migrate(path: path, plan: migrationPlan) }
             shared = try SharedStores.open(path: path, model: model)
         }
+    }
+
+    /// How containers open their stores: with persistent history tracked (HY1), as Apple's
+    /// SwiftData always tracks it.
+    static var storeOptions: StoreOptions {
+        var options = StoreOptions()
+        options.history = .tracked
+        return options
     }
 
     /// The property table of `type`: the schema's, read without a lock, else the process's.
@@ -177,7 +196,8 @@ enum SharedStores {
             let shared: SharedStore
             do {
                 // A file of another model is migrated lightweight, as SwiftData does on its own.
-                let store = try ObjectStore.open(path: path, model: model, migration: .automatic)
+                let store = try ObjectStore.open(
+                    path: path, model: model, options: ModelContainer.storeOptions, migration: .automatic)
                 shared = SharedStore(store: store, path: path)
             } catch {
                 throw SwiftDataError.store(error, opening: true)

@@ -57,6 +57,8 @@ extension ModelContext {
             if !deltas.isEmpty { changes.toManyDeltas[id] = deltas }
         }
         changes.deleted = Set(deleted.keys)
+        changes.author = author
+        changes.contextName = HistoryProcess.current.contextName  // TX2 of HistoryTransaction.swift
         return changes
     }
 

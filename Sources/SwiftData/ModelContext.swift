@@ -33,6 +33,14 @@ public final class ModelContext {
     /// Whether changes are saved on their own, soon after they are made (on by default for the
     /// container's `mainContext`, where the save runs on the main actor).
     public var autosaveEnabled = false
+    /// The author recorded with this context's saves in the container's history
+    /// (`DefaultHistoryTransaction.author`); nil by default.
+    ///
+    /// ```swift
+    /// let importer = ModelContext(container)
+    /// importer.author = "importer"
+    /// ```
+    public var author: String?
     /// Posted before a save writes, with the context as the object.
     public static let willSave = Notification.Name("SwiftData.ModelContext.willSave")
     /// Posted after a save wrote, with the context as the object.

@@ -134,7 +134,9 @@ public final class Schema: Hashable, @unchecked Sendable {
                 case let .attribute(stored, optional):
                     attributes.append(
                         AttributeDescription(
-                            name: property.name, type: stored, isOptional: optional, renamingIdentifier: renamed))
+                            name: property.name, type: stored, isOptional: optional, renamingIdentifier: renamed,
+                            preservesValueInHistoryOnDeletion: property.attribute?.options.contains(
+                                .preserveValueOnDeletion) ?? false))
                 case let .toOne(destination, optional):
                     relationships.append(
                         RelationshipDescription(

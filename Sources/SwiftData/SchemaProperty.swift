@@ -46,9 +46,11 @@ extension Schema {
             public static let externalStorage = Option(kind: "externalStorage")
             /// Encrypted in CloudKit on Apple's systems; no effect here (no CloudKit).
             public static let allowsCloudEncryption = Option(kind: "allowsCloudEncryption")
-            /// Kept in history tombstones in SwiftData; no effect here (no history API yet).
+            /// The value a deleted model held is kept in its history tombstone
+            /// (`DefaultHistoryDelete.tombstone`; the store's `preservesValueInHistoryOnDeletion`).
             public static let preserveValueOnDeletion = Option(kind: "preserveValueOnDeletion")
-            /// Not kept in history in SwiftData; no effect here (no history API yet).
+            /// Changes are tracked but not persisted in SwiftData; accepted here with no effect (the
+            /// property is persisted as any other).
             public static let ephemeral = Option(kind: "ephemeral")
             /// Indexed by Spotlight on Apple's systems; no effect here.
             public static let spotlight = Option(kind: "spotlight")

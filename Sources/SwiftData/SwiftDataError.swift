@@ -54,6 +54,12 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     /// An `enumerate` block left the context with unsaved changes, without
     /// `allowEscapingMutations: true`.
     public static let escapingMutations = SwiftDataError(.escapingMutations, "")
+    /// A history fetch whose token bound is older than the history the store keeps (deleted
+    /// since), or of another history (the store was migrated, or it is another store's token).
+    public static let historyTokenExpired = SwiftDataError(.historyTokenExpired, "")
+    /// A history fetch or delete this store cannot run: a transaction type of a custom store, or
+    /// a `deleteHistory` selection that is not the oldest transactions up to a token.
+    public static let invalidTransactionFetchRequest = SwiftDataError(.invalidTransactionFetchRequest, "")
 }
 
 extension SwiftDataError.Code {
@@ -68,6 +74,8 @@ extension SwiftDataError.Code {
     static let duplicateConfiguration = Self(name: "duplicateConfiguration")
     static let saveNotAllowed = Self(name: "saveNotAllowed")
     static let escapingMutations = Self(name: "escapingMutations")
+    static let historyTokenExpired = Self(name: "historyTokenExpired")
+    static let invalidTransactionFetchRequest = Self(name: "invalidTransactionFetchRequest")
 }
 
 extension SwiftDataError {

@@ -15,7 +15,7 @@
 //   --migrate --check no migration: checks the store and prints "VERSION v" (exit 0) or the
 //                     broken rule (exit 5)
 //   --bank STORE TAG  transfers of the several-processes campaign (`BankWorkload`), "ACK n" each
-//   --structure-campaign [--full] [--start N], --structure-fixture PATH
+//   --structure-campaign [--full] [--start N], --shared-file-campaign [--start N], --structure-fixture PATH
 //                     the structure campaign's cases, one line each (StructureCampaignChild)
 //
 // In `--cd` mode the work runs on a background queue while the main thread runs the main queue
@@ -177,7 +177,9 @@ let arguments = CommandLine.arguments
 if arguments.count == 4, arguments[1] == "--bank" {
     Child.runBank(path: arguments[2], tag: arguments[3])
 }
-if arguments.contains("--structure-campaign") || arguments.contains("--structure-fixture") {
+if arguments.contains("--structure-campaign") || arguments.contains("--structure-fixture")
+    || arguments.contains("--shared-file-campaign")
+{
     exit(StructureCampaignChild.run(arguments) { Child.say($0) })
 }
 let flags = Set(arguments.dropFirst().filter { $0.hasPrefix("--") })

@@ -25,6 +25,7 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("imported 23 objects into \(output.path)"))
         #expect(run.stdout.contains("model version: Gen"))
+        #expect(run.stdout.contains("commits: 1 (at most 62 objects and links each)"), "\(run.stdout)")
         #expect(run.stdout.contains("skipped (not objects): ACHANGE, ATRANSACTION"))
         let again = try launch(form, [store.path, "--model", model.path, "--output", output.path])
         #expect(again.status == 1)

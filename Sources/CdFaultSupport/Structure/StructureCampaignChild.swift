@@ -11,6 +11,9 @@
 // RLIMIT_DATA cap of 2 GiB (a runaway allocation fails and traps); a case whose peak RSS grows by
 // more than 64 MiB reports a violation itself.
 //
+// `--shared-file-campaign [--start N]` runs the shared file's cases (SharedFileCampaign) the same
+// way.
+//
 // `--structure-fixture PATH [--store NAME]` runs one stored case (a page file and its `-wal`,
 // mutated from campaign store NAME) the same way and prints its DONE line, for the regression
 // fixtures.
@@ -54,6 +57,21 @@ public enum StructureCampaignChild {
             say(line(0, runCase(files, original: original)))
             return 0
         }
+        if arguments.contains("--shared-file-campaign") {
+            do {
+                let cases = try SharedFileCampaign.cases()
+                say("TOTAL \(cases.count)")
+                let first = min(max(0, Int(value("--start") ?? "0") ?? 0), cases.count)
+                for i in first..<cases.count {
+                    say("CASE \(i) \(cases[i].id)")
+                    say(line(i, measure { SharedFileCaseRunner.run(cases[i]) }))
+                }
+                return 0
+            } catch {
+                say("cannot seed the shared-file campaign's store: \(error)")
+                return 2
+            }
+        }
         do {
             let campaign = try StructureCampaign(full: arguments.contains("--full"))
             say("TOTAL \(campaign.cases.count)")
@@ -72,15 +90,20 @@ public enum StructureCampaignChild {
     }
 
     static func runCase(_ files: StoreFuzzInput, original: TreeView) -> (StructureCaseResult, Int) {
+        measure(size: "for files of \((files.pageFile.count + files.wal.count) >> 10) KiB") {
+            StructureCaseRunner.run(files, original: original)
+        }
+    }
+
+    /// Runs one case under the alarm and reports its peak RSS growth (a violation past the limit).
+    static func measure(size: String = "", _ body: () -> StructureCaseResult) -> (StructureCaseResult, Int) {
         let before = peakRSSKiB()
         alarm(caseSeconds)
-        var result = StructureCaseRunner.run(files, original: original)
+        var result = body()
         alarm(0)
         let growth = peakRSSKiB() - before
         if growth > peakGrowthLimitKiB, result.violation == nil {
-            result.violation =
-                "peak RSS grew by \(growth >> 10) MiB "
-                + "for files of \((files.pageFile.count + files.wal.count) >> 10) KiB"
+            result.violation = "peak RSS grew by \(growth >> 10) MiB \(size)"
         }
         return (result, growth)
     }

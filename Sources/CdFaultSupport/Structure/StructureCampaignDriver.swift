@@ -25,13 +25,16 @@ public enum StructureCampaignDriver {
     /// The child's environment: Swift's backtracer on, non-interactive, so a trap prints its stack.
     static let environment = ["SWIFT_BACKTRACE": "enable=yes,interactive=no,color=no,limit=24,top=0,sanitize=no"]
 
-    /// Runs the whole campaign through `child` (the `cadmium-crash-child` executable).
-    public static func run(child: URL, full: Bool) throws -> StructureCampaignSummary {
+    /// Runs the whole campaign through `child` (the `cadmium-crash-child` executable): the store
+    /// files' cases, or with `sharedFile` the shared file's (SharedFileCampaign).
+    public static func run(child: URL, full: Bool, sharedFile: Bool = false) throws -> StructureCampaignSummary {
         var summary = StructureCampaignSummary()
         var start = 0
         while true {
             let output = try BuiltExecutable.run(
-                child, arguments: ["--structure-campaign", "--start", "\(start)"] + (full ? ["--full"] : []),
+                child,
+                arguments: [sharedFile ? "--shared-file-campaign" : "--structure-campaign", "--start", "\(start)"]
+                    + (full ? ["--full"] : []),
                 environment: environment)
             var open: (index: Int, id: String)?
             for line in output.stdout.split(separator: "\n").map(String.init) {

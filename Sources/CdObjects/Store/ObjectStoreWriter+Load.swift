@@ -12,11 +12,16 @@
 //       record's value without touching its inverse. It takes inserts only, and no to-many
 //       values (1550). A to-one target must be of the relationship's destination (1550); that it
 //       exists is not checked.
-//  LD2. `loadLinks(owner:relationship:members:)` writes the owner's whole list of one to-many,
-//       once per owner and load: unordered, one entry per member keyed by its primary key;
-//       ordered, positions 0, 1, … in the given order. A member named twice is written once
-//       (its first place). Members must be of the destination (1550); that the owner and the
-//       members exist, and that the owner had no list before, is not checked.
+//  LD2. `loadLinks(owner:relationship:members:startingAt:)` writes the owner's list of one
+//       to-many, whole or in pieces (each piece its own call, in list order, possibly in
+//       different transactions, so that a list of any length is written in bounded memory):
+//       unordered, one entry per member keyed by its primary key; ordered, positions
+//       `startingAt`, `startingAt + 1`, … in the given order, where `startingAt` is the number of
+//       members the earlier pieces wrote (0 for the first or only piece). A member named twice
+//       in one piece is written once (its first place); members are distinct across pieces (the
+//       caller's: an ordered list would hold the member twice). Members must be of the
+//       destination (1550); that the owner and the members exist, and that the owner had no
+//       list before its first piece, is not checked.
 //  LD3. The caller makes both sides of every link agree over the whole load: a loaded to-one
 //       whose inverse is a to-many appears in the list it loads for the target, a one-to-one is
 //       loaded from both sides, a many-to-many into both lists. A load is therefore only for a
@@ -41,12 +46,18 @@ extension ObjectStoreWriter {
         }
     }
 
-    /// Writes `owner`'s list of the to-many `relationship` as `members` (LD2).
+    /// Writes `owner`'s list of the to-many `relationship` as `members`, or one piece of it
+    /// (LD2): `startingAt` is the number of members earlier pieces of the list wrote, where an
+    /// ordered list's positions continue.
     ///
     /// ```swift
     /// try writer.loadLinks(owner: department, relationship: "employees", members: [ada, grace])
+    /// try writer.loadLinks(owner: department, relationship: "employees", members: [alan], startingAt: 2)
     /// ```
-    package func loadLinks(owner: ObjectID, relationship name: String, members: [ObjectID]) throws {
+    package func loadLinks(
+        owner: ObjectID, relationship name: String, members: [ObjectID], startingAt firstPosition: Int = 0
+    ) throws {
+        precondition(firstPosition >= 0, "a piece of a list starts at a position of 0 or more")
         let tx = try open()
         cachedSnapshot = nil
         do {
@@ -74,12 +85,12 @@ extension ObjectStoreWriter {
             let tree = try StoredObjects(tx: tx, layout: layout).writableTree(treeName)
             let source = RecordCodec.key(owner.primaryKey)
             // In key order (U2 of ChangeApplier+Write.swift): the tree grows at one place.
-            for (position, (member, code)) in list.enumerated() {
+            for (offset, (member, code)) in list.enumerated() {
                 var value: [UInt8] = []
                 value.appendVarint(UInt64(code))
                 if r.isOrdered {
                     value.appendVarint(UInt64(bitPattern: member.primaryKey))
-                    try tree.put(source + ChangeApplier.position(position), value)
+                    try tree.put(source + ChangeApplier.position(firstPosition + offset), value)
                 } else {
                     try tree.put(source + RecordCodec.key(member.primaryKey), value)
                 }

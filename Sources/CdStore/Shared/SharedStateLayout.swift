@@ -21,25 +21,25 @@
 //       byte nobody holds belongs to no live process, whatever its words say.
 
 /// Offsets and constants of the shared file.
-enum SharedStateLayout {
+package enum SharedStateLayout {
     /// "CdShm", two zero bytes and 1, read as a little-endian word.
-    static let magic: UInt64 = 0x0100_006D_6853_6443
-    static let version: UInt32 = 1
+    package static let magic: UInt64 = 0x0100_006D_6853_6443
+    package static let version: UInt32 = 1
     /// Bytes mapped: the words above, rounded up to a page.
-    static let size = 4096
+    package static let size = 4096
 
-    static let magicWord = 0
-    static let versionWord = 1
-    static let sequenceWord = 2
-    static let stateWords = 3..<8
-    static let stateCRCWord = 8
-    static let durableWord = 9
-    static let checkpointWord = 10
-    static let firstSlotWord = 16
-    static let slotCount = 64
+    package static let magicWord = 0
+    package static let versionWord = 1
+    package static let sequenceWord = 2
+    package static let stateWords = 3..<8
+    package static let stateCRCWord = 8
+    package static let durableWord = 9
+    package static let checkpointWord = 10
+    package static let firstSlotWord = 16
+    package static let slotCount = 64
 
-    static func pidWord(slot: Int) -> Int { firstSlotWord + 2 * slot }
-    static func markWord(slot: Int) -> Int { firstSlotWord + 2 * slot + 1 }
+    package static func pidWord(slot: Int) -> Int { firstSlotWord + 2 * slot }
+    package static func markWord(slot: Int) -> Int { firstSlotWord + 2 * slot + 1 }
 
     static let attachLock = 0
     static let writerLock = 1
@@ -48,7 +48,7 @@ enum SharedStateLayout {
 
 /// What every process must agree on to read and extend the store: the end of the written log and
 /// the page file header in use (words 3–7).
-struct SharedStoreState: Equatable, Sendable {
+package struct SharedStoreState: Equatable, Sendable {
     var written: CommitSequence
     var walEnd: UInt64
     var walChainCRC: UInt32
@@ -82,7 +82,7 @@ struct SharedStoreState: Equatable, Sendable {
             headerCommit: CommitSequence(w[4]))
     }
 
-    static func crc(_ words: [UInt64]) -> UInt64 {
+    package static func crc(_ words: [UInt64]) -> UInt64 {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(40)
         for w in words { bytes.appendLE(w) }

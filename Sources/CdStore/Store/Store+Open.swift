@@ -32,8 +32,12 @@ extension Store {
         var coordination: (any StoreCoordination)?
         do {
             coordination = try attach(file, options: options)
-            let alone = coordination!.openedAlone
-            var size = try file.size()
+            guard coordination!.openedAlone else {
+                // Others have it open and may checkpoint meanwhile (Store+OpenBesideOthers, OP1–OP3).
+                return try openBesideOthers(
+                    path: path, options: options, file: file, coordination: coordination!, walFile: &walFile)
+            }
+            let size = try file.size()
             let unfinishedCreation =
                 try !options.readOnly && size <= FileHeader.dataStart && isAllZero(file, size: size)
             if size == 0 || unfinishedCreation {
@@ -42,11 +46,9 @@ extension Store {
                 guard !options.readOnly else { throw StoreError.notAStore(path: path, detail: "the file is empty") }
                 try writeInitialHeaders(file, pageSize: options.pageSize, durability: options.durability)
                 if !exists, options.durability != .off { try fs.syncDirectory(containing: path) }
-                size = try file.size()
             }
-            let (header, slot) = try readHeader(file, size: size)
-            let (map, chunks) = try loadPageMap(file, header: header, fileSize: size)
-            let freeSpace = try deriveFreeSpace(path: path, header: header, map: map, chunks: chunks)
+            let pageFile = try readPageFile(file, path: path)
+            let header = pageFile.header
 
             let walPath = path + "-wal"
             var scan: WALScanResult?
@@ -57,15 +59,9 @@ extension Store {
                 scan = try WALScan.scan(walFile!, pageSize: Int(header.pageSize))
             }
             let store = Store(
-                path: path, options: options, file: file, wal: walFile, header: header, activeSlot: slot,
-                map: map, chunks: chunks, freeSpace: freeSpace, scan: scan, coordination: coordination!)
-            guard alone else {
-                // Others have it open: their shared state says where the log ends (Store+Refresh).
-                store.walEnd = 0
-                store.walSalt = 0
-                try store.catchUpIfMoved()
-                return store
-            }
+                path: path, options: options, file: file, wal: walFile, header: header,
+                activeSlot: pageFile.slot, map: pageFile.map, chunks: pageFile.chunks, freeSpace: pageFile.freeSpace,
+                scan: scan, coordination: coordination!)
             if let scan { store.indexRecoveredCommits(scan) }
             defer { if let shared = coordination as? SharedStoreCoordination { try? shared.finishAttach() } }
             if options.readOnly {

@@ -13,6 +13,12 @@
 //       not count overwrites or frees what it reads.
 //  MP3. Catching up changes nothing while this process holds the writer lock (nobody else can
 //       publish, CN1), so it never races the writer; it runs under `refreshLock`.
+//  MP5. A commit another process wrote becomes visible here once this process caught up with it
+//       when this store's durability is `normal` or `off` (it acknowledges its own commits before
+//       they are durable, so it reads others' the same way), and once the shared durable word
+//       reaches it with `full`. So a durable word lowered by a hostile value never hides an
+//       acknowledged commit from a `normal` store; with `full` it delays it until the next commit
+//       of any process raises the word again (a lowered word looks exactly like a sync in flight).
 //  MP4. A shared state that fails its checks (checksum, a half-published sequence, a commit or log
 //       end the files do not hold) is rebuilt from the page file and the WAL under the writer lock,
 //       after an fsync of the WAL: whatever it then claims is in the files and durable.
@@ -127,9 +133,9 @@ extension Store {
         }
     }
 
-    /// Raises `committed` to the durable commit other processes published (never past `written`).
+    /// Raises `committed` to the last commit other processes made visible (MP5).
     func adoptDurable() {
-        let durable = coordination.durableCommit()
+        let durable = options.durability == .full ? coordination.durableCommit() : CommitSequence.limit
         stateLock.withLock {
             let visible = min(durable, written)
             if visible > committed {

@@ -12,7 +12,8 @@ import Testing
 @Suite struct HistoryRandomizedTests {
     /// The random workload on one store; `CD_SEED` replays a run.
     final class Workload {
-        let store: ObjectStore
+        /// The store the next step writes through (two stores on one file are two processes).
+        var store: ObjectStore
         var rng: SeededGenerator
         var counter = 0
         var last: CdHistoryToken?
@@ -149,6 +150,41 @@ import Testing
                 }
             }
         }
+    }
+
+    /// Two stores on one file (two processes, StoreSharingTests) take turns at random: each
+    /// commit's history matches its changes whichever process wrote it, the numbers run without a
+    /// gap across both, and both read the same history at every point.
+    @Test(arguments: ["memory", "posix"])
+    func historyWrittenByTwoProcessesInTurnMatchesEveryCommit(_ kind: String) throws {
+        let seed = testSeed("historyWrittenByTwoProcessesInTurnMatchesEveryCommit")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("history-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fs: any StoreFileSystem = kind == "memory" ? InMemoryFileSystem() : POSIXFileSystem()
+        let path = kind == "memory" ? "/data/history.cdstore" : dir.appendingPathComponent("history.cdstore").path
+        let model = try historyModel()
+        let a = try ObjectStore.open(path: path, model: model, options: trackedOptions(fs))
+        let b = try ObjectStore.open(path: path, model: model, options: trackedOptions(fs))
+        let w = Workload(store: a, seed: seed)
+        var writers: [ObjectIdentifier: Int] = [:]
+        for i in 0..<120 {
+            w.store = Bool.random(using: &w.rng) ? a : b
+            writers[ObjectIdentifier(w.store), default: 0] += 1
+            try w.step(i)
+            if i % 10 == 9 {
+                let seenByA = try a.history(after: nil)
+                #expect(try b.history(after: nil) == seenByA, "step \(i): both processes read one history")
+                #expect(try a.lastHistoryToken() == w.last && b.lastHistoryToken() == w.last, "step \(i)")
+            }
+        }
+        #expect(writers.count == 2 && w.commits > 40, "both processes commit")
+        let all = try b.history(after: nil)
+        #expect(all.map(\.token.number) == Array((all.first?.token.number ?? 1)...(w.last?.number ?? 0)))
+        #expect(try a.verify().isEmpty)
+        try a.close()
+        #expect(try b.verify().isEmpty)
+        try b.close()
     }
 
     @Test func recordedHistoryMatchesTheChangesOfEveryCommit() throws {

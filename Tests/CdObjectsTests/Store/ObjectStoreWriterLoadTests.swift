@@ -122,4 +122,56 @@ struct ObjectStoreWriterLoadTests {
         #expect(errors.count == 1)
         #expect(errors.first.map { "\($0)".contains("Team/2") } == true, "\(errors)")
     }
+
+    @Test func aListLoadedInPiecesAcrossCommitsKeepsItsOrderAndMembers() throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription(
+                name: "Team", attributes: [.init(name: "name", type: .string)],
+                relationships: [
+                    .toMany("roster", destination: "Player", inverse: "team", ordered: true),
+                    .toMany("fans", destination: "Player", inverse: "club"),
+                ]),
+            EntityDescription(
+                name: "Player", attributes: [.init(name: "name", type: .string)],
+                relationships: [
+                    .init(name: "team", destination: "Team", inverse: "roster"),
+                    .init(name: "club", destination: "Team", inverse: "fans"),
+                ]),
+        ])
+        let store = try ObjectStore.open(path: nil, model: model)
+        let team = id("Team", 1)
+        let players = (1...10).map { id("Player", Int64($0)) }
+        var writer = try store.beginWriter()
+        try writer.load(ChangeSet(inserted: [team: ["name": str("A")]]))
+        try writer.load(
+            ChangeSet(
+                inserted: Dictionary(
+                    uniqueKeysWithValues: players.map { ($0, ["team": .toOne(team), "club": .toOne(team)]) })))
+        // The roster in reverse key order, in three pieces over two commits; the fans by key.
+        let roster = Array(players.reversed())
+        try writer.loadLinks(owner: team, relationship: "roster", members: Array(roster[0..<4]))
+        try writer.loadLinks(owner: team, relationship: "fans", members: Array(players[0..<6]))
+        try writer.commit()
+        writer = try store.beginWriter()
+        try writer.loadLinks(owner: team, relationship: "roster", members: Array(roster[4..<7]), startingAt: 4)
+        try writer.loadLinks(owner: team, relationship: "roster", members: Array(roster[7...]), startingAt: 7)
+        try writer.loadLinks(owner: team, relationship: "fans", members: Array(players[6...]), startingAt: 6)
+        try writer.commit()
+        #expect(try store.verify().isEmpty)
+        #expect(try store.related(team, "roster") == roster)
+        #expect(try store.related(team, "fans") == players)
+        // Positions continue: the second piece's first member is at position 4, not 0.
+        let positions = try store.engine.read { tx -> [Int] in
+            let layout = store.layout
+            let treeName = try #require(try layout.entity("Team").toManyTrees["roster"])
+            let tree = try #require(try tx.tree(treeName))
+            var found: [Int] = []
+            try tree.scan { key, _ in
+                found.append(Int(key.readBE(UInt32.self, at: key.count - 4)))
+                return true
+            }
+            return found
+        }
+        #expect(positions == Array(0..<10))
+    }
 }

@@ -60,6 +60,34 @@ import Testing
             "field names must be unique")
     }
 
+    /// The shared file's table (word | field) and the shared-file campaign's fields agree.
+    @Test func everySharedFileRowHasACampaignFieldAndEveryFieldARow() throws {
+        let text = try Self.document("FORMAT.md")
+        let section =
+            text.components(separatedBy: "## The shared file").dropFirst().first?
+            .components(separatedBy: "\n## ").first ?? ""
+        var rows = Set<String>()
+        var inTable = false
+        for line in section.split(separator: "\n").map(String.init) {
+            if line.hasPrefix("| word | field |") { inTable = true; continue }
+            guard inTable else { continue }
+            guard line.hasPrefix("|") else { break }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            guard cells.count >= 3, !cells[1].allSatisfy({ $0 == "-" }) else { continue }
+            rows.insert(cells[1])
+        }
+        #expect(rows.count == 13, "FORMAT.md's shared-file table was not found (\(rows.count) rows)")
+        let fields = Set(SharedFileCatalogue.all.map(\.docWord))
+        for row in rows.subtracting(fields).sorted() {
+            Issue.record("FORMAT.md shared-file row \(row) has no field in SharedFileCatalogue")
+        }
+        for field in fields.subtracting(rows).sorted() {
+            Issue.record("SharedFileCatalogue names row \(field), which FORMAT.md's shared-file table lacks")
+        }
+    }
+
     @Test func testingDocumentListsExactlyTheCatalogue() throws {
         let text = try Self.document("TESTING.md")
         let expected = StoreFieldCatalogue.markdownTable()

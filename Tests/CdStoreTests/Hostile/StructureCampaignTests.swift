@@ -23,6 +23,21 @@ import Testing
         for (id, message) in summary.violations { Issue.record("\(id): \(message)") }
     }
 
+    /// The shared file's words (SharedFileCampaign): every hostile value, with the state's CRC
+    /// recomputed, while two processes have the file mapped; every read right or a typed error,
+    /// the verifier clean beside them, and the store right when opened alone at the end.
+    @Test func everySharedFileWordSetToEveryHostileValueGivesRightAnswersOrTypedErrors() throws {
+        let child = try BuiltExecutable.locate("cadmium-crash-child", override: "CADMIUM_CRASH_CHILD")
+        let start = Date()
+        let summary = try StructureCampaignDriver.run(child: child, full: false, sharedFile: true)
+        print(
+            "shared-file campaign: \(summary.description) "
+                + "in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+        #expect(summary.cases > 80, "the campaign lost its cases")
+        #expect(summary.clean > 0, "no case ran through cleanly: the runner itself is broken")
+        for (id, message) in summary.violations { Issue.record("\(id): \(message)") }
+    }
+
     /// `cdstore-verify` on a sample of the cases: exit 0 or 4 (8 only where the library call
     /// also refused the file as not a store or of another version), never a crash.
     @Test func verifierExecutableExitsWithAFindingCodeOnASample() throws {
