@@ -5,7 +5,8 @@
 // the verifier — and at the end every store closes and a last one opens alone:
 //
 //   1. every read returns each key's last acknowledged value (or a value whose write threw), and
-//      no key nobody wrote: never a stale or wrong answer;
+//      no key nobody wrote: never a stale or wrong answer — the third process's too, whose open
+//      must index the commit written after the checkpoint from the WAL;
 //   2. every call ends or throws a StoreError (a trap or a hang ends the child: the driver reports
 //      it with the case);
 //   3. the verifier, beside the live stores, finds no problem (the files are undamaged), or throws
@@ -139,6 +140,7 @@ public enum SharedFileCaseRunner {
         read(b, "the other process")
         read(a, "the changing process")
         _ = attempt("a checkpoint", write: true) { try a.checkpoint() }
+        put(b, "the other process", 110)
         let third = attempt("a third process's open", write: false) { try Store.open(path: path, options: options(fs)) }
         read(third, "a third process")
         put(third, "a third process", 120)

@@ -143,12 +143,20 @@ final class SharedStoreCoordination: StoreCoordination, @unchecked Sendable {
     }
 
     func readState() -> (SharedStoreState, sequence: UInt64)? {
-        // A publish takes well under a microsecond; a sequence odd for this many tries belongs to
-        // a writer that died, which the next writer repairs (SL1).
-        for attempt in 0..<20_000 {
+        // A publish takes well under a microsecond, but its writer can be descheduled in the middle
+        // of one on a loaded machine: spin, then yield for up to 2 ms. A sequence odd for longer
+        // belongs to a writer that died or is descheduled; the caller then takes the writer lock,
+        // which a live publisher holds until it is done (SL1), and repairs or reads a whole state.
+        var deadline: ContinuousClock.Instant?
+        for attempt in 0..<1_000_000 {
             let before = words[SharedStateLayout.sequenceWord].load(ordering: .sequentiallyConsistent)
             if before & 1 == 1 {
-                if attempt > 100 { sched_yield() }
+                if attempt > 100 {
+                    let now = ContinuousClock.now
+                    if let deadline, now > deadline { return nil }
+                    if deadline == nil { deadline = now + .milliseconds(2) }
+                    sched_yield()
+                }
                 continue
             }
             let state = stateWords()

@@ -63,10 +63,12 @@ extension Store {
             if !walExisted, options.durability != .off { try fs.syncDirectory(containing: walPath) }
         }
         // No WAL position yet (OP1): the first catch-up indexes the log of the shared state's
-        // generation from its header.
+        // generation from its header. An odd sequence is never a published one, so that catch-up
+        // always runs, whatever the shared sequence word holds.
         let store = Store(
             path: path, options: options, file: file, wal: walFile, header: state.header, activeSlot: state.slot,
             map: state.map, chunks: state.chunks, freeSpace: state.freeSpace, scan: nil, coordination: coordination)
+        store.sharedSequence = .max
         if holdsWriterLock {
             // A process died holding the writer lock and left the shared state half-written: it is
             // rebuilt from the files, as the next writer would (MP4).

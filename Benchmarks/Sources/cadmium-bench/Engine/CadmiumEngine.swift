@@ -14,6 +14,7 @@ final class CadmiumEngine: EngineSystem {
         options.pageSize = 8192
         options.cacheBytes = cacheBytes
         options.durability = durable ? .full : .off
+        BenchStoreSharing.apply(to: &options)
         store = try Store.open(path: path, options: options)
     }
 

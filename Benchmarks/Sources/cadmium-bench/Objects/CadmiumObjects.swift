@@ -39,6 +39,7 @@ final class CadmiumObjects: ObjectSystem {
         self.path = path
         var options = StoreOptions()
         options.durability = durable ? .full : .off
+        BenchStoreSharing.apply(to: &options)
         store = try ObjectStore.open(path: path, model: try Self.model(), options: options)
     }
 

@@ -49,6 +49,7 @@ final class CdAPIObjects: ObjectSystem {
         model = try CdModel(classes: [Department.self, Employee.self])
         var options = StoreOptions()
         options.durability = durable ? .full : .off
+        BenchStoreSharing.apply(to: &options)
         try Cd.initWithStore(model: model, storeURL: URL(fileURLWithPath: path), options: options)
     }
 
