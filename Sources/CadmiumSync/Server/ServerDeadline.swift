@@ -16,8 +16,9 @@
 //       task is cancelled first.
 //  SD2. The timer runs on a Dispatch queue, not on Swift's cooperative thread pool, so it fires
 //       even when every thread of the pool is busy or blocked.
-//  SD3. When the timer wins, `onTimeout` runs (the engine closes the connection there, failing
-//       whatever postgres-nio still answers, and drops it); the operation is cancelled and left to
+//  SD3. When the timer wins, `onTimeout` runs before the caller is resumed (the engine closes the
+//       connection there, failing whatever postgres-nio still answers, and drops it, so the caller
+//       never finds it again); the operation is cancelled and left to
 //       end by itself, its result discarded. What it may still have committed on the server is
 //       recovered by the compare-and-set of the next push (SE1 in SyncEngine.swift).
 
@@ -42,8 +43,7 @@ func withServerDeadline<R: Sendable>(
             let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
                 let error = CdSyncError(.serverUnreachable, "\(what) took over \(timeout); the connection was closed")
-                if race.finish(.failure(error)) {  // SD3
-                    onTimeout()
+                if race.finish(.failure(error), beforeResuming: onTimeout) {  // SD3
                     operation.cancel()
                 }
             }
@@ -77,9 +77,10 @@ private final class DeadlineRace<R: Sendable>: Sendable {
         if let early { continuation.resume(with: early) }
     }
 
-    /// Resumes the caller with `result` unless it was resumed already; true when this call did.
+    /// Resumes the caller with `result` unless it was resumed already, running `beforeResuming`
+    /// first; true when this call did.
     @discardableResult
-    func finish(_ result: Result<R, any Error>) -> Bool {
+    func finish(_ result: Result<R, any Error>, beforeResuming: () -> Void = {}) -> Bool {
         let continuation = state.withLock { s -> CheckedContinuation<R, any Error>?? in
             switch s {
             case .waiting:
@@ -93,6 +94,7 @@ private final class DeadlineRace<R: Sendable>: Sendable {
             }
         }
         guard let continuation else { return false }
+        beforeResuming()
         continuation?.resume(with: result)
         return true
     }
