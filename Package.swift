@@ -204,7 +204,7 @@ let package = Package(
         // campaign's replica processes (`cadmium-sync-replica`).
         .target(
             name: "CdSyncTesting",
-            dependencies: ["CadmiumSync", "CdObjects", "CdStore"]
+            dependencies: ["CadmiumSync", "CdObjects", "CdStore", "CdStoreTesting"]
         ),
         .executableTarget(
             name: "cadmium-sync-replica",
@@ -213,7 +213,8 @@ let package = Package(
         .testTarget(
             name: "CadmiumSyncTests",
             dependencies: [
-                "CadmiumSync", "CdSyncTesting", "Cadmium", "CdObjects", "CdStore", "CdFaultSupport", "cdsync",
+                "CadmiumSync", "CdSyncTesting", "Cadmium", "CdObjects", "CdStore", "CdStoreTesting", "CdFaultSupport",
+                "cdsync",
                 "cadmium-sync-replica",
             ]
         ),

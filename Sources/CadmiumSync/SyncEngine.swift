@@ -23,6 +23,7 @@
 //       may wait for the store's write lock, which another process can hold, and a blocked pool
 //       thread (one per core) would hold up every task of the process, deadlines included.
 
+import Cadmium
 import CdObjects
 import Foundation
 import PostgresNIO
@@ -63,7 +64,8 @@ package actor SyncEngine {
     private(set) var lastPush: Date?
     private(set) var lastPull: Date?
     private(set) var lastError: CdSyncError?
-    let events = EventBroadcast()
+    /// The subscribers of `CdSync.events` (BroadcastSubscribers BS1–BS2: nothing dropped, in order).
+    let events = BroadcastSubscribers<CdSyncEvent>()
     /// Where the engine's store work runs (SE6).
     let storeQueue = DispatchQueue(label: "cadmium.sync.store")
     /// The LISTEN connection of the background loop (SyncEngine+Background.swift).

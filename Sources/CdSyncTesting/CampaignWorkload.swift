@@ -8,21 +8,9 @@
 // ever shows half of a transaction.
 
 import CadmiumSync
+import CdStoreTesting
 import CdObjects
 import Foundation
-
-/// A seeded SplitMix64 generator: the same seed, the same workload.
-package struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    package init(seed: UInt64) { state = seed }
-    package mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// What a replica process did.
 package struct CampaignCounts: Sendable, CustomStringConvertible {
@@ -36,12 +24,12 @@ package struct CampaignCounts: Sendable, CustomStringConvertible {
 package struct CampaignWorkload {
     let replica: TestReplica
     let index: Int
-    var random: SeededGenerator
+    var random: SplitMix64
 
     package init(replica: TestReplica, index: Int, seed: UInt64) {
         self.replica = replica
         self.index = index
-        self.random = SeededGenerator(seed: seed &* 1_000_003 &+ UInt64(index))
+        self.random = SplitMix64(seed: seed &* 1_000_003 &+ UInt64(index))
     }
 
     /// Runs `steps` steps, syncing after about one in three.

@@ -13,6 +13,7 @@
 @testable import CadmiumSync
 import CdFaultSupport
 import CdObjects
+import CdStoreTesting
 import CdSyncTesting
 import Foundation
 import Testing
@@ -43,7 +44,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let scope = "campaign-\(seed)"
         let count = 4
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         func launch(_ i: Int, run: Int) throws -> ChildProcess {
             var args = [
                 dir.appendingPathComponent("r\(i).cdstore").path, server.url.absoluteString, scope, "\(i)",

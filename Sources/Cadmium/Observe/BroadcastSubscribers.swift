@@ -1,5 +1,6 @@
-// The subscriptions of one broadcast (`Cd.commits`, `Cd.remoteChanges`): each an asynchronous
-// sequence with an unbounded buffer, registered until it terminates.
+// The subscriptions of one broadcast (`Cd.commits`, `Cd.remoteChanges`, a sync engine's
+// `events`): each an asynchronous sequence with an unbounded buffer, registered until it
+// terminates.
 //
 // Invariants:
 //   BS1. A subscriber is registered from the moment `subscribe` returns its sequence until the
@@ -13,7 +14,7 @@
 import CdStore
 
 /// The live subscriptions of a broadcast of `Element`s (BS1, BS2).
-final class BroadcastSubscribers<Element: Sendable>: Sendable {
+package final class BroadcastSubscribers<Element: Sendable>: Sendable {
     private struct State {
         var nextSubscriber = 0
         var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
@@ -22,7 +23,9 @@ final class BroadcastSubscribers<Element: Sendable>: Sendable {
     private let state = LockedState(State())
 
     /// A new subscription: every element yielded from now on (keeps BS1, BS2).
-    func subscribe() -> AsyncStream<Element> {
+    package init() {}
+
+    package func subscribe() -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .unbounded)
         let id = state.withLock { state -> Int in
             state.nextSubscriber += 1
@@ -37,10 +40,20 @@ final class BroadcastSubscribers<Element: Sendable>: Sendable {
     }
 
     /// The number of live subscriptions (tests check that cancelled ones are gone, BS1).
-    var count: Int { state.withLock { $0.continuations.count } }
+    package var count: Int { state.withLock { $0.continuations.count } }
 
     /// Hands `element` to every live subscription (BS2).
-    func yield(_ element: Element) {
+    package func yield(_ element: Element) {
         for continuation in state.withLock({ Array($0.continuations.values) }) { continuation.yield(element) }
+    }
+
+    /// Ends every subscription (its owner stopped): each sequence ends after the elements it
+    /// holds, and is removed (BS1).
+    package func finish() {
+        let continuations = state.withLock { state -> [AsyncStream<Element>.Continuation] in
+            defer { state.continuations = [:] }
+            return Array(state.continuations.values)
+        }
+        for continuation in continuations { continuation.finish() }
     }
 }
