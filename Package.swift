@@ -2,6 +2,69 @@
 import CompilerPluginSupport
 import PackageDescription
 
+// Sync through PostgreSQL (docs/SYNC.md) is the only part that needs postgres-nio, and with it
+// swift-nio-ssl and swift-crypto: two copies of BoringSSL, more than half of a clean debug build.
+// `CADMIUM_WITHOUT_SYNC=1` leaves the sync products, targets and tests out of the graph, for work
+// on the layers below it (docs/TESTING.md). CI and `make test` never set it: they build everything.
+let withSync = Context.environment["CADMIUM_WITHOUT_SYNC"] == nil
+
+let syncProducts: [Product] =
+    withSync
+    ? [
+        // The only product that links postgres-nio.
+        .library(name: "CadmiumSync", targets: ["CadmiumSync"]),
+        .executable(name: "cdsync", targets: ["cdsync"]),
+    ] : []
+
+let syncDependencies: [Package.Dependency] =
+    withSync
+    ? [
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ] : []
+
+let syncTargets: [Target] =
+    withSync
+    ? [
+        // Sync through PostgreSQL (docs/SYNC.md): the engine works on CdObjects' ObjectStore; a
+        // thin front (`CdSync`) binds it to the `Cd` stack. Sits on top of Cadmium.
+        .target(
+            name: "CadmiumSync",
+            dependencies: [
+                "Cadmium", "CdObjects", "CdStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `cdsync`: a replica process (the convergence campaign's) and `cdsync status` (a store's
+        // sync state).
+        .executableTarget(
+            name: "cdsync",
+            dependencies: [
+                "CadmiumSync", "CdObjects", "CdStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The sync tests' model, replicas and campaign workload, shared by the tests and the
+        // campaign's replica processes (`cadmium-sync-replica`).
+        .target(
+            name: "CdSyncTesting",
+            dependencies: ["CadmiumSync", "CdObjects", "CdStore", "CdStoreTesting"]
+        ),
+        .executableTarget(
+            name: "cadmium-sync-replica",
+            dependencies: ["CdSyncTesting", "CadmiumSync", "Cadmium", "CdObjects", "CdStore"]
+        ),
+        .testTarget(
+            name: "CadmiumSyncTests",
+            dependencies: [
+                "CadmiumSync", "CdSyncTesting", "Cadmium", "CdObjects", "CdStore", "CdStoreTesting", "CdFaultSupport",
+                "cdsync",
+                "cadmium-sync-replica",
+            ]
+        ),
+    ] : []
+
 let package = Package(
     name: "Cadmium",
     products: [
@@ -19,17 +82,12 @@ let package = Package(
         .library(name: "CSQLite", targets: ["CSQLite"]),
         .executable(name: "cdstore-import-coredata", targets: ["cdstore-import-coredata"]),
         .executable(name: "cdstore", targets: ["cdstore-tool"]),
-        // Sync through PostgreSQL (docs/SYNC.md): the only product that links postgres-nio.
-        .library(name: "CadmiumSync", targets: ["CadmiumSync"]),
-        .executable(name: "cdsync", targets: ["cdsync"]),
-    ],
+    ] + syncProducts,
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-    ],
+    ] + syncDependencies,
     targets: [
         // zlib, for the tests only: they check that zlib inflates every page image the engine
         // writes, so that any zlib reads a store's pages (docs/FORMAT.md).
@@ -181,43 +239,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Sync through PostgreSQL (docs/SYNC.md): the engine works on CdObjects' ObjectStore; a
-        // thin front (`CdSync`) binds it to the `Cd` stack. Sits on top of Cadmium.
-        .target(
-            name: "CadmiumSync",
-            dependencies: [
-                "Cadmium", "CdObjects", "CdStore",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        // `cdsync`: a replica process (the convergence campaign's) and `cdsync status` (a store's
-        // sync state).
-        .executableTarget(
-            name: "cdsync",
-            dependencies: [
-                "CadmiumSync", "CdObjects", "CdStore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
-        // The sync tests' model, replicas and campaign workload, shared by the tests and the
-        // campaign's replica processes (`cadmium-sync-replica`).
-        .target(
-            name: "CdSyncTesting",
-            dependencies: ["CadmiumSync", "CdObjects", "CdStore", "CdStoreTesting"]
-        ),
-        .executableTarget(
-            name: "cadmium-sync-replica",
-            dependencies: ["CdSyncTesting", "CadmiumSync", "Cadmium", "CdObjects", "CdStore"]
-        ),
-        .testTarget(
-            name: "CadmiumSyncTests",
-            dependencies: [
-                "CadmiumSync", "CdSyncTesting", "Cadmium", "CdObjects", "CdStore", "CdStoreTesting", "CdFaultSupport",
-                "cdsync",
-                "cadmium-sync-replica",
-            ]
-        ),
         .testTarget(
             name: "CdCoreDataImportTests",
             dependencies: [
@@ -257,6 +278,6 @@ let package = Package(
             name: "CadmiumCompatibilityTests",
             dependencies: ["CdFaultSupport", "cadmium-compatibility-app"]
         ),
-    ],
+    ] + syncTargets,
     swiftLanguageModes: [.v6]
 )
