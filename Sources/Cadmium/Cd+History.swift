@@ -17,7 +17,7 @@ extension Cd {
     public static func history(
         after token: CdHistoryToken?, author: String? = nil, entity: String? = nil
     ) throws -> [CdHistoryTransaction] {
-        try requireStack("Cd.history(after:)").store.history(after: token, author: author, entity: entity)
+        try requireContainer("Cd.history(after:)").store.history(after: token, author: author, entity: entity)
     }
 
     /// ``history(after:author:entity:)`` with the changes of objects of class `T` only.
@@ -28,13 +28,13 @@ extension Cd {
     public static func history<T: CdManagedObject>(
         after token: CdHistoryToken?, author: String? = nil, entity: T.Type
     ) throws -> [CdHistoryTransaction] {
-        let stack = try requireStack("Cd.history(after:entity:)")
-        guard let description = stack.model.entity(for: entity) else {
+        let container = try requireContainer("Cd.history(after:entity:)")
+        guard let description = container.model.entity(for: entity) else {
             throw CdError.validation(
                 ValidationFailure(
                     entity: "\(entity)", key: "entity", message: "\(entity) is not an entity of the model"))
         }
-        return try stack.store.history(after: token, author: author, entity: description.name)
+        return try container.store.history(after: token, author: author, entity: description.name)
     }
 
     /// Deletes the recorded transactions before `token` (Core Data's
@@ -44,6 +44,6 @@ extension Cd {
     /// try Cd.deleteHistory(before: lastProcessed)
     /// ```
     public static func deleteHistory(before token: CdHistoryToken) throws {
-        try requireStack("Cd.deleteHistory(before:)").store.deleteHistory(before: token)
+        try requireContainer("Cd.deleteHistory(before:)").store.deleteHistory(before: token)
     }
 }

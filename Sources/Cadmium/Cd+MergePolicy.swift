@@ -15,10 +15,10 @@ extension Cd {
     /// Cd.mergePolicy = .error   // a conflicting commit fails with 133020, nothing is written
     /// ```
     public static var mergePolicy: MergePolicy {
-        get { stack?.mergePolicy.withLock { $0 } ?? .mergeByPropertyObjectTrump }
+        get { container?.mergePolicy.withLock { $0 } ?? .mergeByPropertyObjectTrump }
         set {
-            guard let stack = try? requireStack("Cd.mergePolicy") else { return }
-            stack.mergePolicy.withLock { $0 = newValue }
+            guard let container = try? requireContainer("Cd.mergePolicy") else { return }
+            container.mergePolicy.withLock { $0 = newValue }
         }
     }
 }

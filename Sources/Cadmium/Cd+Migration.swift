@@ -33,7 +33,8 @@ extension Cd {
         model: CdModel, storeURL: URL?, options: StoreOptions = StoreOptions(), migration: MigrationOptions,
         serialTX: Bool = false
     ) throws {
-        try openStack(model: model, storeURL: storeURL, options: options, migration: migration, serialTX: serialTX)
+        try openDefaultContainer(
+            model: model, storeURL: storeURL, options: options, migration: migration, serialTX: serialTX)
     }
 }
 

@@ -37,8 +37,8 @@ extension Cd {
         _ type: T.Type, count: Int, transient: Bool, single: Bool
     ) throws -> [T] {
         guard count > 0 else { return [] }
-        let stack = try requireStack("Cd.create(\(T.self).self)")
-        guard let entity = stack.model.entity(for: type) else {
+        let container = try requireContainer("Cd.create(\(T.self).self)")
+        guard let entity = container.model.entity(for: type) else {
             throw Misuse.report(
                 .b1,
                 "Cd.create(\(T.self).self): the model has no entity named '\(T.entityName)'. "
@@ -65,10 +65,10 @@ extension Cd {
             context = current
         }
         context?.flushIfNeeded()
-        let ids = try context.map { _ in try stack.store.newObjectIDs(entity: entity.name, count: count) }
+        let ids = try context.map { _ in try container.store.newObjectIDs(entity: entity.name, count: count) }
         return (0..<count).map { i in
             let object = T()
-            object.prepareNew(entity: entity.name, in: stack.model)
+            object.prepareNew(entity: entity.name, in: container.model)
             if let context, let ids { context.insertNew(object, id: ids[i]) }
             return object
         }
@@ -128,9 +128,9 @@ extension Cd {
             )
         }
         let entity = object.withState { $0.entityName }
-        let id = try context.stack.store.newObjectIDs(entity: entity, count: 1)[0]
+        let id = try context.container.store.newObjectIDs(entity: entity, count: 1)[0]
         object.withState { state in
-            var values = defaultValues(of: entity, in: context.stack.model.objectModel)
+            var values = defaultValues(of: entity, in: context.container.model.objectModel)
             for (key, value) in state.values { if case .attribute = value { values[key] = value } }
             state.values = values
             state.transientRelated = [:]
@@ -276,9 +276,12 @@ extension Cd {
     /// ```
     public static func onMainWith<T: CdManagedObject>(_ object: T?, operation: @escaping (T?) -> Void) {
         let objectBox = Unchecked(object), operationBox = Unchecked(operation)
+        let container = Cd.container  // carried to the main queue (CN3)
         DispatchQueue.main.async {
-            let moved = objectBox.value.flatMap { useInCurrentContext($0) }
-            operationBox.value(moved)
+            withContainer(ifAny: container) {
+                let moved = objectBox.value.flatMap { useInCurrentContext($0) }
+                operationBox.value(moved)
+            }
         }
     }
 
@@ -286,9 +289,12 @@ extension Cd {
     /// ones are dropped.
     public static func onMainWith<T: CdManagedObject>(_ objects: [T], operation: @escaping ([T]) -> Void) {
         let objectsBox = Unchecked(objects), operationBox = Unchecked(operation)
+        let container = Cd.container  // carried to the main queue (CN3)
         DispatchQueue.main.async {
-            let moved = useInCurrentContext(objectsBox.value)
-            operationBox.value(moved)
+            withContainer(ifAny: container) {
+                let moved = useInCurrentContext(objectsBox.value)
+                operationBox.value(moved)
+            }
         }
     }
 }

@@ -1,12 +1,12 @@
-// What a sync engine on top of Cadmium needs of the `Cd` stack: its object store, and the
+// What a sync engine on top of Cadmium needs of the `Cd` container: its object store, and the
 // ordinary commit path, so that pulled changes reach the main context, `Cd.commits` and fetched
-// results controllers like any commit (CdStack.save keeps ST1–ST3).
+// results controllers like any commit (CdContainer.save keeps ST1–ST3).
 
 import CdObjects
 
-/// The `Cd` stack's object store and its commit path, for layers above (CadmiumSync).
+/// The `Cd` container's object store and its commit path, for layers above (CadmiumSync).
 package struct CdCommitPath: Sendable {
-    /// The stack's object store.
+    /// The container's object store.
     package let store: ObjectStore
     /// Commits a change set as the root context's save does: durable when it returns, merged into
     /// the main context in commit order.
@@ -14,13 +14,13 @@ package struct CdCommitPath: Sendable {
 }
 
 extension Cd {
-    /// The commit path of the current stack; `call` names the caller in the error when there is
-    /// no stack, or when its store is not an object store (a test double).
+    /// The commit path of the current container; `call` names the caller in the error when there is
+    /// no container, or when its store is not an object store (a test double).
     package static func commitPath(_ call: String) throws -> CdCommitPath {
-        let stack = try requireStack(call)
-        guard let store = stack.store as? ObjectStore else {
-            throw CdError.store(.invalidArgument("\(call) needs a stack on an object store"))
+        let container = try requireContainer(call)
+        guard let store = container.store as? ObjectStore else {
+            throw CdError.store(.invalidArgument("\(call) needs a container on an object store"))
         }
-        return CdCommitPath(store: store, commit: { try stack.save($0) })
+        return CdCommitPath(store: store, commit: { try container.save($0) })
     }
 }

@@ -31,11 +31,11 @@ extension Cd {
                 "\(call) was called on the main thread, which must never wait for a transaction. "
                     + "Use Cd.transact { } (asynchronous), or call it from a background queue.")
         }
-        let stack = try requireStack(call)
-        if useSerial(serial, queue) && !ThreadState.current.insideTransaction {
-            return try runSerial(stack, queue) { try runTransaction(stack, operation) }
+        let container = try requireContainer(call)
+        if useSerial(serial, queue, container) && !ThreadState.current.insideTransaction {
+            return try runSerial(container, queue) { try runTransaction(container, operation) }
         }
-        return try runTransaction(stack, operation)
+        return try runTransaction(container, operation)
     }
 
     /// A waiting transaction for a non-throwing body: nil when it failed (the misuse went to
@@ -186,11 +186,14 @@ extension Cd {
         _ body: sending @escaping () throws -> R
     ) async throws -> R {
         let box = Unchecked(body)
+        let container = Cd.container  // carried to the queue (CN3)
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(
                     with: Result {
-                        try waitingTransaction("Cd.transaction", serial: serial, on: queue, operation: box.value)
+                        try withContainer(ifAny: container) {
+                            try waitingTransaction("Cd.transaction", serial: serial, on: queue, operation: box.value)
+                        }
                     })
             }
         }

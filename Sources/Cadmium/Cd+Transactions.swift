@@ -10,7 +10,7 @@
 //   transact         serial: Q.async { S.sync { run } }   otherwise: a global queue, async
 //   transactAndWait  serial: Q.sync { S.sync { run } }    otherwise: run on the calling thread
 //
-// S is the stack's default serial queue, Q the caller's queue (no queue given: S alone, without
+// S is the container's default serial queue, Q the caller's queue (no queue given: S alone, without
 // the hop). Invariants:
 //   TX1. Every serial transaction runs whole (body and commit) inside S, so serial transactions
 //        never overlap, whichever queue the caller gave: a caller's queue is ordered by itself
@@ -25,28 +25,18 @@ import Foundation
 import CdObjects
 
 extension Cd {
-    static func useSerial(_ serial: Bool?, _ queue: DispatchQueue?) -> Bool {
-        (serial ?? defaultSerialTransactions) || (serial != false && queue != nil)
-    }
-
-    /// The stack, or misuse A1. `call` is built only for the report: describing a type in it
-    /// costs about a microsecond, and `Cd.create` asks on every object.
-    static func requireStack(_ call: @autoclosure () -> String) throws -> CdStack {
-        if let stack { return stack }
-        throw Misuse.report(
-            .a1,
-            "\(call()) was called before Cd.initWithStore(model:storeURL:serialTX:). "
-                + "Initialise Cadmium first, once, at startup.")
+    static func useSerial(_ serial: Bool?, _ queue: DispatchQueue?, _ container: CdContainer) -> Bool {
+        (serial ?? container.defaultSerialTransactions.load(ordering: .relaxed)) || (serial != false && queue != nil)
     }
 
     // MARK: - Running a body
 
     /// Runs `body` in a fresh transaction context on this thread, then commits (steps 1–4 of
     /// Cadmium's `transactOperation`). The thread's previous context and flags are restored.
-    static func runTransaction<R>(_ stack: CdStack, _ body: () throws -> R) throws -> R {
-        guard stack.running.enter() else { throw closedStackMisuse() }
-        defer { stack.running.leave() }
-        let context = stack.newTransactionContext()
+    static func runTransaction<R>(_ container: CdContainer, _ body: () throws -> R) throws -> R {
+        guard container.running.enter() else { throw closedContainerMisuse() }
+        defer { container.running.leave() }
+        let context = container.newTransactionContext()
         let state = ThreadState.current
         let saved = (state.context, state.noImplicitCommit, state.insideTransaction)
         try attach(context)
@@ -87,26 +77,27 @@ extension Cd {
 
     /// Runs `work` later as a serial transaction: on the default serial queue, or on `queue`
     /// and then inside the default serial queue (keeps TX1).
-    static func enqueueSerial(_ stack: CdStack, _ queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void) {
+    static func enqueueSerial(_ container: CdContainer, _ queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void)
+    {
         guard let queue else {
-            stack.serialQueue.async(execute: work)
+            container.serialQueue.async(execute: work)
             return
         }
-        queue.async { insideSerialQueue(stack, work) }
+        queue.async { insideSerialQueue(container, work) }
     }
 
     /// Runs `work` now as a serial transaction on the calling thread's behalf: inside `queue`
     /// if one is given, and inside the default serial queue (keeps TX1).
-    static func runSerial<R>(_ stack: CdStack, _ queue: DispatchQueue?, _ work: () throws -> R) throws -> R {
-        guard let queue else { return try stack.serialQueue.sync(execute: work) }
-        return try queue.sync { try insideSerialQueue(stack, work) }
+    static func runSerial<R>(_ container: CdContainer, _ queue: DispatchQueue?, _ work: () throws -> R) throws -> R {
+        guard let queue else { return try container.serialQueue.sync(execute: work) }
+        return try queue.sync { try insideSerialQueue(container, work) }
     }
 
     /// `work` inside the default serial queue; on the main queue at once (keeps TX2: the
     /// transaction there fails with F5, and main must not wait).
-    private static func insideSerialQueue<R>(_ stack: CdStack, _ work: () throws -> R) rethrows -> R {
+    private static func insideSerialQueue<R>(_ container: CdContainer, _ work: () throws -> R) rethrows -> R {
         if ThreadState.isMain { return try work() }
-        return try stack.serialQueue.sync(execute: work)
+        return try container.serialQueue.sync(execute: work)
     }
 
     // MARK: - Asynchronous
@@ -128,19 +119,20 @@ extension Cd {
         operation: @escaping () throws -> Void,
         completion: (((any Error)?) -> Void)? = nil
     ) {
-        let stack: CdStack
+        let container: CdContainer
         do {
-            stack = try requireStack("Cd.transact")
+            container = try requireContainer("Cd.transact")
         } catch {
             completion?(error)  // a misuse (A1): reported already
             return
         }
         // The body and completion run on another thread: Cadmium's model, checked at run time.
         let operationBox = Unchecked(operation), completionBox = Unchecked(completion)
+        // The body and the completion run with the container current (CN3).
         let work: @Sendable () -> Void = {
             let error: (any Error)?
             do {
-                try runTransaction(stack, operationBox.value)
+                try withContainer(container) { try runTransaction(container, operationBox.value) }
                 error = nil
             } catch let thrown {
                 error = thrown
@@ -152,10 +144,10 @@ extension Cd {
             // Not on the transaction's queue: a serial queue would deadlock a completion that
             // starts a serial transactAndWait.
             let result = Unchecked(error)
-            DispatchQueue.global().async { completionBox.value?(result.value) }
+            DispatchQueue.global().async { withContainer(container) { completionBox.value?(result.value) } }
         }
-        if useSerial(serial, queue) {
-            enqueueSerial(stack, queue, work)
+        if useSerial(serial, queue, container) {
+            enqueueSerial(container, queue, work)
         } else {
             DispatchQueue.global().async(execute: work)
         }
@@ -259,16 +251,16 @@ extension Cd {
     /// let names = try Cd.read { try Cd.objects(Item.self).sorted("name").fetch().map(\.name) }
     /// ```
     public static func read<R>(_ body: () throws -> R) throws -> R {
-        let stack = try requireStack("Cd.read")
+        let container = try requireContainer("Cd.read")
         // `Cd.close()` waits for a running read as for a transaction (MG1); a read inside a
         // running body is covered by that body's entry.
         let state = ThreadState.current
         let nested = state.insideTransaction || state.context?.kind == .snapshot
-        if !nested, !stack.running.enter() { throw closedStackMisuse() }
-        defer { if !nested { stack.running.leave() } }
-        let snapshot = try stack.store.beginSnapshot()
+        if !nested, !container.running.enter() { throw closedContainerMisuse() }
+        defer { if !nested { container.running.leave() } }
+        let snapshot = try container.store.beginSnapshot()
         defer { snapshot.end() }
-        let context = CdManagedObjectContext(kind: .snapshot, stack: stack, number: 0, snapshot: snapshot)
+        let context = CdManagedObjectContext(kind: .snapshot, container: container, number: 0, snapshot: snapshot)
         let saved = state.context
         state.context = context
         defer { state.context = saved }

@@ -1,4 +1,4 @@
-// `Cd`: Cadmium's entry point, all static. This file holds the global state (the stack, the
+// `Cd`: Cadmium's entry point, all static. This file holds the global state (the container, the
 // default serial mode, the misuse handler) and initialisation; queries, objects and transactions
 // are in the `Cd+…` files.
 //
@@ -21,21 +21,19 @@ import CdStore
 /// ```
 public enum Cd {
     struct Globals {
-        var stack: CdStack?
-        var defaultSerialTransactions = false
+        /// The default container (`initWithStore`).
+        var container: CdContainer?
         var misuseHandler: @Sendable (CdMisuse) -> Void = Cd.defaultMisuseHandler
         var commitFailureHandler: @Sendable (any Error) -> Void = Cd.defaultCommitFailureHandler
         var documentsDirectoryOverride: URL?
     }
     static let globals = LockedState(Globals())
 
-    /// The stack, or nil before `initWithStore`.
-    static var stack: CdStack? { globals.withLock { $0.stack } }
-
-    /// Whether transactions are serial when a call passes `serial: nil` (set by `initWithStore`).
+    /// Whether transactions of the current container are serial when a call passes `serial: nil`
+    /// (set by `initWithStore`); false with no container.
     static var defaultSerialTransactions: Bool {
-        get { globals.withLock { $0.defaultSerialTransactions } }
-        set { globals.withLock { $0.defaultSerialTransactions = newValue } }
+        get { container?.defaultSerialTransactions.load(ordering: .relaxed) ?? false }
+        set { container?.defaultSerialTransactions.store(newValue, ordering: .relaxed) }
     }
 
     // MARK: - Misuse
@@ -122,16 +120,16 @@ public enum Cd {
         try initWithStore(model: model, storeURL: storeURL, options: options, migration: .automatic, serialTX: serialTX)
     }
 
-    /// Opens the store (the model's versions and `migration` decide how a store of an older
-    /// version is migrated; Cd+Migration.swift) and creates the root and main contexts.
-    static func openStack(
+    /// Opens the default container (the model's versions and `migration` decide how a store of an
+    /// older version is migrated; Cd+Migration.swift), closing the previous one first.
+    static func openDefaultContainer(
         model: CdModel, storeURL: URL?, options: StoreOptions, migration: MigrationOptions, serialTX: Bool
     ) throws {
-        let previous = stack
-        if let previous {
-            // Replacing a stack closes it as `Cd.close()` does: not from inside one of its own
+        if let previous = defaultContainer {
+            // Replacing a container closes it as `Cd.close()` does: not from inside one of its own
             // bodies (it would wait for itself), and only once its running bodies are done, so
-            // that none of them fails half-way with "store is closed" (keeps MG1).
+            // that none of them fails half-way with "store is closed" (keeps MG1); its query
+            // observations end with it (RW1).
             if ThreadState.current.insideTransaction || ThreadState.current.context?.kind == .snapshot {
                 throw Misuse.report(
                     .a2,
@@ -139,33 +137,20 @@ public enum Cd {
                         + "replacing the store would wait for that body forever. Open the new store from outside "
                         + "any transaction or read.")
             }
-            previous.running.closeAndWait()
-            // The previous stack's query observations end with it (RW1).
-            ResultsObservations.end(on: previous)
+            try previous.close()
         }
-        previous?.stopWatchingRemoteChanges()
-        try (previous?.store as? ObjectStore)?.close()
-        let store = try ObjectStore.open(
-            path: storeURL?.path, model: model.objectModel, options: options,
-            migration: migration.completed(with: model.versionHistory))
-        let stack = CdStack(model: model, store: store)
-        do { try stack.watchRemoteChanges(storeURL: storeURL) } catch {
-            try? store.close()
-            throw error
-        }
-        globals.withLock {
-            $0.stack = stack
-            $0.defaultSerialTransactions = serialTX
-        }
+        let container = try CdContainer(
+            model: model, storeURL: storeURL, options: options, migration: migration, serialTX: serialTX)
+        globals.withLock { $0.container = container }
     }
 
-    /// Forgets the stack and closes its store (tests use it to start clean).
+    /// Forgets the default container and closes it without waiting for its bodies (tests use it
+    /// to start clean).
     static func reset() {
-        let previous = globals.withLock { globals -> CdStack? in
-            defer { globals.stack = nil }
-            return globals.stack
+        let previous = globals.withLock { globals -> CdContainer? in
+            defer { globals.container = nil }
+            return globals.container
         }
-        previous?.stopWatchingRemoteChanges()
-        try? (previous?.store as? ObjectStore)?.close()
+        try? previous?.closeWithoutWaiting()
     }
 }

@@ -1,7 +1,8 @@
-// A container: a schema bound to one store of its own. Containers do not share state with each
-// other or with Cadmium's `Cd` API: each owns an `ObjectStore`, and several containers on
-// different files (or in memory) live side by side in one process. Two containers on the same
-// file share one store (SharedStores), as the engine locks a file once per process.
+// A container: a schema bound to one store. Containers do not share state with each other or with
+// Cadmium's `Cd` API: several containers on different files (or in memory) live side by side in
+// one process. Every user of one file in the process — other containers, `Cd.initWithStore`, a
+// `CdContainer` — shares its store through a lease (OpenObjectStores in CdObjects, OO1–OO4): a
+// file is opened once per process, and each user's saves reach the others (HY2).
 //
 // Concurrency: a container is Sendable; its store is thread-safe. `mainContext` is made and used
 // on the main actor only.
@@ -12,7 +13,11 @@
 //       (by an earlier build, or by the `Cd` API) starts its history at this open, so its
 //       history holds every save from then on and none before (docs/SWIFTDATA.md §5a). Once
 //       started, the store records every commit, whoever opens it (HS6 in CdObjects'
-//       HistoryLayout.swift).
+//       HistoryLayout.swift). A store another user opened without history starts recording it
+//       when the container joins it (OO4).
+//  HY2. Each save is announced to the store's other leases once durable, and each of theirs is
+//       recorded in `changeLog` (CL1), so that this container's contexts refresh the models they
+//       hold of the objects another user changed, as they do for each other's saves.
 
 internal import CdObjects
 internal import CdStore
@@ -30,8 +35,9 @@ public final class ModelContainer: @unchecked Sendable {
     /// The configurations given (one is supported; see docs/SWIFTDATA.md).
     public let configurations: Set<ModelConfiguration>
     let configuration: ModelConfiguration
-    let shared: SharedStore
-    var store: ObjectStore { shared.store }
+    /// The container's lease on the process's store for its file (HY2); released with the container.
+    let lease: ObjectStoreLease
+    var store: ObjectStore { lease.store }
     /// The store's identity in persistent identifiers: its file path, or `memory:UUID`.
     let storeIdentifier: String
     /// What each save of this container's contexts changed (ContainerChangeLog.swift).
@@ -101,19 +107,30 @@ public final class ModelContainer: @unchecked Sendable {
         self.migrationPlan = migrationPlan
         self.configurations = Set(configurations)
         self.configuration = configuration
+        let path: String?
         if configuration.isStoredInMemoryOnly {
             storeIdentifier = "memory:" + UUID().uuidString
-            do {
-                shared = SharedStore(
-                    store: try ObjectStore.open(path: nil, model: model, options: Self.storeOptions), path: nil)
-            } catch {
-                throw SwiftDataError.store(error, opening: true)
-            }
+            path = nil
         } else {
-            let path = configuration.url.standardizedFileURL.path
-            storeIdentifier = path
-            if let migrationPlan { try SchemaMigrator.migrate(path: path, plan: migrationPlan) }
-            shared = try SharedStores.open(path: path, model: model)
+            let standard = configuration.url.standardizedFileURL.path
+            storeIdentifier = standard
+            path = standard
+            if let migrationPlan, !OpenObjectStores.isOpen(path: standard) {
+                try SchemaMigrator.migrate(path: standard, plan: migrationPlan)
+            }
+            let directory = (standard as NSString).deletingLastPathComponent
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        do {
+            // A file of another model is migrated lightweight, as SwiftData does on its own; a file
+            // open in this process with another schema is refused (OO3).
+            lease = try OpenObjectStores.acquire(
+                path: path, model: model, options: Self.storeOptions, migration: .automatic)
+        } catch {
+            throw SwiftDataError.store(error, opening: true)
+        }
+        lease.observeOtherCommits { [changeLog] applied in
+            changeLog.record(updated: applied.updated, deleted: applied.deleted)  // keeps HY2
         }
     }
 
@@ -158,52 +175,4 @@ public final class ModelContainer: @unchecked Sendable {
     /// `erase()`, under its earlier name.
     @available(*, deprecated, renamed: "erase()")
     public func deleteAllData() { try? erase() }
-}
-
-/// A store open in this process, closed when its last container goes.
-final class SharedStore: @unchecked Sendable {
-    let store: ObjectStore
-    let path: String?
-
-    init(store: ObjectStore, path: String?) {
-        self.store = store
-        self.path = path
-    }
-
-    deinit { try? store.close() }
-}
-
-/// The stores open by path, so that two containers on one file share its store.
-enum SharedStores {
-    private static let open = LockedState<[String: WeakStore]>([:])
-
-    struct WeakStore { weak var shared: SharedStore? }
-
-    /// The store at `path`, opened now or shared with a container that has it open; a container
-    /// with another model on the same file is refused.
-    static func open(path: String, model: ObjectModel) throws -> SharedStore {
-        try open.withLock { stores in
-            if let existing = stores[path]?.shared {
-                guard existing.store.model.versionHash == model.versionHash else {
-                    throw SwiftDataError(
-                        .loadIssueModelContainer,
-                        "\(path) is open in this process with another schema; one file holds one schema")
-                }
-                return existing
-            }
-            let directory = (path as NSString).deletingLastPathComponent
-            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let shared: SharedStore
-            do {
-                // A file of another model is migrated lightweight, as SwiftData does on its own.
-                let store = try ObjectStore.open(
-                    path: path, model: model, options: ModelContainer.storeOptions, migration: .automatic)
-                shared = SharedStore(store: store, path: path)
-            } catch {
-                throw SwiftDataError.store(error, opening: true)
-            }
-            stores[path] = WeakStore(shared: shared)
-            return shared
-        }
-    }
 }

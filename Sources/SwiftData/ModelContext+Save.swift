@@ -37,6 +37,7 @@ extension ModelContext {
         do { applied = try container.store.apply(changes) } catch { throw SwiftDataError.store(error) }
         finishSave(applied)
         container.changeLog.record(updated: applied.updated, deleted: applied.deleted)
+        container.lease.announce(applied)  // HY2
         catchUp()
         NotificationCenter.default.post(name: ModelContext.didSave, object: nil)
     }

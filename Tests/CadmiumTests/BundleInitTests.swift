@@ -134,7 +134,7 @@ extension CadmiumSuites {
                 try Cd.initWithSQLStore(momdURL: garbage, sqliteURL: nil, classes: [TestItem.self])
             }
             #expect(!FileManager.default.fileExists(atPath: layout.documents.path), "failures create nothing")
-            #expect(Cd.stack == nil, "failures open no store")
+            #expect(Cd.container == nil, "failures open no store")
         }
 
         @Test func documentsDirectoryDefault() {

@@ -86,7 +86,7 @@ extension CadmiumSuites {
         }
 
         /// A commit merged into the main context after `Cd.close()` (its merge was still queued)
-        /// ends a query observation instead of making it fetch from the closed stack (misuse C1,
+        /// ends a query observation instead of making it fetch from the closed container (misuse C1,
         /// which stops the program by default); an idle observation's loop ends at the close.
         @MainActor @Test func closeEndsQueryObservationsWithoutMisuse() async throws {
             for refetched in [true, false] {
@@ -198,7 +198,7 @@ extension CadmiumSuites {
         }
 
         /// A commit whose merge is drained after the store was opened again leaves the old
-        /// stack's controller as it was: it never takes objects of the new main context.
+        /// container's controller as it was: it never takes objects of the new main context.
         @MainActor @Test func aControllerOfAReplacedStackTakesNoObjectsOfTheNewOne() async throws {
             let url = try Self.temporaryStore()
             defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
@@ -207,7 +207,7 @@ extension CadmiumSuites {
             let controller = Cd.newFetchedResultsController(
                 Cd.objects(NoteV1.self).sorted("title"), sectionNameKeyPath: nil, cacheName: nil)
             try controller.performFetch()
-            let oldMain = try #require(Cd.stack?.main)
+            let oldMain = try #require(Cd.container?.main)
             try background { try Cd.transactAndWait { try Cd.create(NoteV1.self).title = "late" } }
             try Cd.initWithStore(model: model, storeURL: url)  // the merge is still queued
             await drainMainQueue()

@@ -57,9 +57,9 @@ extension CadmiumSuites {
 
         @Test func everySubscriberSeesEveryCommitInOrder() async throws {
             try initCompany()
-            let before = CommitBroadcast.shared.subscriberCount
+            let before = Cd.defaultContainerCommits.count
             let streams = [Cd.commits, Cd.commits]
-            #expect(CommitBroadcast.shared.subscriberCount == before + 2)
+            #expect(Cd.defaultContainerCommits.count == before + 2)
             let readers = streams.map { stream in
                 Task { () -> [Int] in
                     var counts: [Int] = []
@@ -78,7 +78,7 @@ extension CadmiumSuites {
 
         @Test func aCancelledSubscriberIsUnregistered() async throws {
             try initCompany()
-            let before = CommitBroadcast.shared.subscriberCount
+            let before = Cd.defaultContainerCommits.count
             let started = LockedBox(false)
             let reader = Task {
                 let stream = Cd.commits
@@ -86,10 +86,10 @@ extension CadmiumSuites {
                 for await _ in stream {}
             }
             #expect(await waitUntil { started.get() })
-            #expect(CommitBroadcast.shared.subscriberCount == before + 1)
+            #expect(Cd.defaultContainerCommits.count == before + 1)
             reader.cancel()
             await reader.value
-            #expect(await waitUntil { CommitBroadcast.shared.subscriberCount == before })
+            #expect(await waitUntil { Cd.defaultContainerCommits.count == before })
         }
     }
 }

@@ -276,7 +276,7 @@ extension CadmiumSuites {
         // MARK: - The checks
 
         static func check(_ ledgers: [Int: CampaignLedger], seed: UInt64, policy: MergePolicy) throws {
-            let store = try #require(Cd.stack?.store as? ObjectStore)
+            let store = try #require(Cd.container?.store as? ObjectStore)
             let problems = try store.engine.read { try ObjectStoreVerifier().verify($0) }
             #expect(problems.isEmpty, "seed \(seed): the store does not verify: \(problems)")
             try background {

@@ -23,7 +23,7 @@ extension CadmiumSuites {
             let model = try CdModel(classes: [Department.self, Employee.self, Badge.self])
             try Cd.initWithStore(model: model, storeURL: nil, serialTX: false)
             Cd.misuseHandler = { misuse in Issue.record("unexpected misuse: \(misuse)") }
-            Cd.stack!.flushThreshold.store(threshold, ordering: .relaxed)
+            Cd.container!.flushThreshold.store(threshold, ordering: .relaxed)
         }
 
         private func committedCount<T: CdManagedObject>(_ type: T.Type) throws -> Int {

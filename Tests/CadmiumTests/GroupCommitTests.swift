@@ -1,4 +1,4 @@
-// Group commit through the Cd API (CdStack ST1–ST3): durable transactions from many threads
+// Group commit through the Cd API (CdContainer ST1–ST3): durable transactions from many threads
 // share fsyncs, every one lands, a main-thread fetch after `transactAndWait` sees its commit, the
 // main context merges the commits in the order the store wrote them even when their durability
 // waits finish in another order, update handlers see each object's events in order, and a
@@ -50,7 +50,7 @@ private final class ShufflingStore: StoreBackend, @unchecked Sendable {
     var sharedStamp: (sequence: UInt64, durable: UInt64)? { inner.sharedStamp }
     func newestForeignCommit() throws -> UInt64 { try inner.newestForeignCommit() }
 
-    /// Called under the stack's save lock, so `written` is in commit order.
+    /// Called under the container's save lock, so `written` is in commit order.
     private func record(_ written: WrittenApply) -> WrittenApply {
         self.written.update { $0.append(written.applied) }
         return written
@@ -101,19 +101,16 @@ extension CadmiumSuites {
             defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
             let model = try CdModel(classes: [TestItem.self])
             let store = ShufflingStore(try ObjectStore.open(path: url.path, model: model.objectModel))
-            let stack = CdStack(model: model, store: store)
+            let container = CdContainer(model: model, store: store)
             Cd.reset()
-            Cd.globals.withLock {
-                $0.stack = stack
-                $0.defaultSerialTransactions = false
-            }
+            Cd.globals.withLock { $0.container = container }
             Cd.misuseHandler = { misuse in Issue.record("unexpected misuse: \(misuse)") }
             defer {
-                Cd.globals.withLock { $0.stack = nil }
+                Cd.globals.withLock { $0.container = nil }
                 try? store.inner.close()
             }
             let recorder = MergeRecorder()
-            stack.main.observeMerges(recorder)
+            container.main.observeMerges(recorder)
             let writers = 8, updates = 6
             try background {
                 try Cd.transactAndWait {
@@ -176,11 +173,11 @@ extension CadmiumSuites {
             defer { Cd.reset() }
             try background { try Cd.transactAndWait { try Cd.create(TestItem.self).name = "seed" } }
             #expect(try Cd.objects(TestItem.self).count() == 1)
-            let stack = try #require(Cd.stack)
+            let container = try #require(Cd.container)
             // Let the seed's merge run before recording.
-            #expect(await waitUntil { stack.merges.withLock { $0.ready.isEmpty } })
+            #expect(await waitUntil { container.merges.withLock { $0.ready.isEmpty } })
             let recorder = MergeRecorder()
-            stack.main.observeMerges(recorder)
+            container.main.observeMerges(recorder)
             files.plan = .failEvery(.sync)
             let writers = 4
             let outcomes = LockedBox<[Int: String]>([:])
@@ -202,7 +199,7 @@ extension CadmiumSuites {
             // A merge would be queued before the callers return; give the main queue a turn.
             try await Task.sleep(nanoseconds: 50_000_000)
             #expect(recorder.merged.get() == [], "a failed commit was merged")
-            #expect(stack.merges.withLock { $0.ready.isEmpty })
+            #expect(container.merges.withLock { $0.ready.isEmpty })
         }
 
         /// The reorder buffer: tickets finishing out of order release their merges in ticket

@@ -138,7 +138,7 @@ extension CadmiumSuites {
         @Test func batchOperationsAndLargeTransactionsAreRecorded() async throws {
             let url = try initTracked()
             defer { remove(url) }
-            // More than one flush (CdStack.flushThreshold): the writer's batches make one transaction.
+            // More than one flush (CdContainer.flushThreshold): the writer's batches make one transaction.
             let count = 4_500
             try Cd.transactAndWait {
                 for i in 0..<count { try Cd.create(Employee.self).name = "e\(i)" }

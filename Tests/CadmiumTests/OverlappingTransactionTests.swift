@@ -206,7 +206,7 @@ extension CadmiumSuites {
             try Self.open()
             try Self.seedTag(notes: [])
             // Through the store's change set (a context never holds an object that is not there).
-            let store = try #require(Cd.stack?.store as? ObjectStore)
+            let store = try #require(Cd.container?.store as? ObjectStore)
             let x = try Self.tag("x").objectID!
             var changes = ChangeSet()
             changes.toManyDeltas[x] = ["notes": ToManyDelta(added: [ObjectID(entity: "TaggedNote", primaryKey: 9_999)])]

@@ -100,7 +100,7 @@ extension CadmiumSuites {
 
             // Once every commit of the other store (its close writes too) is announced, this
             // process's own commits are not announced as remote.
-            let engine = try #require(Cd.stack?.store as? ObjectStore).engine
+            let engine = try #require(Cd.container?.store as? ObjectStore).engine
             _ = try background { try Cd.transactAndWait { try Cd.objects(Department.self).count() } }
             let end = engine.lastCommit.rawValue
             #expect(await waitUntil { log.events.get().last?.storeCommit == end })

@@ -161,17 +161,17 @@ extension CadmiumSuites {
             try Self.expectSerial(ids, count: 400)
         }
 
-        @Test func serialRuleTable() {
-            Cd.defaultSerialTransactions = false
+        @Test func serialRuleTable() throws {
+            let container = try CdContainer(model: try CdModel(classes: [TestItem.self]), storeURL: nil)
+            defer { try? container.close() }
             let queue = DispatchQueue(label: "q")
-            #expect(!Cd.useSerial(nil, nil))
-            #expect(Cd.useSerial(true, nil))
-            #expect(Cd.useSerial(nil, queue))
-            #expect(!Cd.useSerial(false, queue))
-            Cd.defaultSerialTransactions = true
-            #expect(Cd.useSerial(nil, nil))
-            #expect(!Cd.useSerial(false, nil))
-            Cd.defaultSerialTransactions = false
+            #expect(!Cd.useSerial(nil, nil, container))
+            #expect(Cd.useSerial(true, nil, container))
+            #expect(Cd.useSerial(nil, queue, container))
+            #expect(!Cd.useSerial(false, queue, container))
+            container.defaultSerialTransactions.store(true, ordering: .relaxed)
+            #expect(Cd.useSerial(nil, nil, container))
+            #expect(!Cd.useSerial(false, nil, container))
         }
 
         @Test func transactionInTransactionDoesntHang() throws {  // 25

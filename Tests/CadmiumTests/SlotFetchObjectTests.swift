@@ -25,7 +25,7 @@ extension CadmiumSuites {
                     }
                 }
             }
-            let store = try #require(Cd.stack).store
+            let store = try #require(Cd.container).store
             try Cd.read {
                 let snapshot = try store.beginSnapshot()
                 defer { snapshot.end() }

@@ -28,25 +28,25 @@ extension Cd {
         _ entityType: T.Type, _ rows: some Sequence<[String: Any]>, batchSize: Int = 1_000
     ) throws -> Int {
         let form = "Cd.batchInsert(\(T.self).self, _:)"
-        let stack = try requireStack(form)
-        guard let entity = stack.model.entity(for: entityType) else {
+        let container = try requireContainer(form)
+        guard let entity = container.model.entity(for: entityType) else {
             throw Misuse.report(
                 .b1, "\(form): the model has no entity named '\(T.entityName)'. Add the class to CdModel(classes:).")
         }
         _ = try writingTransaction(
             form, onMain: .b2, outside: .b3,
             advice: "Insert in batches inside Cd.transact { } / Cd.transactAndWait { }.")
-        let model = stack.model.objectModel
+        let model = container.model.objectModel
         let size = max(1, batchSize)
         var inserted = 0
         var pending: [[String: PropertyValue]] = []
         pending.reserveCapacity(size)
         func flush() throws {
             guard !pending.isEmpty else { return }
-            let ids = try stack.store.newObjectIDs(entity: entity.name, count: pending.count)
+            let ids = try container.store.newObjectIDs(entity: entity.name, count: pending.count)
             var changes = ChangeSet()
             for (id, values) in zip(ids, pending) { changes.inserted[id] = values }
-            _ = try stack.save(changes)
+            _ = try container.save(changes)
             inserted += pending.count
             pending.removeAll(keepingCapacity: true)
         }

@@ -33,14 +33,14 @@ extension CdFetchRequest where T: CdManagedObject {
     ///   not parse; the store's errors (the batches before the failing one stay committed).
     @discardableResult
     public func batchDelete(batchSize: Int = 1_000) throws -> Int {
-        let stack = try batchStack("batchDelete()", onMain: .e1, outside: .e2, what: "Delete")
-        let ids = try matchingIDs(stack)
+        let container = try batchContainer("batchDelete()", onMain: .e1, outside: .e2, what: "Delete")
+        let ids = try matchingIDs(container)
         var deleted = 0
         for start in stride(from: 0, to: ids.count, by: Swift.max(1, batchSize)) {
             let batch = Array(ids[start..<Swift.min(start + Swift.max(1, batchSize), ids.count)])
-            let live = try existing(batch, stack)
+            let live = try existing(batch, container)
             guard !live.isEmpty else { continue }
-            let applied = try stack.save(ChangeSet(deleted: Set(live)))
+            let applied = try container.save(ChangeSet(deleted: Set(live)))
             deleted += live.filter { applied.deleted.contains($0) }.count
         }
         return deleted
@@ -66,8 +66,8 @@ extension CdFetchRequest where T: CdManagedObject {
     ///   committed).
     @discardableResult
     public func batchUpdate(_ values: [String: Any], batchSize: Int = 1_000) throws -> Int {
-        let stack = try batchStack("batchUpdate(_:)", onMain: .j1, outside: .j3, what: "Update")
-        let model = stack.model.objectModel
+        let container = try batchContainer("batchUpdate(_:)", onMain: .j1, outside: .j3, what: "Update")
+        let model = container.model.objectModel
         let entity = request.entity
         var assignments: [(name: String, type: AttributeType, value: BatchValue)] = []
         for (name, given) in values.sorted(by: { $0.key < $1.key }) {
@@ -91,11 +91,11 @@ extension CdFetchRequest where T: CdManagedObject {
         let reads = assignments.reduce(into: Set<String>()) { names, a in
             if case let .expression(e) = a.value { names.formUnion(e.attributes) }
         }
-        let ids = try matchingIDs(stack)
+        let ids = try matchingIDs(container)
         var updated = 0
         for start in stride(from: 0, to: ids.count, by: Swift.max(1, batchSize)) {
             let batch = Array(ids[start..<Swift.min(start + Swift.max(1, batchSize), ids.count)])
-            let rows = try existingRows(batch, reading: reads, stack)
+            let rows = try existingRows(batch, reading: reads, container)
             guard !rows.isEmpty else { continue }
             var changes = ChangeSet()
             for (id, row) in rows {
@@ -110,7 +110,7 @@ extension CdFetchRequest where T: CdManagedObject {
                 }
                 changes.updated[id] = set
             }
-            _ = try stack.save(changes)
+            _ = try container.save(changes)
             updated += rows.count
         }
         return updated
@@ -118,41 +118,41 @@ extension CdFetchRequest where T: CdManagedObject {
 
     // MARK: - Running
 
-    /// The stack, after the checks of a batch operation: inside a transaction, a request that
+    /// The container, after the checks of a batch operation: inside a transaction, a request that
     /// was built without error (a predicate that failed to parse is thrown, never read as "all").
-    private func batchStack(
+    private func batchContainer(
         _ call: String, onMain: CdMisuse.Kind, outside: CdMisuse.Kind, what: String
-    ) throws -> CdStack {
+    ) throws -> CdContainer {
         let form = "CdFetchRequest.\(call) on \(request.entity)"
-        let stack = try Cd.requireStack(form)
+        let container = try Cd.requireContainer(form)
         _ = try Cd.writingTransaction(
             form, onMain: onMain, outside: outside,
             advice: "\(what) in batches inside Cd.transact { } / Cd.transactAndWait { }.")
         if let buildError = shape.buildError { throw buildError }
-        return stack
+        return container
     }
 
     /// The IDs of the committed objects that match (values are not read).
-    private func matchingIDs(_ stack: CdStack) throws -> [ObjectID] {
-        let snapshot = try stack.store.beginSnapshot()
+    private func matchingIDs(_ container: CdContainer) throws -> [ObjectID] {
+        let snapshot = try container.store.beginSnapshot()
         defer { snapshot.end() }
         return try snapshot.fetchIDs(request, pending: nil)
     }
 
     /// Those of `ids` that still exist (a cascade or another transaction may have deleted some).
-    private func existing(_ ids: [ObjectID], _ stack: CdStack) throws -> [ObjectID] {
-        try existingRows(ids, reading: [], stack).map(\.id)
+    private func existing(_ ids: [ObjectID], _ container: CdContainer) throws -> [ObjectID] {
+        try existingRows(ids, reading: [], container).map(\.id)
     }
 
     /// Those of `ids` that still exist, with the attributes in `names`.
     private func existingRows(
-        _ ids: [ObjectID], reading names: Set<String>, _ stack: CdStack
+        _ ids: [ObjectID], reading names: Set<String>, _ container: CdContainer
     ) throws -> [(id: ObjectID, values: [String: PropertyValue])] {
         var byKey = FetchRequest(entity: request.entity)
         byKey.includesSubentities = request.includesSubentities
         byKey.predicate = try CdPredicate(format: "SELF IN %@", ids)
         byKey.propertiesToFetch = names.sorted()
-        let snapshot = try stack.store.beginSnapshot()
+        let snapshot = try container.store.beginSnapshot()
         defer { snapshot.end() }
         if names.isEmpty { return try snapshot.fetchIDs(byKey, pending: nil).map { ($0, [:]) } }
         return try snapshot.fetchObjects(byKey, pending: nil).map { ($0.id, $0.values ?? [:]) }

@@ -2,7 +2,7 @@
 // creates a million objects does not hold a million objects, their values and one change set of
 // them all in memory at once.
 //
-// When a transaction context holds more than `CdStack.flushThreshold` inserted and changed objects and
+// When a transaction context holds more than `CdContainer.flushThreshold` inserted and changed objects and
 // the body creates another, it hands them to the store as one batch of an `ObjectStoreWriter`
 // (CdObjects): the store's one write transaction, opened at the first flush and held until the
 // commit. The flushed objects become clean and the context lets them go; those the body still
@@ -19,7 +19,7 @@
 //       a context on it does not flush while another holds the writer (nested transactions keep
 //       their changes in memory), and a commit started on it by anything but the holder (a
 //       nested transaction, a batch operation) fails with a `CdError.store` that says why
-//       (`CdStack.save`) instead of waiting for itself. A body that blocks on another thread's
+//       (`CdContainer.save`) instead of waiting for itself. A body that blocks on another thread's
 //       commit while it holds the writer deadlocks, as it would holding any lock that commit
 //       needs: such a body must commit (`Cd.commit()`) first.
 //  BW5. Flushed objects leave `insertedObjects`, `changedObjects` and `retained`; `released`
@@ -40,7 +40,7 @@ import CdObjects
 import CdStore
 
 extension CdManagedObjectContext {
-    /// More pending inserted and changed objects than this (`CdStack.flushThreshold`, by default
+    /// More pending inserted and changed objects than this (`CdContainer.flushThreshold`, by default
     /// this) makes the next create flush them. A few thousand objects keep a batch large enough
     /// that what each flush repeats (objects changed in every batch, such as the owners new
     /// objects link to, are listed and reset again) costs little per object, and the memory of
@@ -52,7 +52,7 @@ extension CdManagedObjectContext {
     /// there are more than `flushThreshold` (keeps BW4–BW6).
     func flushIfNeeded() {
         guard kind == .transaction else { return }
-        let threshold = stack.flushThreshold.load(ordering: .relaxed)
+        let threshold = container.flushThreshold.load(ordering: .relaxed)
         let due = lock.withLock { flushFailure == nil && liveInserted + changedObjects.count > threshold }
         guard due else { return }
         flush()
@@ -71,7 +71,7 @@ extension CdManagedObjectContext {
             if let open = lock.withLock({ self.writer }) {
                 writer = open
             } else {
-                writer = try stack.beginWriter()
+                writer = try container.beginWriter()
                 lock.withLock { self.writer = writer }
                 state.holdsStoreWriter = true
             }
@@ -129,12 +129,12 @@ extension CdManagedObjectContext {
         defer { dropWriter() }
         do {
             if let slots = pendingSlotChanges() {
-                return try stack.save(writer: writer, direct: direct.union(slots.updated.map(\.id))) {
+                return try container.save(writer: writer, direct: direct.union(slots.updated.map(\.id))) {
                     if !slots.isEmpty { try writer.apply(slots: slots) }
                 }
             }
             let changes = pendingChanges()
-            return try stack.save(writer: writer, direct: direct.union(changes.updated.keys)) {
+            return try container.save(writer: writer, direct: direct.union(changes.updated.keys)) {
                 if !changes.isEmpty { try writer.apply(changes) }
             }
         } catch {

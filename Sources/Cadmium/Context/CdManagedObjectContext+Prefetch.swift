@@ -19,7 +19,7 @@ import CdObjects
 extension CdManagedObjectContext {
     /// Loads the targets of each relationship key path in `paths`, starting from `objects`.
     func prefetch(_ paths: [String], for objects: [CdManagedObject], from snapshot: any SnapshotBackend) throws {
-        let model = stack.model.objectModel
+        let model = container.model.objectModel
         var loaded: [CdManagedObject] = []
         defer { keepPrefetched(loaded) }
         for path in paths {

@@ -45,7 +45,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     enum Kind { case root, main, transaction, snapshot }
 
     let kind: Kind
-    let stack: CdStack
+    let container: CdContainer
     /// A number for messages ("transaction context #12").
     let number: Int
 
@@ -138,18 +138,18 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     }
 
     /// The policy a commit of this context uses.
-    var effectiveMergePolicy: MergePolicy { mergePolicy ?? stack.mergePolicy.withLock { $0 } }
+    var effectiveMergePolicy: MergePolicy { mergePolicy ?? container.mergePolicy.withLock { $0 } }
 
     /// Transaction context: the store's `RecentChanges.visible` when it began (RC2); its
     /// commit's conflicts under the error merge policy are counted from here (CA7).
     let startStamp: UInt64
 
-    init(kind: Kind, stack: CdStack, number: Int, snapshot: (any SnapshotBackend)? = nil) {
+    init(kind: Kind, container: CdContainer, number: Int, snapshot: (any SnapshotBackend)? = nil) {
         self.pinned = snapshot
         self.kind = kind
-        self.stack = stack
+        self.container = container
         self.number = number
-        self.startStamp = stack.store.recentChanges.visible
+        self.startStamp = container.store.recentChanges.visible
     }
 
     /// "the main context", "transaction context #12", …, for messages.
@@ -198,7 +198,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// thread's misuse may have registered one since: that one is returned, MC1).
     private func newObject(for id: ObjectID) -> CdManagedObject {
         // Made outside the lock: the object's lock is never taken under the context's (OL1).
-        let object = stack.model.newInstance(for: id)
+        let object = container.model.newInstance(for: id)
         // Only the main context keeps prefetched rows (`keepPrefetched`).
         let row = kind == .main ? lock.withLock { prefetchedRows.removeValue(forKey: id) } : nil
         object.withState { state in
@@ -281,7 +281,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         guard let id = object.objectID, !object.isDeleted else { return }
         let wasInserted = object.withState { $0.isInserted }
         if wasInserted {
-            let model = stack.model.objectModel
+            let model = container.model.objectModel
             for relationship in model.allRelationships(of: id.entity) where !relationship.isTransient {
                 let targets = object.rawTargets(relationship.name)
                 if targets.isEmpty { continue }
@@ -298,7 +298,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                     for target in targets { if let t = self.object(for: target) { try markDeleted(t) } }
                 case .nullify, .noAction:
                     guard let inverse = relationship.inverse,
-                        let back = stack.model.relationship(inverse, of: relationship.destination)
+                        let back = container.model.relationship(inverse, of: relationship.destination)
                     else { continue }
                     for target in targets {
                         self.object(for: target)?.rawRemoveTarget(
@@ -329,13 +329,13 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     func readSnapshot() throws -> (any SnapshotBackend, ended: Bool) {
         if let pinned { return (pinned, false) }
         if let flushed = try flushedSnapshot() { return (flushed, false) }
-        return (try stack.store.beginSnapshot(), true)
+        return (try container.store.beginSnapshot(), true)
     }
 
     func loadValues(_ id: ObjectID) throws -> [String: PropertyValue]? {
         if let pinned { return try pinned.values(of: id) }
         if let flushed = try flushedSnapshot() { return try flushed.values(of: id) }
-        let snapshot = try stack.store.beginSnapshot()
+        let snapshot = try container.store.beginSnapshot()
         defer { snapshot.end() }
         return try snapshot.values(of: id)
     }
@@ -343,7 +343,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     func loadRelated(_ id: ObjectID, _ key: String) throws -> [ObjectID] {
         if let pinned { return try pinned.related(id, key) }
         if let flushed = try flushedSnapshot() { return try flushed.related(id, key) }
-        let snapshot = try stack.store.beginSnapshot()
+        let snapshot = try container.store.beginSnapshot()
         defer { snapshot.end() }
         return try snapshot.related(id, key)
     }
@@ -413,7 +413,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         var changes = ChangeSet()
         changes.deleted = deletedIDs
         changes.inserted.reserveCapacity(insertedList.count)
-        let model = stack.model
+        let model = container.model
         for object in insertedList {
             let entry = object.withState {
                 state -> (ObjectID, [PropertyValue?], ObjectSlots?, [String: PropertyValue])? in
@@ -524,11 +524,11 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         let applied: AppliedChanges
         if let slots = pendingSlotChanges() {
             guard !slots.isEmpty else { return }
-            applied = try stack.save(slots: slots)
+            applied = try container.save(slots: slots)
         } else {
             let changes = pendingChanges()
             guard !changes.isEmpty else { return }
-            applied = try stack.save(changes)
+            applied = try container.save(changes)
         }
         didCommit(applied)
     }

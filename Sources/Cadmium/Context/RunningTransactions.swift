@@ -1,9 +1,9 @@
-// The transaction bodies running on a stack, so that `Cd.close()` can stop new ones and wait for
+// The transaction bodies running on a container, so that `Cd.close()` can stop new ones and wait for
 // the running ones before it closes the store.
 //
 // Invariants:
 //  MG1. Once `closeAndWait` has begun, `enter` admits no transaction or read: every body that runs on
-//       the stack entered before, and `closeAndWait` returns only after each of them left.
+//       the container entered before, and `closeAndWait` returns only after each of them left.
 //
 // Confinement: thread-safe (one condition variable guards the count and the flag).
 
@@ -16,7 +16,7 @@ final class RunningTransactions: @unchecked Sendable {
     private var count = 0
     private var closed = false
 
-    /// Admits one transaction body; false once the stack is closing (keeps MG1).
+    /// Admits one transaction body; false once the container is closing (keeps MG1).
     func enter() -> Bool {
         condition.lock()
         defer { condition.unlock() }

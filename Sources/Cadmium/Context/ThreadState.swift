@@ -2,8 +2,8 @@
 // POSIX thread-specific slot (Cadmium used the thread's `threadDictionary`; every property
 // access reads this state, and a slot costs a few nanoseconds where the dictionary cost a
 // string hash and a bridged lookup). The slot holds one retain, released when the thread ends. On
-// the main thread the current context is always the main context (nil before
-// `Cd.initWithStore`), so it is not stored.
+// the main thread the current context is always the main context of the current container
+// (CdContainer+Current.swift; nil when there is none), so it is not stored.
 // "Main" means the main thread or the main queue (see `isMain`).
 //
 // Confinement: a `ThreadState` is created, read and written only by its own thread.
@@ -83,7 +83,7 @@ final class ThreadState {
 
     /// `currentContext` when the caller has already asked `isMain`.
     func currentContext(isMain: Bool) -> CdManagedObjectContext? {
-        isMain ? (context ?? Cd.stack?.main) : context
+        isMain ? (context ?? Cd.container?.main) : context
     }
 
     /// A name for messages: "main thread" or the thread's name / description.

@@ -22,8 +22,8 @@ extension Cd {
     /// }
     /// ```
     public static func create(entityNamed entityName: String, transient: Bool = false) throws -> CdManagedObject {
-        let stack = try requireStack("Cd.create(entityNamed: \"\(entityName)\")")
-        guard stack.model.objectModel.entity(named: entityName) != nil else {
+        let container = try requireContainer("Cd.create(entityNamed: \"\(entityName)\")")
+        guard container.model.objectModel.entity(named: entityName) != nil else {
             throw CdDynamicAccessError.unknownEntity(entityName)
         }
         let form = "Cd.create(entityNamed: \"\(entityName)\")"
@@ -33,9 +33,9 @@ extension Cd {
             : try writingTransaction(
                 form, onMain: .b2, outside: .b3,
                 advice: "Create objects inside Cd.transact { } / Cd.transactAndWait { }, or pass transient: true.")
-        let id = try context.map { _ in try stack.store.newObjectIDs(entity: entityName, count: 1)[0] }
-        let object = (stack.model.objectClass(for: entityName) ?? CdManagedObject.self).init()
-        object.prepareNew(entity: entityName, in: stack.model)
+        let id = try context.map { _ in try container.store.newObjectIDs(entity: entityName, count: 1)[0] }
+        let object = (container.model.objectClass(for: entityName) ?? CdManagedObject.self).init()
+        object.prepareNew(entity: entityName, in: container.model)
         if let context, let id { context.insertNew(object, id: id) }
         return object
     }

@@ -49,7 +49,8 @@ extension CdManagedObject {
             let stored = try Self.storedValue(value, for: attribute, entity: entity)
             writeAttribute(key, stored)
         case let .relationship(relationship):
-            let objects = try Self.relatedObjects(value, for: relationship, entity: entity)
+            let model = (managedObjectContext?.container ?? Cd.container)?.model.objectModel
+            let objects = try Self.relatedObjects(value, for: relationship, entity: entity, model: model)
             writeRelationship(key, objects, toMany: relationship.isToMany)
         }
     }
@@ -62,10 +63,10 @@ extension CdManagedObject {
         case relationship(RelationshipDescription)
     }
 
-    /// The property `key` of the object's entity in the running stack's model.
+    /// The property `key` of the object's entity in the running container's model.
     func property(named key: String) throws -> NamedProperty {
         let entity = withState { $0.entityName }
-        guard let model = managedObjectContext?.stack.model ?? Cd.stack?.model else {
+        guard let model = managedObjectContext?.container.model ?? Cd.container?.model else {
             throw CdDynamicAccessError.unknownKey(entity: entity, key: key)
         }
         if let relationship = model.relationship(key, of: entity) { return .relationship(relationship) }
@@ -104,7 +105,7 @@ extension CdManagedObject {
 
     /// `value` as the objects of `relationship`, or `wrongType`.
     static func relatedObjects(
-        _ value: Any?, for relationship: RelationshipDescription, entity: String
+        _ value: Any?, for relationship: RelationshipDescription, entity: String, model: ObjectModel?
     ) throws -> [CdManagedObject] {
         let expected = relationship.isToMany ? "a collection of \(relationship.destination)" : relationship.destination
         func wrong(_ given: String) -> CdDynamicAccessError {
@@ -118,7 +119,6 @@ extension CdManagedObject {
         case let set as Set<CdManagedObject> where relationship.isToMany: objects = Array(set)
         default: throw wrong(value.map { "\(type(of: $0))" } ?? "nil")
         }
-        let model = Cd.stack?.model.objectModel
         for object in objects {
             let target = object.withState { $0.entityName }
             if let model, !model.isEntity(target, kindOf: relationship.destination) {

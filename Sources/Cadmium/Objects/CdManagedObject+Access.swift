@@ -17,7 +17,11 @@ extension CdManagedObject {
     @inline(__always)
     func checkRead(owner: CdManagedObjectContext?, _ key: @autoclosure () -> String) {
         guard let owner, owner.kind != .root else { return }
-        let current = ThreadState.current.currentContext
+        let state = ThreadState.current
+        // The main context of every open container is the main thread's (CN1): its objects are
+        // read there whichever container is current.
+        if owner.kind == .main, state.context == nil, state.isMain, !owner.container.isClosed { return }
+        let current = state.currentContext
         if current === owner { return }
         reportRead(owner: owner, current: current, key())
     }
@@ -29,7 +33,7 @@ extension CdManagedObject {
                 current == nil ? .i2 : .i4,
                 "\(what), \(ThreadState.situation). Objects read with Cd.read { } "
                     + "are used inside that block only: read the values you need there and return them.")
-        } else if owner.kind == .main, owner.stack !== Cd.stack {
+        } else if owner.kind == .main, owner.container.isClosed {
             Misuse.report(
                 .i1,
                 "\(what), whose store Cd.close() closed (or Cd.initWithStore replaced). Its objects are not "
@@ -216,7 +220,7 @@ extension CdManagedObject {
         }
         let ids = objects.compactMap(\.objectID)
         // Resolved once per entity (OSL2); by name for an object without slots.
-        let model = context.stack.model
+        let model = context.container.model
         let relationship = table.map { $0.relationships[slot] } ?? model.relationship(key, of: entity)
         let ordered = relationship?.isOrdered ?? false
         let old = rawTargets(slot)

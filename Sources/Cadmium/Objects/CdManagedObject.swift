@@ -106,9 +106,9 @@ open class CdManagedObject: Hashable, PredicateObjectReference, CustomStringConv
         /// Whether there are changes not committed yet.
         var hasChangedValues: Bool { !changed.isEmpty || !changedExtra.isEmpty }
 
-        /// Resolves `slots` from the running stack's model if not done yet (keeps MO1).
+        /// Resolves `slots` from the running container's model if not done yet (keeps MO1).
         mutating func resolveSlots() {
-            guard slots == nil, let table = Cd.stack?.model.slots(of: entityName) else { return }
+            guard slots == nil, let table = Cd.container?.model.slots(of: entityName) else { return }
             adopt(table)
         }
 

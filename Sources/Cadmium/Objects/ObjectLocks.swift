@@ -8,7 +8,7 @@
 // Invariants:
 //  OL1. A body run under an object's lock takes no other object's lock and no context lock
 //       (two objects may share a stripe, and the locks are not recursive). It may read
-//       `Cd.stack` (to resolve an object's slots): that lock is a leaf, taken around no other.
+//       `Cd.container` (to resolve an object's slots): that lock is a leaf, taken around no other.
 
 import CdStore
 

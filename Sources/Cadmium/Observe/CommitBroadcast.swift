@@ -1,10 +1,12 @@
-// The commit broadcast: after each commit is merged into the main context (`CdStack.drainMerges`,
-// on the main queue, in commit order), it numbers the commit, yields it to every `Cd.commits`
-// subscriber and posts the `cdDidMergeCommit` notification.
+// A container's commit broadcast: after each commit is merged into the container's main context
+// (`CdContainer.drainMerges`, on the main queue, in commit order), it numbers the commit and yields
+// it to every subscriber of `CdContainer.commits`; the container then hands it to the `Cd.commits`
+// subscribers when it is the default (CN4) and posts the `cdDidMergeCommit` notification.
 //
 // Invariants:
-//   OB1. Commits are numbered 1, 2, 3… in the order they are merged (the main context's merge
-//        order, which is commit order, ST1), and every subscriber sees them in that order.
+//   OB1. A container's commits are numbered 1, 2, 3… in the order they are merged (the main
+//        context's merge order, which is commit order, ST1), and every subscriber sees them in
+//        that order.
 //   OB2. A subscriber is registered from the moment `Cd.commits` returns its sequence until
 //        the sequence terminates (its task was cancelled, its iterator was dropped, or it was
 //        finished); termination removes it, so no continuation outlives its consumer.
@@ -17,12 +19,9 @@ import Foundation
 import CdObjects
 import CdStore
 
-/// Fans each merged commit out to the `Cd.commits` subscribers and the notification center.
+/// Numbers each commit merged into one container's main context and fans it out to the
+/// container's subscribers.
 final class CommitBroadcast: Sendable {
-    /// The process's broadcast (it outlives a `Cd.initWithStore` that replaces the stack, so a
-    /// subscriber keeps receiving the new store's commits).
-    static let shared = CommitBroadcast()
-
     /// The commits merged so far (OB1).
     private let merged = LockedState(UInt64(0))
     private let subscribers = BroadcastSubscribers<CdCommit>()
@@ -34,23 +33,26 @@ final class CommitBroadcast: Sendable {
     var subscriberCount: Int { subscribers.count }
 
     /// On the main queue, after `applied` was merged into the main context: numbers the commit
-    /// and hands it to the subscribers and the notification center (keeps OB1, OB3).
-    func didMerge(_ applied: AppliedChanges) {
+    /// and hands it to the subscribers (keeps OB1, OB3); returns it for the container to post.
+    func didMerge(_ applied: AppliedChanges) -> CdCommit {
         let number = merged.withLock { merged -> UInt64 in
             merged += 1
             return merged
         }
         let commit = CdCommit(number: number, applied)
         subscribers.yield(commit)
-        NotificationCenter.default.post(name: .cdDidMergeCommit, object: nil, userInfo: commit.userInfo)
+        return commit
     }
 }
 
 extension Cd {
     /// Every commit merged into the main context from now on, as an asynchronous sequence, in
-    /// commit order. Usable from any task; each access is a new, independent subscription,
-    /// which ends when its task is cancelled or its iterator is dropped. A subscriber that does
-    /// not keep up keeps its commits buffered (none is dropped).
+    /// commit order: the default container's (whichever it is when the commit is merged, so a
+    /// subscription made before ``initWithStore(model:storeURL:options:serialTX:)`` receives),
+    /// or, inside ``withContainer(_:_:)-(CdContainer,()throws->R)`` or a body of another container,
+    /// that container's (``CdContainer/commits``). Usable from any task; each access is a new,
+    /// independent subscription, which ends when its task is cancelled or its iterator is
+    /// dropped. A subscriber that does not keep up keeps its commits buffered (none is dropped).
     ///
     /// ```swift
     /// let watcher = Task {
@@ -61,5 +63,7 @@ extension Cd {
     /// …
     /// watcher.cancel()
     /// ```
-    public static var commits: AsyncStream<CdCommit> { CommitBroadcast.shared.subscribe() }
+    public static var commits: AsyncStream<CdCommit> {
+        scopedNonDefaultContainer?.commits ?? defaultContainerCommits.subscribe()
+    }
 }

@@ -1,6 +1,8 @@
-// The remote change broadcast: each `CdRemoteChange` the watcher found (RemoteChangeWatcher.swift)
-// is yielded to every `Cd.remoteChanges` subscriber and posted as the `cdStoreRemoteChange`
-// notification, on the main queue, after the main context merged it.
+// A container's remote change broadcast: each `CdRemoteChange` the watcher found
+// (RemoteChangeWatcher.swift) is yielded to every `CdContainer.remoteChanges` subscriber, on the
+// main queue, after the main context merged it; the container then hands it to the
+// `Cd.remoteChanges` subscribers when it is the default (CN4) and posts the `cdStoreRemoteChange`
+// notification.
 //
 // Invariants (BS1, BS2 of BroadcastSubscribers.swift):
 //   RB1. A subscriber is registered from the moment `Cd.remoteChanges` returns its sequence until
@@ -14,11 +16,8 @@ import Foundation
 import CdObjects
 import CdStore
 
-/// Fans each remote change out to the `Cd.remoteChanges` subscribers and the notification center.
+/// Fans each remote change out to one container's subscribers.
 final class RemoteChangeBroadcast: Sendable {
-    /// The process's broadcast (it outlives a `Cd.initWithStore` that replaces the stack).
-    static let shared = RemoteChangeBroadcast()
-
     private let subscribers = BroadcastSubscribers<CdRemoteChange>()
 
     /// A new subscription: every remote change delivered from now on (keeps RB1, RB2).
@@ -27,10 +26,9 @@ final class RemoteChangeBroadcast: Sendable {
     /// The number of live subscriptions (tests check that cancelled ones are gone, RB1).
     var subscriberCount: Int { subscribers.count }
 
-    /// On the main queue: hands `change` to the subscribers and the notification center (RB2).
+    /// On the main queue: hands `change` to the subscribers (RB2).
     func deliver(_ change: CdRemoteChange) {
         subscribers.yield(change)
-        NotificationCenter.default.post(name: .cdStoreRemoteChange, object: nil, userInfo: change.userInfo)
     }
 }
 
@@ -51,5 +49,9 @@ extension Cd {
     ///     }
     /// }
     /// ```
-    public static var remoteChanges: AsyncStream<CdRemoteChange> { RemoteChangeBroadcast.shared.subscribe() }
+    /// Outside any container scope it follows the default container, inside one it is that
+    /// container's (``CdContainer/remoteChanges``).
+    public static var remoteChanges: AsyncStream<CdRemoteChange> {
+        scopedNonDefaultContainer?.remoteChanges ?? defaultContainerRemoteChanges.subscribe()
+    }
 }

@@ -28,7 +28,7 @@
 //       asking (all of them are this process's, or were announced) and drops their record, so the
 //       record stays as small as the commits between two polls (OH2).
 //  RM3. The watcher stops (`stop`) before its store closes; a poll already running finishes
-//       first, and no block it queued touches a stack that is gone (they hold the stack).
+//       first, and no block it queued touches a container that is gone (they hold the container).
 //
 // Confinement: `poll` runs on the watcher's serial queue; the deliveries on the main queue.
 
@@ -36,13 +36,13 @@ import Foundation
 import CdObjects
 import CdStore
 
-/// Polls one stack's store for other processes' commits and delivers them (RM1–RM3).
+/// Polls one container's store for other processes' commits and delivers them (RM1–RM3).
 final class RemoteChangeWatcher: @unchecked Sendable {
     // @unchecked: the mutable state is touched on `queue` only; `timer` is set in init.
     /// How often the shared stamp is read.
     static let interval: DispatchTimeInterval = .milliseconds(10)
 
-    private weak var stack: CdStack?
+    private weak var container: CdContainer?
     private let store: any StoreBackend
     private let storeURL: URL
     private let queue = DispatchQueue(label: "org.cadmium.linux.remoteChanges", qos: .utility)
@@ -51,15 +51,15 @@ final class RemoteChangeWatcher: @unchecked Sendable {
     private var reported: UInt64
     private var lastToken: CdHistoryToken?
 
-    /// A watcher for `stack`, when its store is shared with other processes; nil otherwise.
-    static func start(for stack: CdStack, storeURL: URL?) throws -> RemoteChangeWatcher? {
-        guard let storeURL, stack.store.sharedStamp != nil else { return nil }
-        return try RemoteChangeWatcher(stack: stack, storeURL: storeURL)
+    /// A watcher for `container`, when its store is shared with other processes; nil otherwise.
+    static func start(for container: CdContainer, storeURL: URL?) throws -> RemoteChangeWatcher? {
+        guard let storeURL, container.store.sharedStamp != nil else { return nil }
+        return try RemoteChangeWatcher(container: container, storeURL: storeURL)
     }
 
-    private init(stack: CdStack, storeURL: URL) throws {
-        self.stack = stack
-        store = stack.store
+    private init(container: CdContainer, storeURL: URL) throws {
+        self.container = container
+        store = container.store
         self.storeURL = storeURL
         // What is visible now is this process's starting point, not news.
         reported = try store.newestForeignCommit()
@@ -89,7 +89,7 @@ final class RemoteChangeWatcher: @unchecked Sendable {
         // Read before the foreign commit is asked for: when none became visible meanwhile, every
         // transaction up to `newest` is this process's own (RM2), and the record of them goes.
         let newest = store.isHistoryTracked ? try? store.lastHistoryToken() : nil
-        guard let stack, let foreign = try? store.newestForeignCommit() else { return }
+        guard let container, let foreign = try? store.newestForeignCommit() else { return }
         guard foreign > reported else {
             if let newest, lastToken.map({ newest > $0 }) ?? true {
                 lastToken = newest
@@ -98,16 +98,16 @@ final class RemoteChangeWatcher: @unchecked Sendable {
             return
         }
         reported = foreign
-        let (transactions, merge) = changes(stack)
+        let (transactions, merge) = changes(container)
         let change = CdRemoteChange(
             storeURL: storeURL, historyToken: lastToken, storeCommit: foreign, transactions: transactions)
-        DispatchQueue.main.async { stack.deliverRemote(change, merge: merge) }
+        DispatchQueue.main.async { container.deliverRemote(change, merge: merge) }
     }
 
     /// The other processes' transactions since the last token and what the main context merges
     /// (keeps RM2); without history (or with the history after the token deleted), a refresh of
     /// every object the main context holds.
-    private func changes(_ stack: CdStack) -> ([CdHistoryTransaction], AppliedChanges) {
+    private func changes(_ container: CdContainer) -> ([CdHistoryTransaction], AppliedChanges) {
         if store.isHistoryTracked, let all = try? store.history(after: lastToken, author: nil, entity: nil) {
             guard let newest = all.last?.token else { return ([], AppliedChanges()) }
             lastToken = newest
@@ -129,13 +129,13 @@ final class RemoteChangeWatcher: @unchecked Sendable {
             lastToken = (try? store.lastHistoryToken()) ?? lastToken
             _ = store.ownHistory.take(through: lastToken?.number ?? 0)
         }
-        return ([], refreshAll(stack))
+        return ([], refreshAll(container))
     }
 
     /// Every object the main context holds, as updated, or deleted when the store no longer has it.
-    private func refreshAll(_ stack: CdStack) -> AppliedChanges {
+    private func refreshAll(_ container: CdContainer) -> AppliedChanges {
         var merge = AppliedChanges()
-        let held = stack.main.registeredObjectIDs()
+        let held = container.main.registeredObjectIDs()
         guard !held.isEmpty, let snapshot = try? store.beginSnapshot() else { return merge }
         defer { snapshot.end() }
         for id in held {

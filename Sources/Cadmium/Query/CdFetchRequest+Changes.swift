@@ -27,9 +27,9 @@
 //   OB6. An observation is held only by its iterator: when the consuming task is cancelled or
 //        the loop ends, the iterator and the observation go away and the main context's weak
 //        reference to it is dropped at its next merge; nothing is left registered.
-//   RW1. An observation belongs to the stack it started on: `Cd.close()` ends it (its signal
-//        stream finishes, so a waiting iteration returns nil), and a merge of that stack drained
-//        after the close, or a step run after it, ends it too instead of fetching from a stack
+//   RW1. An observation belongs to the container it started on: `Cd.close()` ends it (its signal
+//        stream finishes, so a waiting iteration returns nil), and a merge of that container drained
+//        after the close, or a step run after it, ends it too instead of fetching from a container
 //        that is gone (which would be misuse C1, stopping the program by default).
 //
 // Confinement: the observation's state is touched on the main queue only (merges and the steps
@@ -101,16 +101,16 @@ public struct CdResultsChanges<T: CdManagedObject>: AsyncSequence {
 }
 
 /// Counts live observations (tests check that a cancelled one is gone, OB6), and keeps the
-/// signal of each started one with its stack, so that `Cd.close()` can end them (RW1).
+/// signal of each started one with its container, so that `Cd.close()` can end them (RW1).
 enum ResultsObservations {
     static let live = Atomic<Int>(0)
     static let nextKey = Atomic<Int>(0)
-    static let open = LockedState<[Int: (stack: ObjectIdentifier, signal: AsyncStream<Void>.Continuation)]>([:])
+    static let open = LockedState<[Int: (container: ObjectIdentifier, signal: AsyncStream<Void>.Continuation)]>([:])
 
-    /// Ends every observation that started on `stack` (keeps RW1); called by `Cd.close()`.
-    static func end(on stack: CdStack) {
+    /// Ends every observation that started on `container` (keeps RW1); called by `Cd.close()`.
+    static func end(on container: CdContainer) {
         let signals = open.withLock { open -> [AsyncStream<Void>.Continuation] in
-            let ending = open.filter { $0.value.stack == ObjectIdentifier(stack) }
+            let ending = open.filter { $0.value.container == ObjectIdentifier(container) }
             for key in ending.keys { open[key] = nil }
             return ending.values.map(\.signal)
         }
@@ -136,8 +136,8 @@ final class ResultsObservation<T: CdManagedObject>: MainMergeObserver, @unchecke
     private(set) var controller: CdFetchedResultsController<T>?
     private var reported: [CdFetchedResultsChanges<T>] = []
 
-    /// The stack the observation started on (RW1).
-    private weak var stack: CdStack?
+    /// The container the observation started on (RW1).
+    private weak var container: CdContainer?
     /// The observation's entry in `ResultsObservations.open`.
     private let key = ResultsObservations.nextKey.wrappingAdd(1, ordering: .relaxed).newValue
 
@@ -153,25 +153,26 @@ final class ResultsObservation<T: CdManagedObject>: MainMergeObserver, @unchecke
         ResultsObservations.live.subtract(1, ordering: .relaxed)
     }
 
-    /// Whether the stack the observation started on is still the open one; if not, ends the
+    /// Whether the container the observation started on is still open; if not, ends the
     /// observation (keeps RW1).
-    private func stackIsOpen() -> Bool {
-        if let stack, Cd.stack === stack { return true }
+    private func containerIsOpen() -> Bool {
+        if let container, !container.isClosed { return true }
         signal.finish()
         return false
     }
 
     /// On the main actor: registers for merges and fetches the first results.
     func start() throws -> CdResultsChange<T> {
-        let stack = try Cd.requireStack("CdFetchRequest.changes()")
-        self.stack = stack
+        let container = try Cd.requireContainer("CdFetchRequest.changes()")
+        self.container = container
         // Ended by `Cd.close()` (RW1).
-        ResultsObservations.open.withLock { $0[key] = (ObjectIdentifier(stack), signal) }
+        ResultsObservations.open.withLock { $0[key] = (ObjectIdentifier(container), signal) }
         let results: [T]
-        readSet = QueryReadSet(request.request, model: stack.model.objectModel)
+        readSet = QueryReadSet(request.request, model: container.model.objectModel)
         // Registered before the fetch: a commit merged after it is noted (and signals) (OB5).
-        stack.main.observeMerges(self)
-        if IncrementalPlan(request: request.request, sectionNameKeyPath: nil, model: stack.model.objectModel) != nil {
+        container.main.observeMerges(self)
+        if IncrementalPlan(request: request.request, sectionNameKeyPath: nil, model: container.model.objectModel) != nil
+        {
             // A results controller applies each commit to the results at the commit's cost; its
             // changes since the last delivery are kept until the consumer asks.
             let controller = CdFetchedResultsController(fetchRequest: request, sectionNameKeyPath: nil, cacheName: nil)
@@ -197,7 +198,7 @@ final class ResultsObservation<T: CdManagedObject>: MainMergeObserver, @unchecke
     /// the commits left them as they were (keeps OB4).
     func step() throws -> CdResultsChange<T>? {
         steps += 1
-        guard stackIsOpen() else { return nil }
+        guard containerIsOpen() else { return nil }
         if let controller { return followed(controller) }
         let results = try request.fetch()
         let ids = results.map { $0.objectID! }
@@ -248,7 +249,7 @@ final class ResultsObservation<T: CdManagedObject>: MainMergeObserver, @unchecke
     /// On the main queue after each merge: notes the objects the commit updated and, for a
     /// refetched request, signals, unless it cannot change the results (keeps OB5).
     func mainContextDidMerge(_ applied: AppliedChanges) {
-        guard stackIsOpen(), let readSet, readSet.isAffected(by: applied) else { return }
+        guard containerIsOpen(), let readSet, readSet.isAffected(by: applied) else { return }
         changedSince.formUnion(applied.updated)
         // A followed request signals through its controller's reports instead.
         if controller == nil { signal.yield(()) }

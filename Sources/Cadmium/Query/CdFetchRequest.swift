@@ -203,7 +203,7 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
             throw Misuse.report(
                 .c1,
                 "\(call) on \(request.entity) was called on a thread with no context "
-                    + "(\(ThreadState.situation)\(Cd.stack == nil ? ", before Cd.initWithStore" : "")). "
+                    + "(\(ThreadState.situation)\(Cd.container == nil ? ", before Cd.initWithStore" : "")). "
                     + "Fetch on the main "
                     + "thread or inside Cd.transact { }, or use Cd.read { } on any thread.")
         }

@@ -15,7 +15,7 @@
 //
 // Shifts caused by other inserts and deletes are not moves, as in Core Data (a table view
 // applies them itself). A refetch that fails (the store failed underneath) leaves the results
-// as they were; the next merge or `performFetch` tries again. A controller of a stack that
+// as they were; the next merge or `performFetch` tries again. A controller of a container that
 // `Cd.close()` or another `Cd.initWithStore` ended stays as it was.
 
 import Foundation
@@ -23,9 +23,10 @@ import CdObjects
 
 extension CdFetchedResultsController: MainMergeObserver {
     func mainContextDidMerge(_ applied: AppliedChanges) {
-        // A merge of a stack that was closed or replaced since is not read from the open one
+        // A merge of a container that was closed or replaced since is not read from the open one
         // (whose objects belong to another main context): the controller stays as it was.
-        guard results != nil, let stack = Cd.stack, stack.main === observedContext else { return }
+        guard results != nil, let observedContext, !observedContext.container.isClosed else { return }
+        let container = observedContext.container  // CN2: the controller's own, not the default
         // A commit that touches none of the entities the results depend on cannot change them.
         if !needsRefetch, let readSet, !readSet.isAffected(by: applied) { return }
         let clock = ContinuousClock()
@@ -36,7 +37,7 @@ extension CdFetchedResultsController: MainMergeObserver {
         if let plan, !needsRefetch, plan.canApply(applied) {
             incremental = true
             do {
-                apply = try incrementalChanges(applied, plan: plan, stack: stack)
+                apply = try incrementalChanges(applied, plan: plan, container: container)
             } catch {
                 // The results are as they were; the next merge refetches (keeps RC1 then).
                 needsRefetch = true

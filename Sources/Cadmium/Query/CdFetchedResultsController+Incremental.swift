@@ -182,7 +182,7 @@ extension CdFetchedResultsController {
     /// of the results, so the cost stays that of the commit's objects) and returns what
     /// changed (step 3). The closure is called between willChange and the first change (RC3).
     func incrementalChanges(
-        _ applied: AppliedChanges, plan: IncrementalPlan, stack: CdStack
+        _ applied: AppliedChanges, plan: IncrementalPlan, container: CdContainer
     ) throws -> (() -> CdFetchedResultsChanges<T>)? {
         guard let old = results else { return nil }
         let kinds = plan.readSet.resultEntities
@@ -198,10 +198,11 @@ extension CdFetchedResultsController {
             let keys = try CdPredicate(format: "SELF IN %@", Array(candidates))
             request.predicate = request.predicate.map { .and(keys, $0) } ?? keys
             request.sortDescriptors = []
-            let (snapshot, owned) = try stack.main.readSnapshot()
+            let (snapshot, owned) = try container.main.readSnapshot()
             defer { if owned { snapshot.end() } }
             let matches = try snapshot.fetchObjects(request, pending: nil)
-            let objects = try stack.main.materialize(matches.map(\.id), from: snapshot, values: matches.map(\.values))
+            let objects = try container.main.materialize(
+                matches.map(\.id), from: snapshot, values: matches.map(\.values))
             for case let object as T in objects { fresh[object.objectID!] = entry(object, position: 0) }
         }
 

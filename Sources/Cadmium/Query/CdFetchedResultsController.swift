@@ -233,7 +233,7 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
         self.fetchRequest = fetchRequest
         self.sectionNameKeyPath = sectionNameKeyPath
         self.cacheName = cacheName
-        _ = try? Cd.requireStack("CdFetchedResultsController.init(fetchRequest:sectionNameKeyPath:cacheName:)")
+        _ = try? Cd.requireContainer("CdFetchedResultsController.init(fetchRequest:sectionNameKeyPath:cacheName:)")
     }
 
     /// Runs the request in the main context and registers for changes. On the main thread.
@@ -241,7 +241,7 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
     /// - Throws: misuse A1 before `Cd.initWithStore`, I1 off the main thread;
     ///   `CdError.validation` when a section key path is not the first sort key; fetch errors.
     public func performFetch() throws {
-        let stack = try Cd.requireStack("CdFetchedResultsController.performFetch()")
+        let container = try Cd.requireContainer("CdFetchedResultsController.performFetch()")
         guard ThreadState.isMain else {
             throw Misuse.report(
                 .i1,
@@ -261,15 +261,15 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
                         + "add .sorted(\"\(sectionNameKeyPath)\") before the other sort keys"
                 ))
         }
-        let model = stack.model.objectModel
+        let model = container.model.objectModel
         plan = IncrementalPlan(request: fetchRequest.request, sectionNameKeyPath: sectionNameKeyPath, model: model)
         readSet = QueryReadSet(
             fetchRequest.request, extraKeyPaths: sectionNameKeyPath.map { [$0] } ?? [], model: model)
         let objects = try fetchRequest.fetch()
         replaceResults(with: objects)
-        if observedContext !== stack.main {
-            stack.main.observeMerges(self)
-            observedContext = stack.main
+        if observedContext !== container.main {
+            container.main.observeMerges(self)
+            observedContext = container.main
         }
     }
 
@@ -303,7 +303,7 @@ public final class CdFetchedResultsController<T: CdManagedObject> {
         var current: CdManagedObject? = object
         for key in keys.dropLast() { current = current?.readRelationship(key).first }
         guard let current, let last = keys.last else { return "" }
-        if let model = current.managedObjectContext?.stack.model.objectModel,
+        if let model = current.managedObjectContext?.container.model.objectModel,
             model.relationship(last, of: current.withState({ $0.entityName })) != nil
         {
             return current.readRelationship(last).first?.objectID.map { "\($0)" } ?? ""

@@ -129,7 +129,7 @@ public struct CdValueRequest<T: CdManagedStruct>: Sendable {
     /// the model does not have.
     func validate() throws {
         if let buildError { throw buildError }
-        if let stack = Cd.stack, stack.model.objectModel.entity(named: T.entityName) == nil {
+        if let container = Cd.container, container.model.objectModel.entity(named: T.entityName) == nil {
             throw CdValueError(
                 .unknownEntity, structName: String(describing: T.self), entity: T.entityName,
                 message: "the model has no entity named '\(T.entityName)'.")
@@ -138,7 +138,7 @@ public struct CdValueRequest<T: CdManagedStruct>: Sendable {
 
     private func run<R>(_ body: (CdFetchRequest<CdManagedObject>) throws -> R) throws -> R {
         try validate()
-        if Cd.stack != nil, !ThreadState.isMain, ThreadState.currentContext == nil {
+        if Cd.container != nil, !ThreadState.isMain, ThreadState.currentContext == nil {
             return try Cd.read { try body(objectRequest()) }
         }
         return try body(objectRequest())

@@ -18,7 +18,7 @@ enum ValueSaver {
     /// Saves `value` and the values nested in it; returns the object of `value`.
     static func save(_ value: any CdManagedStruct, call: String) throws -> CdManagedObject {
         let context = try transactionContext(call, onMain: .d1, outside: .d2)
-        let model = context.stack.model
+        let model = context.container.model
         let root = try ValueBoxer.box(value, model: model.objectModel)
         let nodes = root.allNodes
         // Resolve (reads only; keeps CV2, CV3).
@@ -48,7 +48,8 @@ enum ValueSaver {
                 break
             }
             if node.object == nil, newIDs[ObjectIdentifier(node)] == nil {
-                newIDs[ObjectIdentifier(node)] = try context.stack.store.newObjectIDs(entity: node.entity, count: 1)[0]
+                newIDs[ObjectIdentifier(node)] = try context.container.store.newObjectIDs(
+                    entity: node.entity, count: 1)[0]
             }
         }
         for node in nodes { try checkRequired(node, model.objectModel, inserted: node.object == nil) }
@@ -77,7 +78,7 @@ enum ValueSaver {
     /// Deletes the object a persistent or unique value stands for.
     static func delete(_ value: any CdManagedStruct, call: String) throws {
         let context = try transactionContext(call, onMain: .e1, outside: .e2)
-        let node = try ValueBoxer.box(value, model: context.stack.model.objectModel)
+        let node = try ValueBoxer.box(value, model: context.container.model.objectModel)
         let object: CdManagedObject?
         switch node.identity {
         case let .objectID(id):
@@ -98,7 +99,7 @@ enum ValueSaver {
     static func transactionContext(
         _ call: String, onMain: CdMisuse.Kind, outside: CdMisuse.Kind
     ) throws -> CdManagedObjectContext {
-        _ = try Cd.requireStack(call)
+        _ = try Cd.requireContainer(call)
         return try Cd.writingTransaction(
             call, onMain: onMain, outside: outside,
             advice: "Save and delete values inside Cd.transact { } / Cd.transactAndWait { }.")
@@ -108,7 +109,7 @@ enum ValueSaver {
     private static func existing(
         _ id: ObjectID, _ node: ValueNode, _ context: CdManagedObjectContext
     ) throws -> CdManagedObject {
-        let model = context.stack.model.objectModel
+        let model = context.container.model.objectModel
         guard id.entity == node.entity || model.isEntity(id.entity, kindOf: node.entity) else {
             throw node.error(.entityMismatch, "objectID", "objectID \(id) is not an object of entity '\(node.entity)'.")
         }

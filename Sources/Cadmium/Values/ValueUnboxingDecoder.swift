@@ -33,7 +33,8 @@ final class ValueUnboxingDecoder: Decoder {
         self.valueType = valueType
         self.path = path
         entity = object.withState { $0.entityName }
-        guard let model = object.managedObjectContext?.stack.model.objectModel ?? Cd.stack?.model.objectModel else {
+        let container = object.managedObjectContext?.container ?? Cd.container
+        guard let model = container?.model.objectModel else {
             throw CdValueError(
                 .unknownEntity, structName: String(describing: valueType), entity: valueType.entityName,
                 message: "no model: call Cd.initWithStore first.")

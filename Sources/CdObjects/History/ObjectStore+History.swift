@@ -140,6 +140,18 @@ extension ObjectStore {
         }
     }
 
+    /// Starts recording history on a store opened without it (a second user of the store asks for
+    /// it, OO4 of OpenObjectStores.swift): as an open with `history: .tracked` would, keeping an ID
+    /// another process stored meanwhile (HS6). Commits written before it are not recorded.
+    package func startTrackingHistory() throws {
+        guard historyID == nil else { return }
+        let id: UUID?
+        do { id = try HistoryRecorder.historyID(of: engine, tracked: true) } catch let e as StoreError {
+            throw CdError.store(e)
+        }
+        historyIDState.withLock { $0 = $0 ?? id }
+    }
+
     /// Starts the store's history anew (HS5): a new history ID and no transactions. A migration
     /// calls it on the store it wrote.
     package func startHistoryAnew() throws -> UUID {

@@ -84,7 +84,7 @@ final class CdAPIObjects: ObjectSystem {
                     }
                 }
                 // One object at a time, as an app loop writes it: Cd flushes the pending objects
-                // into the store every `CdStack.flushThreshold` and lets them go, so memory stays
+                // into the store every `CdContainer.flushThreshold` and lets them go, so memory stays
                 // bounded (an array of all the objects, as `create(_:count:)` returns, would not).
                 var first: ObjectID?, last: ObjectID?
                 for e in employees {

@@ -1,5 +1,5 @@
-// The stack made by `Cd.initWithStore`: the object store, the root save context that owns its
-// writer, the main context, and the serial transaction queue.
+// A container's commits: the root context's save, durability, and the merges into the main
+// context, in commit order.
 //
 // Commits (keeps ST3): `save` holds `saveLock` only while the store writes the commit
 // (`applyWithoutWaiting`), then waits for durability (`finishApply`) without it, so that
@@ -18,86 +18,20 @@
 // Invariants:
 //  ST1. Commits are merged into the main context in the order the store wrote them: tickets are
 //       taken under `saveLock` in commit order, merges move to `ready` in ticket order, and
-//       `drainMerges` takes the whole list at once.
+//       `drainMerges` takes the whole list at once. A commit another user of the same store made
+//       in this process (a SwiftData container on the file, CN5) takes its ticket when it is
+//       announced, after it is durable: it is merged after the commits that took theirs before.
 //  ST2. Every queued merge runs: a drain is scheduled whenever `ready` goes from empty to
 //       non-empty, and a drain empties it.
 //  ST3. Every ticket finishes exactly once — with its merge when the commit is durable, without
 //       one when its write or fsync failed — so no later commit's merge waits forever, and no
 //       failed commit is merged.
 
-// Confinement: immutable after init except `contextCounter` and `merges` (locked);
-// thread-safe.
-
 import Foundation
 import CdObjects
 import CdStore
-import Synchronization
 
-final class CdStack: @unchecked Sendable {
-    // @unchecked: the lets are set once in init; `contextCounter`, `saveLock` and `merges` are locks.
-    let model: CdModel
-    let store: any StoreBackend
-    private(set) var root: CdManagedObjectContext!
-    private(set) var main: CdManagedObjectContext!
-    /// Cadmium's internal serial transaction queue.
-    let serialQueue = DispatchQueue(label: "org.cadmium.linux.serialTransactions")
-    private let contextCounter = LockedState(0)
-    /// Held while the store writes a commit: orders commits with their tickets (ST1).
-    private let saveLock = Lock()
-    /// Commits written and not merged into the main context yet (ST1–ST3).
-    let merges = LockedState(MergeQueue())
-    /// The transaction bodies running now; `Cd.close()` waits for them (RunningTransactions.swift).
-    let running = RunningTransactions()
-    /// How many pending inserted and changed objects a transaction context holds before it
-    /// flushes them (CdManagedObjectContext+Flush.swift); tests lower it.
-    let flushThreshold = Atomic<Int>(CdManagedObjectContext.defaultFlushThreshold)
-    /// The merge policy of commits whose context sets none (`Cd.mergePolicy`).
-    let mergePolicy = LockedState(MergePolicy.mergeByPropertyObjectTrump)
-    /// Notices other processes' commits, when the store is shared (RemoteChangeWatcher.swift).
-    private let remoteWatcher = LockedState<RemoteChangeWatcher?>(nil)
-
-    init(model: CdModel, store: any StoreBackend) {
-        self.model = model
-        self.store = store
-        root = CdManagedObjectContext(kind: .root, stack: self, number: 0)
-        main = CdManagedObjectContext(kind: .main, stack: self, number: 0)
-    }
-
-    /// Starts watching for other processes' commits (a store file that other processes may
-    /// open), as `Cd.initWithStore` does.
-    func watchRemoteChanges(storeURL: URL?) throws {
-        let watcher = try RemoteChangeWatcher.start(for: self, storeURL: storeURL)
-        remoteWatcher.withLock { $0 = watcher }
-    }
-
-    /// Stops watching (before the store closes, RM3 of RemoteChangeWatcher.swift).
-    func stopWatchingRemoteChanges() {
-        let watcher = remoteWatcher.withLock { w -> RemoteChangeWatcher? in
-            defer { w = nil }
-            return w
-        }
-        watcher?.stop()
-    }
-
-    /// On the main queue: merges other processes' commits into the main context and announces
-    /// them (RM1 of RemoteChangeWatcher.swift): the merge's `Cd.commits` event, then the remote
-    /// change's.
-    func deliverRemote(_ change: CdRemoteChange, merge: AppliedChanges) {
-        if !merge.inserted.isEmpty || !merge.updated.isEmpty || !merge.deleted.isEmpty {
-            main.merge(direct: [], merge)
-            CommitBroadcast.shared.didMerge(merge)
-        }
-        RemoteChangeBroadcast.shared.deliver(change)
-    }
-
-    /// A fresh context for one transaction body, a child of the root.
-    func newTransactionContext() -> CdManagedObjectContext {
-        let number = contextCounter.withLock { value -> Int in
-            value += 1; return value
-        }
-        return CdManagedObjectContext(kind: .transaction, stack: self, number: number)
-    }
-
+extension CdContainer {
     /// The root context's save: applies `changes` in one store transaction (durable when this
     /// returns) and queues the merge into the main context, without waiting for it.
     func save(_ changes: ChangeSet) throws -> AppliedChanges {
@@ -152,7 +86,8 @@ final class CdStack: @unchecked Sendable {
     }
 
     /// Waits for the commit `write` returns to be durable, then finishes `ticket` with its merge,
-    /// or with none when writing or the fsync failed (keeps ST3).
+    /// or with none when writing or the fsync failed (keeps ST3), and tells the store's other
+    /// users in this process (CN5).
     private func finishDurably(
         _ ticket: UInt64, direct: Set<ObjectID>, _ write: () throws -> WrittenApply
     ) throws -> AppliedChanges {
@@ -165,7 +100,15 @@ final class CdStack: @unchecked Sendable {
             throw error
         }
         finish(ticket, PendingMerge(direct: direct, applied: written.applied))
+        lease?.announce(written.applied)
         return written.applied
+    }
+
+    /// A durable commit another user of the store made in this process (CN5): merged like one of
+    /// this container's, after the commits queued before it (ST1).
+    func queueOtherUsersCommit(_ applied: AppliedChanges) {
+        let ticket = merges.withLock { $0.takeTicket() }
+        finish(ticket, PendingMerge(direct: [], applied: applied))
     }
 
     /// Finishes `ticket` (with its merge, or nil for a failed commit); wakes the main queue when
@@ -177,55 +120,42 @@ final class CdStack: @unchecked Sendable {
     }
 
     /// On the main queue: merges every queued commit, oldest first (keeps ST1, ST2), and
-    /// announces each (`CommitBroadcast`).
+    /// announces each (`CommitBroadcast`), with this container current (CN3) so that the handlers
+    /// and delegates called from here reach it.
     func drainMerges() {
         let ready = merges.withLock { queue -> [PendingMerge] in
             defer { queue.ready = [] }
             return queue.ready
         }
-        for merge in ready {
-            main.merge(direct: merge.direct, merge.applied)
-            CommitBroadcast.shared.didMerge(merge.applied)
+        guard !ready.isEmpty else { return }
+        Cd.withContainer(self) {
+            for merge in ready {
+                main.merge(direct: merge.direct, merge.applied)
+                announceMerged(merge.applied)
+            }
         }
     }
-}
 
-/// One commit waiting to be merged into the main context: what the store applied, and which
-/// objects the change set updated itself (the others in `applied.updated` changed as a side effect).
-struct PendingMerge {
-    let direct: Set<ObjectID>
-    let applied: AppliedChanges
-}
-
-/// The commits between their write and their merge: tickets handed out in commit order, commits
-/// that finished out of order, and merges ready for the main queue in commit order (ST1–ST3).
-struct MergeQueue {
-    /// The ticket the next written commit takes.
-    private var nextTicket: UInt64 = 0
-    /// The oldest ticket not finished yet: every earlier one is in `ready` or merged.
-    private var nextToRelease: UInt64 = 0
-    /// Finished tickets after `nextToRelease`, with their merge (nil: the commit failed).
-    private var finished: [UInt64: PendingMerge?] = [:]
-    /// Merges of durable commits, in commit order, waiting for the main queue.
-    var ready: [PendingMerge] = []
-
-    /// A ticket for the commit just written (called under `saveLock`, so in commit order).
-    mutating func takeTicket() -> UInt64 {
-        defer { nextTicket += 1 }
-        return nextTicket
+    /// On the main queue: merges other processes' commits into the main context and announces
+    /// them (RM1 of RemoteChangeWatcher.swift): the merge's `Cd.commits` event, then the remote
+    /// change's.
+    func deliverRemote(_ change: CdRemoteChange, merge: AppliedChanges) {
+        Cd.withContainer(self) {
+            if !merge.inserted.isEmpty || !merge.updated.isEmpty || !merge.deleted.isEmpty {
+                main.merge(direct: [], merge)
+                announceMerged(merge)
+            }
+            remoteChangeBroadcast.deliver(change)
+            if Cd.isDefault(self) { Cd.defaultContainerRemoteChanges.yield(change) }
+            NotificationCenter.default.post(name: .cdStoreRemoteChange, object: self, userInfo: change.userInfo)
+        }
     }
 
-    /// Records that `ticket`'s commit finished and moves every merge whose earlier tickets have
-    /// all finished to `ready` (keeps ST1, ST3). Returns whether `ready` went from empty to
-    /// non-empty, i.e. whether a drain must be scheduled (ST2).
-    mutating func finish(_ ticket: UInt64, _ merge: PendingMerge?) -> Bool {
-        precondition(ticket >= nextToRelease && finished[ticket] == nil, "ticket \(ticket) finished twice")
-        finished[ticket] = .some(merge)
-        let wasEmpty = ready.isEmpty
-        while let next = finished.removeValue(forKey: nextToRelease) {
-            if let next { ready.append(next) }
-            nextToRelease += 1
-        }
-        return wasEmpty && !ready.isEmpty
+    /// After a merge: the commit to this container's subscribers, to the `Cd.commits` subscribers
+    /// when this is the default container (CN4), and to the notification center.
+    private func announceMerged(_ applied: AppliedChanges) {
+        let commit = commitBroadcast.didMerge(applied)
+        if Cd.isDefault(self) { Cd.defaultContainerCommits.yield(commit) }
+        NotificationCenter.default.post(name: .cdDidMergeCommit, object: self, userInfo: commit.userInfo)
     }
 }
