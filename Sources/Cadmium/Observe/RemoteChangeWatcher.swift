@@ -50,6 +50,9 @@ final class RemoteChangeWatcher: @unchecked Sendable {
     private var lastStamp: (sequence: UInt64, durable: UInt64)?
     private var reported: UInt64
     private var lastToken: CdHistoryToken?
+    /// This watcher's record of the store's own history transactions (set in init; OH1, OH2):
+    /// every container on the store has its own (CN5 of CdContainer.swift).
+    private var ownRecord: OwnHistoryNumbers.Consumer?
 
     /// A watcher for `container`, when its store is shared with other processes; nil otherwise.
     static func start(for container: CdContainer, storeURL: URL?) throws -> RemoteChangeWatcher? {
@@ -63,9 +66,16 @@ final class RemoteChangeWatcher: @unchecked Sendable {
         self.storeURL = storeURL
         // What is visible now is this process's starting point, not news.
         reported = try store.newestForeignCommit()
-        if store.isHistoryTracked {
-            store.ownHistory.start()
-            lastToken = try store.lastHistoryToken()
+        // Registered whether or not the store keeps history now: a SwiftData container joining
+        // the store in this process may start it (OO4), and this process's transactions from then
+        // on must be known as its own.
+        let record = store.ownHistory.start()
+        ownRecord = record
+        do {
+            if store.isHistoryTracked { lastToken = try store.lastHistoryToken() }
+        } catch {
+            store.ownHistory.stop(record)
+            throw error
         }
         lastStamp = store.sharedStamp
         timer = DispatchSource.makeTimerSource(queue: queue)
@@ -74,11 +84,17 @@ final class RemoteChangeWatcher: @unchecked Sendable {
         timer.resume()
     }
 
+    /// This watcher's own transactions up to `last` (OH2 of OwnHistoryNumbers.swift).
+    private func takeOwn(through last: UInt64) -> Set<UInt64> {
+        guard let ownRecord else { return [] }
+        return store.ownHistory.take(through: last, for: ownRecord)
+    }
+
     /// Stops polling and waits for a poll in progress (RM3).
     func stop() {
         timer.cancel()
         queue.sync {}
-        store.ownHistory.stop()
+        if let ownRecord { store.ownHistory.stop(ownRecord) }
     }
 
     /// One look at the shared stamp; on news, one delivery (RM1).
@@ -93,7 +109,7 @@ final class RemoteChangeWatcher: @unchecked Sendable {
         guard foreign > reported else {
             if let newest, lastToken.map({ newest > $0 }) ?? true {
                 lastToken = newest
-                _ = store.ownHistory.take(through: newest.number)
+                _ = takeOwn(through: newest.number)
             }
             return
         }
@@ -111,7 +127,7 @@ final class RemoteChangeWatcher: @unchecked Sendable {
         if store.isHistoryTracked, let all = try? store.history(after: lastToken, author: nil, entity: nil) {
             guard let newest = all.last?.token else { return ([], AppliedChanges()) }
             lastToken = newest
-            let own = store.ownHistory.take(through: newest.number)
+            let own = takeOwn(through: newest.number)
             let theirs = all.filter { !own.contains($0.token.number) }
             var merge = AppliedChanges()
             for change in theirs.flatMap(\.changes) {
@@ -127,7 +143,7 @@ final class RemoteChangeWatcher: @unchecked Sendable {
         }
         if store.isHistoryTracked {
             lastToken = (try? store.lastHistoryToken()) ?? lastToken
-            _ = store.ownHistory.take(through: lastToken?.number ?? 0)
+            _ = takeOwn(through: lastToken?.number ?? 0)
         }
         return ([], refreshAll(container))
     }

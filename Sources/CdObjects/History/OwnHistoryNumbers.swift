@@ -2,46 +2,64 @@
 // processes' transactions from its own (the `Cd` layer's remote change events read the history
 // after a token and merge only the others'). Off by default: a store nobody asks keeps nothing.
 //
+// Each consumer (one `Cd` container's remote change watcher; several containers of a process
+// share one store, OO1 of OpenObjectStores.swift) keeps its own record, so that one consumer
+// reading past a transaction does not make another take it for a foreign one.
+//
 // Invariants:
-//  OH1. While on, the number of every history transaction this store writes is recorded before
-//       its engine commit is written, so before any snapshot (of any process) can show it: a
-//       reader that finds a transaction whose number is not recorded here knows another store
-//       wrote it.
-//  OH2. `take(through:)` forgets the numbers it returns: the set holds only transactions its
-//       consumer has not read past, so it stays as small as the commits between two reads.
+//  OH1. While a consumer is registered, the number of every history transaction this store writes
+//       is recorded for it before its engine commit is written, so before any snapshot (of any
+//       process) can show it: a reader that finds a transaction whose number is not recorded for
+//       it knows another store wrote it (or wrote it before the consumer started).
+//  OH2. `take(through:for:)` forgets the numbers it returns for that consumer only: each record
+//       holds only transactions its consumer has not read past, so it stays as small as the
+//       commits between two of its reads.
 
 import CdStore
 
-/// The history transactions this store wrote and its consumer has not read past yet (OH1, OH2).
+/// The history transactions this store wrote that each consumer has not read past yet (OH1, OH2).
 package final class OwnHistoryNumbers: @unchecked Sendable {
+    /// A registered consumer.
+    package struct Consumer: Hashable, Sendable {
+        let id: Int
+    }
+
     private let lock = Lock()
-    private var on = false
-    private var numbers: Set<UInt64> = []
+    private var nextID = 0
+    private var records: [Consumer: Set<UInt64>] = [:]
 
     init() {}
 
-    /// Starts recording (OH1); what was written before is not known.
-    package func start() { lock.withLock { on = true } }
-
-    /// Stops recording and forgets what was recorded.
-    package func stop() {
+    /// Registers a consumer: what is written from now on is recorded for it (OH1); what was
+    /// written before is not known.
+    package func start() -> Consumer {
         lock.withLock {
-            on = false
-            numbers = []
+            let consumer = Consumer(id: nextID)
+            nextID += 1
+            records[consumer] = []
+            return consumer
         }
     }
 
-    /// Records `number` as written by this store, when on (OH1).
-    func record(_ number: UInt64?) {
-        guard let number else { return }
-        lock.withLock { if on { numbers.insert(number) } }
+    /// Unregisters `consumer` and forgets its record.
+    package func stop(_ consumer: Consumer) {
+        lock.withLock { _ = records.removeValue(forKey: consumer) }
     }
 
-    /// The recorded numbers up to `last`, forgotten as they are returned (OH2).
-    package func take(through last: UInt64) -> Set<UInt64> {
+    /// Records `number` as written by this store, for every consumer (OH1).
+    func record(_ number: UInt64?) {
+        guard let number else { return }
         lock.withLock {
+            for consumer in records.keys { records[consumer]?.insert(number) }
+        }
+    }
+
+    /// The numbers recorded for `consumer` up to `last`, forgotten as they are returned (OH2).
+    package func take(through last: UInt64, for consumer: Consumer) -> Set<UInt64> {
+        lock.withLock {
+            guard let numbers = records[consumer] else { return [] }
             let taken = numbers.filter { $0 <= last }
-            numbers.subtract(taken)
+            records[consumer] = numbers.subtracting(taken)
             return taken
         }
     }

@@ -5,6 +5,7 @@
 // gets a typed error and leaves the store as it was. Two `CdContainer`s on one file share it too.
 
 import CdObjects
+import CdStore
 import Foundation
 import SwiftData
 import Testing
@@ -165,6 +166,34 @@ extension CadmiumSuites {
             #expect(names == ["from first"])
             try first.close()
             #expect(OpenObjectStores.isOpen(path: url.path), "the second container still holds it")
+        }
+        /// Each container on a file keeps its own record of this process's history transactions
+        /// (OH1, OH2): closing one does not make the other announce its own commits as another
+        /// process's.
+        @Test func aContainerTellsItsOwnTransactionsFromAnotherProcessesAfterTheOtherCloses() async throws {
+            let (folder, url) = try Self.storeFile()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let model = try CdModel(classes: [TestItem.self])
+            var options = StoreOptions()
+            options.history = .tracked
+            let first = try CdContainer(model: model, storeURL: url, options: options)
+            let second = try CdContainer(model: model, storeURL: url, options: options)
+            defer { try? second.close() }
+            let events = LockedBox<[CdRemoteChange]>([])
+            let stream = second.remoteChanges
+            let follower = Task { for await change in stream { events.update { $0.append(change) } } }
+            defer { follower.cancel() }
+            try first.close()
+            try await Cd.withContainer(second) {
+                try await Cd.transaction { try Cd.create(TestItem.self).name = "own" }
+            }
+            let other = try ObjectStore.open(path: url.path, model: model.objectModel, options: options)
+            let newcomer = try other.newObjectIDs(entity: "TestItem", count: 1)[0]
+            try other.apply(ChangeSet(inserted: [newcomer: ["name": .attribute(.string("theirs"))]]))
+            try other.close()
+            #expect(await waitUntil { !events.get().flatMap(\.transactions).isEmpty })
+            let theirs = events.get().flatMap(\.transactions)
+            #expect(theirs.flatMap(\.changes).map(\.objectID) == [newcomer], "only the other store's: \(theirs)")
         }
     }
 }
