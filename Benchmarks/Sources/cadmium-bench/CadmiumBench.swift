@@ -103,6 +103,10 @@ struct Run: ParsableCommand {
                 "\nObject level, \(grouped(level.scale.objects)) employees (median of \(reps); "
                     + "ratio > 1× means Cadmium is faster)\n")
             print(table.text())
+            if let scaling = tables.readScaling(level) {
+                print("\nReads on several threads, \(grouped(level.scale.objects)) employees (wall and process CPU)\n")
+                print(scaling.text())
+            }
         }
         if let json {
             let encoder = JSONEncoder()

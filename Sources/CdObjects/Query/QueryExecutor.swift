@@ -105,98 +105,56 @@ final class QueryExecutor {
         if paging, let limit = request.limit, overlay == nil, request.sortDescriptors.isEmpty || ordered {
             stopAfter = request.offset + limit
         }
-        var out: [QueryMatch] = []
-        var counted = 0
         let stored = reader.stored
         // The entity codes the request covers, and the residual compiled per code (CQ2).
         var wanted = [Bool](repeating: false, count: layout.byCode.count)
         for kind in kinds { if let e = layout.entities[kind] { wanted[e.code] = true } }
         // Without an overlay the RELATIONSHIP path need not test the conjunct that chose it (RA4).
         let residual = overlay == nil ? (plan.storedResidual ?? plan.residual) : plan.residual
-        let programs: [CompiledPredicate?] =
-            residual.map { p in layout.byCode.map { wanted[$0.code] ? CompiledPredicate(p, entity: $0) : nil } } ?? []
-        // With one entity code (no sub-entities), its program is called directly.
-        let soleProgram = wanted.filter { $0 }.count == 1 ? programs.first { $0 != nil } ?? nil : nil
         let recordTree = try stored.tree(entity.recordTree)
-
-        /// Tests one stored record; false stops the scan. `expected` is the ID the access path
-        /// read it for (a key holding another entity is skipped).
-        func consider(_ pk: Int64, _ bytes: [UInt8], in tree: Tree, expected: ObjectID? = nil) throws -> Bool {
-            do {
-                var candidate = PredicateCandidate(
-                    record: try EncodedRecord(bytes, layout: layout), primaryKey: pk, reader: reader)
-                let code = candidate.record.entity.code
-                guard wanted[code] else { return true }
-                if let expected, expected.entityCode != candidate.record.entity.nameCode { return true }
-                if overlay != nil,
-                    reader.touched.contains(expected ?? candidate.record.entity.objectID(pk))
-                {
-                    return true
-                }
-                if let soleProgram {
-                    guard try soleProgram.evaluate(&candidate) else { return true }
-                } else if residual != nil {
-                    guard try programs[code]?.evaluate(&candidate) ?? true else { return true }
-                }
-                if countOnly {
-                    counted += 1
-                    if let stopAfter, counted >= stopAfter { return false }
-                    return true
-                }
-                // The ID is made for matches only.
-                let id = expected ?? candidate.record.entity.objectID(pk)
-                out.append(
-                    QueryMatch(
-                        id: id, source: keepRecords ? .stored(candidate.record) : nil,
-                        sortKey: try sortKeys(candidate.record, sortPaths)))
-                if let stopAfter, out.count >= stopAfter { return false }
-            } catch let e as RecordDecodingError {
-                throw stored.corruption(tree, "record \(pk): \(e.message)")
-            }
-            return true
-        }
-
-        // One array reused for every candidate's bytes: while no match keeps the previous record
-        // it is uniquely referenced, so refilling it copies the lent bytes without allocating.
-        var scratch: [UInt8] = []
-        /// `consider` for bytes lent by the tree (valid only during this call, BL1): copied into
-        /// `scratch`, so a kept match holds its own array (the next refill then allocates anew).
-        func consider(
-            _ pk: Int64, lent value: UnsafeRawBufferPointer, in tree: Tree, expected: ObjectID? = nil
-        )
-            throws -> Bool
-        {
-            scratch.removeAll(keepingCapacity: true)
-            scratch.append(contentsOf: value)
-            return try consider(pk, scratch, in: tree, expected: expected)
-        }
+        let rules = MatchRules(
+            layout: layout, wanted: wanted, residual: residual, reader: reader, countOnly: countOnly,
+            stopAfter: stopAfter, keepRecords: keepRecords, sortPaths: sortPaths,
+            location: recordTree.map { RecordTreeLocation($0, path: stored.tx.store.path) })
+        var matcher = RecordMatcher(rules: rules)
 
         // Lookups by primary key reuse one path (in key order on most access paths): nothing
         // writes to the store while a query runs.
         let lookup = recordTree?.lookupCursor()
         func load(_ pk: Int64, expected: ObjectID? = nil) throws -> Bool {
-            guard let recordTree, let lookup else { return true }
+            guard let lookup else { return true }
             return try Tree.withValue(forBigEndianKey: UInt64(bitPattern: pk), using: lookup) { value in
                 guard let value else { return true }
-                return try consider(pk, lent: value, in: recordTree, expected: expected)
+                return try matcher.consider(pk, lent: value, expected: expected)
+            }
+        }
+        /// Reads the records of `keys` (with the IDs each was read for, when the path knows them)
+        /// in order, in pieces on several threads when the read is large enough (RK2, TP1–TP2).
+        func load(_ keys: [Int64], expected: [ObjectID]? = nil) throws {
+            if let recordTree, let parts = try loadInPieces(keys, expected: expected, from: recordTree, rules) {
+                for part in parts { matcher.append(part) }
+                return
+            }
+            for (i, pk) in keys.enumerated() {
+                guard try load(pk, expected: expected?[i]) else { break }
             }
         }
 
         switch plan.access {
         case .fullScan:
             if let recordTree {
-                try recordTree.scanBorrowing { key, value in
-                    guard key.count == 8 else {
-                        throw stored.corruption(recordTree, "record key of \(key.count) bytes")
+                if let parts = try scanInPieces(recordTree, rules) {
+                    for part in parts { matcher.append(part) }
+                } else {
+                    let location = RecordTreeLocation(recordTree, path: stored.tx.store.path)
+                    try recordTree.scanBorrowing { key, value in
+                        try matcher.consider(try Self.recordKey(key, in: location), lent: value)
                     }
-                    let pk = Int64(bitPattern: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)))
-                    return try consider(pk, lent: value, in: recordTree)
                 }
             }
         case let .primaryKeys(ids):
-            for id in ids where kinds.contains(id.entity) {
-                guard try load(id.primaryKey, expected: id) else { break }
-            }
+            let chosen = ids.filter { kinds.contains($0.entity) }
+            try load(chosen.map(\.primaryKey), expected: chosen)
         case let .index(index, access):
             if let tree = try stored.tree(index.definition.tree) {
                 let ranges = Self.keyRanges(access, index)
@@ -219,20 +177,17 @@ final class QueryExecutor {
                         }
                     }
                     pks.sort()
-                    var previous: Int64?
-                    for pk in pks where pk != previous {
-                        previous = pk
-                        guard try load(pk) else { break }
-                    }
+                    var unique: [Int64] = []
+                    unique.reserveCapacity(pks.count)
+                    for pk in pks where pk != unique.last { unique.append(pk) }
+                    try load(unique)
                 }
             }
         case let .relationship(target, inverse, treeName):
-            for id in try stored.related(target, inverse, treeName: treeName).sorted(by: {
+            let ids = try stored.related(target, inverse, treeName: treeName).sorted(by: {
                 $0.primaryKey < $1.primaryKey
-            })
-            where kinds.contains(id.entity) {
-                guard try load(id.primaryKey, expected: id) else { break }
-            }
+            }).filter { kinds.contains($0.entity) }
+            try load(ids.map(\.primaryKey), expected: ids)
         case let .related(targets, inverse, treeName):
             // The far-side fetch runs on the same reader (RA3); the union of the targets' lists
             // is read in primary-key order, each candidate once.
@@ -240,15 +195,16 @@ final class QueryExecutor {
             for target in try matches(targets, paging: false) {
                 candidates.formUnion(try stored.related(target.id, inverse, treeName: treeName))
             }
-            for id in candidates.sorted(by: { $0.primaryKey < $1.primaryKey }) where kinds.contains(id.entity) {
-                guard try load(id.primaryKey, expected: id) else { break }
-            }
+            let ids = candidates.sorted(by: { $0.primaryKey < $1.primaryKey }).filter { kinds.contains($0.entity) }
+            try load(ids.map(\.primaryKey), expected: ids)
         case let .indexOrder(index):
             if let tree = try stored.tree(index.definition.tree) {
                 try tree.scanBorrowing { key, _ in try load(try stored.primaryKey(ofIndexEntry: key, in: tree)) }
             }
         }
 
+        let counted = matcher.counted
+        var out = matcher.takeMatches()
         if let overlay {
             var live = Set(overlay.changes.inserted.keys).union(overlay.updated)
             live.subtract(overlay.deleting)
@@ -287,20 +243,6 @@ final class QueryExecutor {
             return (Array(out[start..<end]), counted)
         }
         return (out, counted)
-    }
-
-    /// The sort key of a stored record: attributes of the record itself are read alone; a path
-    /// through a relationship decodes the record and follows it as `ObjectReader.value` does.
-    private func sortKeys(_ record: EncodedRecord, _ paths: [[String]]) throws -> [CdValue] {
-        if paths.isEmpty { return [] }
-        var full: Record?
-        return try paths.map { path in
-            if path.count == 1, let slot = record.entity.attributeSlots[path[0]] {
-                return try record.value(ofAttribute: slot)
-            }
-            if full == nil { full = try RecordCodec.decode(record.bytes, layout: layout) }
-            return try reader.value(of: full!, path: path)
-        }
     }
 
     /// The record of a match kept with `keepRecords`, decoded now.

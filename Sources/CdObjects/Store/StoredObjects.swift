@@ -17,11 +17,15 @@ final class StoredObjects {
     /// The lookup cursor of the record tree last read by `record(_:)`, kept only in a read
     /// transaction, so that successive reads of one tree reuse the path of the previous one.
     private var lookup: (root: PageNumber, cursor: BTreeCursor)?
+    /// The most threads one query's read may use (QueryExecutor+Parallel QP2): the store's
+    /// `readThreads` option; tests set it to compare reads on one thread and on several.
+    var readThreads: Int
 
     init(tx: Transaction, layout: StoreLayout) {
         self.tx = tx
         self.layout = layout
         self.isSnapshot = tx is ReadTransaction
+        self.readThreads = tx.store.readThreads
     }
 
     /// The tree named `name`, nil when it was never created (nothing stored in it yet).

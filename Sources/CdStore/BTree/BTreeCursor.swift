@@ -22,18 +22,19 @@
 /// }
 /// ```
 public final class BTreeCursor {
-    private enum State { case unpositioned, positioned, exhausted }
+    enum State { case unpositioned, positioned, exhausted }
 
-    private struct Frame {
+    struct Frame {
         var node: BTreeNode
         /// Leaf: the cell. Branch: the child index taken (0 = leftmost).
         var index: Int
     }
 
-    private let tree: BTree
+    let tree: BTree
     private let source: PageSource
-    private var stack: [Frame] = []
-    private var state = State.unpositioned
+    /// The path from the root: internal for the subtree moves of BTree+Subtrees.swift.
+    var stack: [Frame] = []
+    private(set) var state = State.unpositioned
     /// Where the current key lies in the leaf frame's page, validated by `settle` (range
     /// checked against the page like every cell read), so a move copies no key bytes.
     private var currentKey: (start: Int, length: Int) = (0, 0)
@@ -244,7 +245,7 @@ public final class BTreeCursor {
 
     /// Runs one move; a move that throws leaves the cursor unpositioned rather than half-way
     /// down a path.
-    private func move(keepingPath: Bool = false, _ body: () throws -> Bool) throws -> Bool {
+    func move(keepingPath: Bool = false, _ body: () throws -> Bool) throws -> Bool {
         if !keepingPath { stack.removeAll(keepingCapacity: true) }
         do {
             return try body()
@@ -255,7 +256,7 @@ public final class BTreeCursor {
         }
     }
 
-    private func load(_ page: PageNumber) throws -> BTreeNode {
+    func load(_ page: PageNumber) throws -> BTreeNode {
         guard stack.count < BTreeLayout.maxDepth else {
             throw btreeCorruption(
                 page, "tree deeper than \(BTreeLayout.maxDepth) levels below root \(tree.root): a cycle?")
@@ -264,7 +265,7 @@ public final class BTreeCursor {
     }
 
     /// Pushes frames from `page` down to its first (or last) leaf entry.
-    private func descendEdge(from page: PageNumber, first: Bool) throws {
+    func descendEdge(from page: PageNumber, first: Bool) throws {
         var page = page
         while true {
             let node = try load(page)
@@ -280,7 +281,7 @@ public final class BTreeCursor {
 
     /// Makes the leaf frame point at an entry, crossing to neighbouring leaves when its index ran
     /// off the leaf; records the key or marks the cursor exhausted.
-    private func settle(forward: Bool) throws -> Bool {
+    func settle(forward: Bool) throws -> Bool {
         while true {
             let leaf = stack[stack.count - 1]
             if leaf.index >= 0, leaf.index < leaf.node.count {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 // The store: one page file `NAME` and its write-ahead log `NAME-wal`, one writer at a time and
 // any number of snapshot readers.
@@ -64,6 +65,8 @@ public final class Store: @unchecked Sendable {
     let coordination: any StoreCoordination
     /// Serialises catching up with the shared state (Store+Refresh MP3).
     let refreshLock = Lock()
+    /// How many reads ran in pieces on several threads (Tree+Parallel.swift), for tests and tools.
+    let parallelReads = Atomic<Int>(0)
 
     // Snapshot state (stateLock).
     var committed: CommitSequence
@@ -156,6 +159,12 @@ public final class Store: @unchecked Sendable {
     func setPoison(_ cause: String) {
         stateLock.withLock { if poison == nil { poison = cause } }
     }
+
+    /// The most threads one read may use (`StoreOptions.readThreads`, at least 1).
+    package var readThreads: Int { max(1, options.readThreads) }
+
+    /// How many reads of this store have run in pieces on several threads so far.
+    package var parallelReadCount: Int { parallelReads.load(ordering: .relaxed) }
 
     /// The last committed sequence number: the newest commit a read transaction sees.
     public var lastCommit: CommitSequence { stateLock.withLock { committed } }

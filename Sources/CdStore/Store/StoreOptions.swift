@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// When a commit is made durable.
 public enum Durability: Sendable, Equatable {
     /// fsync the WAL on every commit: a commit that returned survives power loss. The default.
@@ -44,12 +50,31 @@ public struct StoreOptions: Sendable {
     public var sharing: StoreSharing = .processes
     /// Whether the object store records persistent history (`HistoryTracking`); off by default.
     public var history: HistoryTracking = .off
+    /// The most threads one large read may use: a query that scans a record tree, or reads the
+    /// records of many keys, inflates its pages and tests its records on up to this many threads
+    /// at once, with the same results in the same order (docs/ARCHITECTURE.md, "Reads on several
+    /// threads"). 1 reads on the calling thread only; values below 1 count as 1. By default the
+    /// machine's online processors, at most 16 (`StoreOptions.defaultReadThreads`). Small reads
+    /// stay on the calling thread whatever this says.
+    ///
+    /// ```swift
+    /// var options = StoreOptions()
+    /// options.readThreads = 1   // every query on the thread that runs it
+    /// ```
+    public var readThreads: Int = StoreOptions.defaultReadThreads
     /// The file layer; tests pass an in-memory or fault-injecting one.
     public var fileSystem: any StoreFileSystem
 
     public init(fileSystem: any StoreFileSystem = POSIXFileSystem()) {
         self.fileSystem = fileSystem
     }
+
+    /// The default of ``readThreads``: the processors online, at most 16 (the partitioning of a
+    /// scan is designed for up to 16 threads; more rarely pays on one query).
+    public static let defaultReadThreads: Int = {
+        let online = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        return Int(min(max(online, 1), 16))
+    }()
 }
 
 /// Who may open a store at the same time (``StoreOptions/sharing``).

@@ -18,6 +18,21 @@ func timed(_ body: () throws -> Void) rethrows -> Double {
     return now() - start
 }
 
+/// Process CPU seconds so far: user and system time of every thread (`getrusage`).
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// Runs `body` and returns its wall-clock and process CPU seconds.
+func timedWithCPU(_ body: () throws -> Void) rethrows -> (wall: Double, cpu: Double) {
+    let cpu = processCPUSeconds()
+    let wall = try timed(body)
+    return (wall, processCPUSeconds() - cpu)
+}
+
 /// The process's peak resident set so far (`VmHWM` in /proc/self/status), KiB; 0 when unknown.
 func peakRSSKiB() -> Int {
     guard let text = readTextFile("/proc/self/status") else { return 0 }

@@ -104,6 +104,9 @@ struct RunResult: Codable, Sendable {
     /// A checksum of what was read, so the reads cannot be optimized away and systems can be
     /// checked against each other.
     var checksum: UInt64
+    /// Process CPU seconds (user + system, every thread) of the timed part, where measured (the
+    /// object level's reads): beside `seconds` it shows how many cores a read kept busy.
+    var cpuSeconds: Double?
 
     var throughput: Double { seconds > 0 ? Double(operations) / seconds : 0 }
 }

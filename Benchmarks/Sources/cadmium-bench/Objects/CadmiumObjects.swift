@@ -40,6 +40,7 @@ final class CadmiumObjects: ObjectSystem {
         var options = StoreOptions()
         options.durability = durable ? .full : .off
         BenchStoreSharing.apply(to: &options)
+        BenchReadThreads.apply(to: &options)
         store = try ObjectStore.open(path: path, model: try Self.model(), options: options)
     }
 

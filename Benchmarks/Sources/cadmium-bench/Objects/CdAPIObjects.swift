@@ -50,6 +50,7 @@ final class CdAPIObjects: ObjectSystem {
         var options = StoreOptions()
         options.durability = durable ? .full : .off
         BenchStoreSharing.apply(to: &options)
+        BenchReadThreads.apply(to: &options)
         try Cd.initWithStore(model: model, storeURL: URL(fileURLWithPath: path), options: options)
     }
 

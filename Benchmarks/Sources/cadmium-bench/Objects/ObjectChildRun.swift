@@ -17,6 +17,8 @@ func runObjectWorkload(
     var matched = 0
     var seconds = 0.0
     let keys = DataSet.randomIndices(scale.fetches, below: scale.objects, seed: 17).map { Int64($0 + 1) }
+    if let threads = workload.readThreads { BenchReadThreads.set(threads) }
+    var cpu: Double?
 
     switch workload {
     case .prepare, .insert:
@@ -50,16 +52,16 @@ func runObjectWorkload(
         let db = try system.open(path: path, durable: false)
         seconds = try timed { (matched, checksum) = try db.fetch(salaries: salaries) }
         try db.close()
-    case .rangeQuery:
+    case .rangeQuery, .rangeQuery1, .rangeQuery2:
         let width = EmployeeData.salarySpan / 100
         let ranges = DataSet.randomIndices(scale.ranges, below: Int(EmployeeData.salarySpan - width), seed: 19)
             .map { (EmployeeData.salaryLow + Int64($0), EmployeeData.salaryLow + Int64($0) + width) }
         let db = try system.open(path: path, durable: false)
-        seconds = try timed { (matched, checksum) = try db.fetch(ranges: ranges) }
+        (seconds, cpu) = try timedWithCPU { (matched, checksum) = try db.fetch(ranges: ranges) }
         try db.close()
-    case .containsScan:
+    case .containsScan, .containsScan1, .containsScan2:
         let db = try system.open(path: path, durable: false)
-        seconds = try timed {
+        (seconds, cpu) = try timedWithCPU {
             for _ in 0..<scale.scans { checksum = UInt64(try db.countNotesContaining(EmployeeData.needle)) }
         }
         matched = scale.objects * scale.scans
@@ -85,5 +87,5 @@ func runObjectWorkload(
     }
     return RunResult(
         seconds: seconds, operations: scale.operations(workload, matched: matched), fileBytes: fileBytes,
-        peakRSSKiB: peakRSSKiB(), checksum: checksum)
+        peakRSSKiB: peakRSSKiB(), checksum: checksum, cpuSeconds: cpu)
 }

@@ -64,18 +64,19 @@ extension Orchestrator {
                 var runs: [RunResult] = []
                 for rep in 1...repetitions {
                     let r = try objectChild(system, workload, scale)
+                    let cpu: String = r.cpuSeconds.map { "  cpu \(fixed($0, 3)) s" } ?? ""
                     log(
                         "\(workload.rawValue.padded(17)) \(system.title.padded(21)) run \(rep)/\(repetitions): "
                             + "\(fixed(r.seconds, 3).leftPadded(9)) s "
                             + "\(fixed(r.throughput, 0).leftPadded(12)) \(workload.unit)"
-                            + "  peak \(r.peakRSSKiB / 1024) MiB")
+                            + "  peak \(r.peakRSSKiB / 1024) MiB" + cpu)
                     runs.append(r)
                 }
                 perSystem.append(ObjectSystemResult(system: system, runs: runs))
             }
             if workload.readsFixture {
                 // Rows must agree everywhere; checksums only where the row order is fixed (by key).
-                let ordered = workload == .fetchByKey || workload == .containsScan
+                let ordered = workload == .fetchByKey || workload.measured == .containsScan
                 let sums = Set(
                     perSystem.flatMap {
                         $0.runs.map { ordered ? "\($0.checksum)/\($0.operations)" : "\($0.operations)" }
@@ -173,5 +174,35 @@ extension ResultTables {
                 target: w.workload == .insert ? "≤ 2× GRDB: " + verdict(peak, .grdb) { $0 <= 2 } : "–")
         }
         return t
+    }
+}
+
+extension ResultTables {
+    /// The scaling rows at one size (the range read and the `CONTAINS[c]` scan with Cadmium's reads
+    /// on 1 and on 2 threads, beside the default rows): median wall and process CPU seconds of each
+    /// Cadmium system, and how many cores the read kept busy (CPU ÷ wall). Nil when the run had no
+    /// scaling row.
+    func readScaling(_ level: ObjectLevelResult) -> TextTable? {
+        let rows = level.workloads.filter { $0.workload.readThreads != nil }
+        guard !rows.isEmpty else { return nil }
+        let base = level.workloads.filter { w in rows.contains { $0.workload.measured == w.workload } }
+        var t = TextTable(
+            headers: ["workload", "system", "read threads", "wall (s)", "CPU (s)", "CPU ÷ wall", "rows/s", "÷ GRDB"],
+            rows: [])
+        t.rightAligned = Set(2..<t.headers.count)
+        for w in (base + rows).sorted(by: {
+            ($0.workload.measured.title, $0.title) < ($1.workload.measured.title, $1.title)
+        }) {
+            let grdb = w.result(.grdb)?.throughput
+            for system in [ObjectSystemID.cadmium, .cdAPI] {
+                guard let r = w.result(system), let cpu = r.cpuSeconds else { continue }
+                t.rows.append([
+                    w.title, system.shortTitle, w.workload.readThreads.map(String.init) ?? "default",
+                    fixed(r.seconds, 3), fixed(cpu, 3), fixed(cpu / max(r.seconds, 1e-9), 2) + "×",
+                    humanRate(r.throughput), grdb.map { ratio(r.throughput / $0) } ?? "–",
+                ])
+            }
+        }
+        return t.rows.isEmpty ? nil : t
     }
 }

@@ -16,6 +16,12 @@ enum ObjectWorkload: String, CaseIterable, Codable, Sendable {
     case fetchBySalary = "obj-fetch-salary"
     case rangeQuery = "obj-range"
     case containsScan = "obj-contains"
+    /// `obj-range` and `obj-contains` with Cadmium's reads on 1 and on 2 threads
+    /// (`StoreOptions.readThreads`): the scaling rows.
+    case rangeQuery1 = "obj-range-1t"
+    case rangeQuery2 = "obj-range-2t"
+    case containsScan1 = "obj-contains-1t"
+    case containsScan2 = "obj-contains-2t"
     case update = "obj-update"
     case delete = "obj-delete"
     case openAndQuery = "obj-open"
@@ -33,6 +39,10 @@ enum ObjectWorkload: String, CaseIterable, Codable, Sendable {
         case .fetchBySalary: "3b. fetch by indexed salary"
         case .rangeQuery: "4. indexed range, ~1% each"
         case .containsScan: "5. full scan, notes CONTAINS[c]"
+        case .rangeQuery1: "4s. indexed range, 1 read thread"
+        case .rangeQuery2: "4s. indexed range, 2 read threads"
+        case .containsScan1: "5s. CONTAINS[c] scan, 1 read thread"
+        case .containsScan2: "5s. CONTAINS[c] scan, 2 read threads"
         case .update: "6a. update 10%, 1 txn"
         case .delete: "6b. delete 10%, 1 txn"
         case .openAndQuery: "7. cold open + first query"
@@ -42,14 +52,33 @@ enum ObjectWorkload: String, CaseIterable, Codable, Sendable {
     var unit: String {
         switch self {
         case .commitEach, .commitEach4, .commitEach16: "commits/s"
-        case .rangeQuery, .containsScan: "rows/s"
+        case .rangeQuery, .containsScan, .rangeQuery1, .rangeQuery2, .containsScan1, .containsScan2: "rows/s"
         case .openAndQuery: "opens/s"
         case .fetchByKey, .fetchBySalary: "fetches/s"
         default: "objects/s"
         }
     }
 
-    var readsFixture: Bool { [.fetchByKey, .fetchBySalary, .rangeQuery, .containsScan, .openAndQuery].contains(self) }
+    var readsFixture: Bool {
+        [.fetchByKey, .fetchBySalary, .rangeQuery, .containsScan, .openAndQuery].contains(self) || readThreads != nil
+    }
+    /// The read threads a scaling row gives Cadmium's stores; nil: the store's default (or
+    /// `CADMIUM_BENCH_READ_THREADS`).
+    var readThreads: Int? {
+        switch self {
+        case .rangeQuery1, .containsScan1: 1
+        case .rangeQuery2, .containsScan2: 2
+        default: nil
+        }
+    }
+    /// The workload a scaling row repeats (itself for the others).
+    var measured: ObjectWorkload {
+        switch self {
+        case .rangeQuery1, .rangeQuery2: .rangeQuery
+        case .containsScan1, .containsScan2: .containsScan
+        default: self
+        }
+    }
     /// Works on its own copy of the fixture.
     var changesFixture: Bool { self == .update || self == .delete }
     var isDurable: Bool { writers > 0 }
@@ -87,7 +116,7 @@ struct ObjectScale: Codable, Sendable {
         case .prepare, .insert: objects
         case .commitEach, .commitEach4, .commitEach16: commits
         case .fetchByKey, .fetchBySalary: fetches
-        case .rangeQuery, .containsScan: matched
+        case .rangeQuery, .containsScan, .rangeQuery1, .rangeQuery2, .containsScan1, .containsScan2: matched
         case .update, .delete: objects / 10
         case .openAndQuery: 1
         }

@@ -79,6 +79,16 @@ enum DocsUpdater {
 
                 \(table.markdown())
                 """
+                    + (tables.readScaling(level).map { scaling in
+                        """
+
+
+                        Reads on several threads at \(grouped(s.objects)) employees (Cadmium's `readThreads`; \
+                        median runs; CPU is the process's user + system time of the timed part):
+
+                        \(scaling.markdown())
+                        """
+                    } ?? "")
         }
         return sections.isEmpty ? "#### Object level\n\nNot measured in this run." : sections.joined(separator: "\n\n")
     }
