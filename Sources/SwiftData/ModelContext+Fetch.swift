@@ -5,7 +5,8 @@
 // Invariants:
 //  FE1. A fetch returns registered instances (MC1); a registered instance without pending
 //       changes takes the fetched record's values, so a fetch sees what other contexts saved.
-//  FE2. A fetch whose whole predicate is `persistentModelID == id`, with no pending changes to
+//  FE2. A fetch whose whole predicate is `persistentModelID == id` (or `id == persistentModelID`,
+//       which its request states the other way round), with no pending changes to
 //       overlay, reads that one record by primary key instead of running a query (the object
 //       store's keyed fetch, ObjectSnapshot+KeyFetch FK1–FK2): the same answer (the object if a
 //       record of the fetched entity exists, else nothing) without planning, in slot form.
@@ -56,10 +57,19 @@ extension ModelContext {
         }
     }
 
-    /// The store request of `descriptor`, its predicate translated once per shape.
+    /// The store request of `descriptor`, its predicate translated once per shape; an
+    /// `id == persistentModelID` comparison is stated as `SELF == id`, the form the store reads
+    /// by primary key (FE2).
     func request<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> FetchRequest {
-        try PredicateTranslation.request(
+        var request = try PredicateTranslation.request(
             descriptor, entity: container.entityName(T.self), cache: container.predicateCache)
+        if case var .comparison(c)? = request.predicate, c.op == .equal, c.quantifier == .direct,
+            case .object = c.left, c.right == .evaluatedObject
+        {
+            (c.left, c.right) = (c.right, c.left)
+            request.predicate = .comparison(c)
+        }
+        return request
     }
 
     /// The pending changes a fetch overlays, nil when there are none or they do not count.
