@@ -5,9 +5,11 @@
 // Invariants:
 //  FE1. A fetch returns registered instances (MC1); a registered instance without pending
 //       changes takes the fetched record's values, so a fetch sees what other contexts saved.
-//  FE2. A fetch whose whole predicate is `persistentModelID == id` of the fetched entity, with
-//       no offset and no pending changes to overlay, reads that one record instead of running a
-//       query: the same answer (the object if its record exists, else nothing) without planning.
+//  FE2. A fetch whose whole predicate is `persistentModelID == id` (or `id == persistentModelID`,
+//       which its request states the other way round), with no pending changes to
+//       overlay, reads that one record by primary key instead of running a query (the object
+//       store's keyed fetch, ObjectSnapshot+KeyFetch FK1–FK2): the same answer (the object if a
+//       record of the fetched entity exists, else nothing) without planning, in slot form.
 
 internal import CdObjects
 import Foundation
@@ -22,14 +24,7 @@ extension ModelContext {
         if needsCatchUp { catchUp() }
         let request = try request(descriptor)
         let pending = try overlay(descriptor.includePendingChanges)
-        if pending == nil, let id = Self.identityLookup(request) {  // FE2
-            let record: [String: PropertyValue]?
-            do { record = try container.store.read { try $0.values(of: id) } } catch {
-                throw SwiftDataError.store(error)
-            }
-            guard let record, let model = instance(for: id, record: record) as? T else { return [] }
-            return [model]
-        }
+        // Without pending changes, a fetch by identifier is read by primary key (FE2).
         let matches: [(id: ObjectID, values: [PropertyValue?]?)]
         do { matches = try container.store.read { try $0.fetchSlotObjects(request, pending: pending) } } catch {
             throw SwiftDataError.store(error)
@@ -62,24 +57,19 @@ extension ModelContext {
         }
     }
 
-    /// The store request of `descriptor`, its predicate translated once per shape.
+    /// The store request of `descriptor`, its predicate translated once per shape; an
+    /// `id == persistentModelID` comparison is stated as `SELF == id`, the form the store reads
+    /// by primary key (FE2).
     func request<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> FetchRequest {
-        try PredicateTranslation.request(
+        var request = try PredicateTranslation.request(
             descriptor, entity: container.entityName(T.self), cache: container.predicateCache)
-    }
-
-    /// The object a request asks for by identity alone (FE2), nil for any other request.
-    static func identityLookup(_ request: FetchRequest) -> ObjectID? {
-        guard request.offset == 0, request.limit != 0, case let .comparison(c)? = request.predicate,
-            c.op == .equal, c.quantifier == .direct
-        else { return nil }
-        let reference: PredicateObjectID
-        switch (c.left, c.right) {
-        case let (.evaluatedObject, .object(r)), let (.object(r), .evaluatedObject): reference = r
-        default: return nil
+        if case var .comparison(c)? = request.predicate, c.op == .equal, c.quantifier == .direct,
+            case .object = c.left, c.right == .evaluatedObject
+        {
+            (c.left, c.right) = (c.right, c.left)
+            request.predicate = .comparison(c)
         }
-        guard let id = reference.identity.base as? ObjectID, id.entity == request.entity else { return nil }
-        return id
+        return request
     }
 
     /// The pending changes a fetch overlays, nil when there are none or they do not count.

@@ -29,6 +29,13 @@ final class PredicateRequestCache: @unchecked Sendable {
         let keyPaths: [AnyKeyPath]
         let operators: [Int]
         let template: CdPredicate
+        /// The value leaf each of the template's variables stands for, by variable name (PC2).
+        let leafOfVariable: [String: Int]
+
+        /// The template with each variable replaced by the value of its leaf in `values`.
+        func bind(_ values: [CdPredicateExpression]) -> CdPredicate {
+            template.substituting { name in leafOfVariable[name].map { values[$0] } }
+        }
     }
 
     /// Shapes per expression type (PC3).
@@ -61,17 +68,20 @@ final class PredicateRequestCache: @unchecked Sendable {
         let known = entries.withLock { shapes in
             shapes[type]?.first { $0.keyPaths == keyPaths && $0.operators == operators }
         }
-        if let known { return Self.bind(known.template, values) }  // keeps PC1
+        if let known { return known.bind(values) }  // keeps PC1
         guard let template = try Self.template(predicate, values) else {
             return try PredicateTranslation.translate(predicate)
         }
+        let entry = Entry(
+            keyPaths: keyPaths, operators: operators, template: template,
+            leafOfVariable: Dictionary(uniqueKeysWithValues: values.indices.map { (Self.valueVariable($0), $0) }))
         entries.withLock { shapes in
             var list = shapes[type] ?? []
             guard list.count < Self.limit else { return }  // keeps PC3
-            list.append(Entry(keyPaths: keyPaths, operators: operators, template: template))
+            list.append(entry)
             shapes[type] = list
         }
-        return Self.bind(template, values)
+        return entry.bind(values)
     }
 
     /// The name of the variable standing for value leaf `index` (PC2).
@@ -101,12 +111,5 @@ final class PredicateRequestCache: @unchecked Sendable {
         }
         guard template.variableNames == values.indices.map(valueVariable).sorted() else { return nil }
         return template
-    }
-
-    /// `template` with its variables replaced by `values`.
-    private static func bind(_ template: CdPredicate, _ values: [CdPredicateExpression]) -> CdPredicate {
-        var byName: [String: CdPredicateExpression] = [:]
-        for (index, value) in values.enumerated() { byName[valueVariable(index)] = value }
-        return template.substituting { byName[$0] }
     }
 }

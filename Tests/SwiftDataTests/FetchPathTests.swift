@@ -31,6 +31,10 @@ import Testing
         let first = try books(context, ids[0])
         #expect(first.map(\.title) == ["Mar"])
         #expect(try books(context, ids[0]).first === first.first)  // one instance per identity
+        // Stated the other way round, the same book, the same instance.
+        let id = ids[0]
+        let reversed = try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { id == $0.persistentModelID }))
+        #expect(reversed.count == 1 && reversed.first === first.first)
         // An identifier of another entity finds no book.
         #expect(try books(context, author.persistentModelID).isEmpty)
         // A book deleted and saved elsewhere is gone.

@@ -57,6 +57,8 @@ public final class Store: @unchecked Sendable {
     let wal: (any StoreFile)?
     let decompressors = PageDecompressorPool()
     let cache: PageCache
+    /// The catalog entries of the newest commit a reader looked up, shared by its readers.
+    let catalogRoots = CatalogRoots()
     let writerGate = WriterGate()
     let stateLock = Lock()
     let groupCommit: GroupCommit

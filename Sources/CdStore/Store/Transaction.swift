@@ -32,9 +32,24 @@ public class Transaction: PageSource {
     /// The tree named `name`, or nil when there is none.
     public func tree(_ name: String) throws -> Tree? {
         if let t = trees[name] { return Tree(name: name, btree: t, transaction: self) }
-        guard let value = try catalog.get(Array(name.utf8), in: self) else { return nil }
+        // A read transaction shares the catalog entries of its commit (CatalogRoots CR2).
+        let shared = self is ReadTransaction
+        if shared {
+            if finished { throw StoreError.transactionFinished }
+            if let known = store.catalogRoots.root(of: name, at: snapshot) {
+                guard let root = known else { return nil }
+                let t = BTree(root: root)
+                trees[name] = t
+                return Tree(name: name, btree: t, transaction: self)
+            }
+        }
+        guard let value = try catalog.get(Array(name.utf8), in: self) else {
+            if shared { store.catalogRoots.note(name, root: nil, at: snapshot) }
+            return nil
+        }
         let root = try Catalog.decodeRoot(value, tree: name, path: store.path)
         trees[name] = root
+        if shared { store.catalogRoots.note(name, root: root.root, at: snapshot) }
         return Tree(name: name, btree: root, transaction: self)
     }
 
