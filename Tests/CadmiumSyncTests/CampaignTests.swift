@@ -2,8 +2,10 @@
 // PostgreSQL run the seeded workload while the harness injects faults — SIGKILL of a replica
 // (started again on its store), the server stopped (`pg_ctl -m immediate`) and started again,
 // every replica's connection ended by `pg_terminate_backend`, duplicated pushes (replica 2), a
-// clock two minutes ahead (replica 3). Then the faults heal, every replica syncs, and the harness
-// checks: every replica equals every other and the server; every local commit is acknowledged
+// clock two minutes ahead (replica 3), pulls in pages of 3 objects (replicas 0 and 1, so that a
+// kill or a cut connection often falls between the pages of a pull). Then the faults heal,
+// every replica syncs, and the harness checks: every replica equals every other and the
+// server; every local commit is acknowledged
 // exactly once (no pending transaction, the server's position equals the replica's); no replica
 // showed half of a transaction (the workload's pair check, exit status 3); every store verifies.
 //
@@ -52,6 +54,7 @@ import Testing
             ]
             args.append(i == 3 ? "120000" : "0")  // replica 3's clock runs two minutes ahead
             if i == 2 { args.append("--duplicate-pushes") }
+            if i < 2 { args += ["--page-size", "3"] }  // pulls of many pages, killed between two (PG5)
             return try ChildProcess(
                 executable, args, outputPath: dir.appendingPathComponent("r\(i)-\(run).log").path)
         }
