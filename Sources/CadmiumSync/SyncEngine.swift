@@ -15,7 +15,10 @@
 //  SE3. A server position behind the local one (a server restored from an older backup) moves
 //       the local position back to it, so the lost batches are pushed again from history (or,
 //       when history no longer reaches back, the whole state, PC4).
-//  SE4. One sync step runs at a time (the actor), so batches go out in order.
+//  SE4. One sync step runs at a time, so batches go out in order and only one transaction at a
+//       time uses the engine's one connection: `syncNow` waits for the step that runs (the
+//       actor alone would let two steps interleave at their awaits — the background loop's and
+//       an app's `syncNow` — and their BEGIN … COMMIT on one connection would mix).
 //  SE5. Every exchange with the server ends within `options.serverTimeout` (ServerDeadline.swift),
 //       and a connection that timed out or that the server closed is dropped: the next step
 //       connects again.
@@ -81,6 +84,9 @@ package actor SyncEngine {
     var listener: PostgresConnection?
     /// Set when the server announced a change of the scope.
     var notified = false
+    /// Whether a sync step runs, and the steps waiting for it (SE4), first come first served.
+    private var stepRunning = false
+    private var stepWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// An engine for `store`, committing pulled changes through `commitPath` (the `Cd` stack's
     /// commit path, or the store's own writer: `.store(store)`).
@@ -113,6 +119,8 @@ package actor SyncEngine {
 
     /// Pushes every pending batch, then pulls once (PA1: pushes again when a commit slipped in).
     package func syncNow() async throws {
+        await beginStep()
+        defer { endStep() }
         do {
             for _ in 0..<8 {
                 do { try await pushAll() } catch let e as CdSyncError where e.code == .conflictRefused {
@@ -133,9 +141,23 @@ package actor SyncEngine {
         }
     }
 
+    /// Waits until no other sync step runs (SE4).
+    private func beginStep() async {
+        guard stepRunning else {
+            stepRunning = true
+            return
+        }
+        await withCheckedContinuation { stepWaiters.append($0) }
+    }
+
+    /// Hands the turn to the next waiting step, if any (SE4).
+    private func endStep() {
+        if stepWaiters.isEmpty { stepRunning = false } else { stepWaiters.removeFirst().resume() }
+    }
+
     /// Pushes batches until nothing is pending; returns how many were applied.
     @discardableResult
-    package func pushAll() async throws -> Int {
+    private func pushAll() async throws -> Int {
         var applied = 0
         var rounds = 0
         while rounds < 1000 {
