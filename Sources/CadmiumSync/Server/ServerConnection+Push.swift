@@ -188,14 +188,35 @@ extension ServerConnection {
 }
 
 extension ServerConnection {
-    /// Strips deleted objects from the reference properties the push touched — those naming an
-    /// object it deleted, and those it wrote — and gives the repaired ones, and their objects,
-    /// the push's change number (PU4). Reference values are `{"t": "r", "v": gid}` (to-one) and
-    /// `{"t": "m", "v": [gid, …]}` (to-many, its order kept), WireValue.swift.
+    /// Strips deleted objects from the reference properties that name them — those the push
+    /// deleted, and tombstones the push's own references name — and gives the repaired
+    /// properties, and their objects, the push's change number (PU4). Reference values are
+    /// `{"t": "r", "v": gid}` (to-one) and `{"t": "m", "v": [gid, …]}` (to-many, its order
+    /// kept), WireValue.swift. A push that deletes nothing and links to no tombstone (the common
+    /// case) runs one look-up at most.
     fileprivate func repairReferences(_ r: PushResolution, scope: String, seq: Int64) async throws {
-        let dead = r.deletes.map(\.gid.uuidString)
-        let written = Array(Set(r.winners.map(\.gid)))
-        guard !dead.isEmpty || !written.isEmpty else { return }
+        var named = Set<UUID>()
+        for w in r.winners {
+            switch try? WireValue(json: w.json, where: "\(w.gid.uuidString).\(w.name)") {
+            case let .toOne(g?): named.insert(g)
+            case let .toMany(gs): named.formUnion(gs)
+            default: break
+            }
+        }
+        var dead = Set(r.deletes.map(\.gid))
+        if !named.subtracting(dead).isEmpty {
+            let candidates = Array(named.subtracting(dead))
+            for row in try await run(
+                """
+                SELECT gid FROM cadmium_sync.objects
+                WHERE scope = \(scope) AND gid = ANY(\(candidates)) AND deleted
+                """, "looking for links to deleted objects")
+            {
+                dead.insert(try row.decode(UUID.self))
+            }
+        }
+        guard !dead.isEmpty else { return }
+        let texts = dead.map(\.uuidString)
         let repaired = try await run(
             """
             UPDATE cadmium_sync.properties p SET seq = \(seq), value = CASE WHEN p.value->>'t' = 'r'
@@ -207,15 +228,9 @@ extension ServerConnection {
                         SELECT 1 FROM cadmium_sync.objects o
                         WHERE o.scope = p.scope AND o.gid = (t.e #>> '{}')::uuid AND o.deleted)), '[]'::jsonb))
                 END
-            WHERE p.scope = \(scope) AND p.value->>'t' IN ('r', 'm')
-                AND ((p.value->>'t' = 'r' AND p.value->>'v' = ANY(\(dead)::text[]))
-                    OR (p.value->>'t' = 'm' AND p.value->'v' ?| \(dead)::text[])
-                    OR p.gid = ANY(\(written)::uuid[]))
-                AND EXISTS (
-                    SELECT 1 FROM jsonb_array_elements_text(CASE WHEN p.value->>'t' = 'r'
-                        THEN jsonb_build_array(p.value->'v') ELSE p.value->'v' END) AS x(g)
-                    JOIN cadmium_sync.objects o ON o.scope = p.scope AND o.gid = x.g::uuid
-                    WHERE o.deleted)
+            WHERE p.scope = \(scope)
+                AND ((p.value->>'t' = 'r' AND p.value->>'v' = ANY(\(texts)::text[]))
+                    OR (p.value->>'t' = 'm' AND p.value->'v' ?| \(texts)::text[]))
             RETURNING p.gid
             """, "repairing references to deleted objects")
         let objects = Array(Set(try repaired.map { try $0.decode(UUID.self) }))
