@@ -36,8 +36,8 @@ public final class CdSync: Sendable {
         options.policies = policies
         try self.init(
             engine: SyncEngine(
-                store: path.store, commit: path.commit, server: server, scope: scope, entities: entities,
-                options: options))
+                store: path.store, commitPath: SyncCommitPath(begin: path.beginWriter, commit: path.commitWriter),
+                server: server, scope: scope, entities: entities, options: options))
     }
 
     /// A front for an engine made elsewhere (tests, several replicas in one process).

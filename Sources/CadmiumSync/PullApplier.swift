@@ -1,16 +1,19 @@
-// Turns one pull into one local change set: the pulled objects' current states, mapped to local
-// objects, with the new cursor, the clock and the identity map entries as side writes in the
-// same commit (RS2 of ReplicaState.swift).
+// Turns one page of a pull into one batch of the pull's local writer (PullSession.swift): the
+// pulled objects' current states mapped to local objects, with the identity map entries of the
+// objects it creates as side writes of the same batch (RS3 of ReplicaState.swift). A page of the
+// attribute pass creates, updates and deletes objects; a page of the reference pass sets their
+// relationships, once every object of the pull exists locally (PG4 of SyncEngine+Pull.swift).
 //
 // Invariants:
 //  PA1. A pull is applied only when every local transaction not the engine's own is pushed
-//       (the push queue is empty); otherwise its state would overwrite unpushed edits.
-//  PA2. Only properties whose value differs from the local one are written, and each write
-//       carries the value the pull read (`ChangeSet.read`) under the store-trump merge policy: a
-//       local commit that lands between the pull's snapshot and its commit keeps its edits (the
-//       next push sends them, stamped newer than anything pulled, HC1).
-//  PA3. A reference to an object this replica does not hold (deleted, or of an entity it does
-//       not sync) is dropped, as every replica drops it: a to-one becomes nil, a list loses it.
+//       (the push queue is empty); otherwise its state would overwrite unpushed edits. The check
+//       runs in the pull's writer, which no local commit can pass until the pull commits (PG6).
+//  PA2. Only properties whose value differs from the local one are written: applying a state
+//       the store already holds changes nothing, so a pull read again after a failure applies
+//       nothing twice.
+//  PA3. A reference to an object this replica does not hold once the attribute pass is done
+//       (deleted, or of an entity it does not sync) is dropped, as every replica drops it: a
+//       to-one becomes nil, a list loses it.
 //  PA4. Entities and properties this model does not know are skipped and their objects kept on
 //       the server: a replica on a newer model pulls from its cursor with those intact there.
 
@@ -21,106 +24,86 @@ struct PullApplier: Sendable {
     let store: ObjectStore
     let schema: SyncSchema
 
-    enum Outcome: Sendable {
-        /// The change set to commit (objects and side writes), and how many objects it touches.
-        case changes(ChangeSet, objects: Int)
-        /// Local transactions are pending: push first (PA1).
-        case pushFirst
+    /// Whether local transactions other than the engine's own wait to be pushed (PA1).
+    func hasPendingLocalTransactions(_ snapshot: ObjectSnapshot, state: ReplicaState) throws -> Bool {
+        // The writer holds the store's writer (PG6): its last committed token is the snapshot's.
+        guard let last = try store.lastHistoryToken(), last.number > (state.pushed?.number ?? 0) else { return false }
+        let pending = try snapshot.history(
+            after: state.pushed.map { CdHistoryToken(storeID: last.storeID, number: $0.number) })
+        return pending.contains { $0.author != PushCollector.author }
     }
 
-    func changes(for pull: PullResult, snapshot: ObjectSnapshot, state: ReplicaState, force: Bool) throws -> Outcome {
-        if !force, let last = try store.lastHistoryToken(), last.number > (state.pushed?.number ?? 0) {
-            let pending = try snapshot.history(
-                after: state.pushed.map { CdHistoryToken(storeID: last.storeID, number: $0.number) })
-            if pending.contains(where: { $0.author != PushCollector.author }) { return .pushFirst }  // PA1
-        }
+    /// The attribute pass's batch for `page`: creates the live objects this replica lacks (with
+    /// their identity map entries), writes the attributes that differ (PA2) and deletes what the
+    /// server deleted. Observes every stamp in `clock`.
+    func attributes(of page: [PulledObject], snapshot: ObjectSnapshot, clock: inout HybridClock) throws -> ChangeSet {
         var changes = ChangeSet()
         changes.author = PushCollector.author
-        changes.mergePolicy = .mergeByPropertyStoreTrump  // PA2
-        var clock = state.clock
-        // Local IDs: mapped ones, and new ones for objects this replica has not seen.
-        var local: [UUID: ObjectID] = [:]
-        var live: [UUID: Bool] = [:]
-        for o in pull.objects {
-            if let id = try ReplicaState.local(o.gid, in: snapshot) {
-                local[o.gid] = id
-                live[o.gid] = try snapshot.exists(id)
+        for o in page {
+            for p in o.properties.values { clock.observe(p.hlc) }
+            let mapped = try ReplicaState.local(o.gid, in: snapshot)
+            let live = try mapped.map { try snapshot.exists($0) } ?? false
+            if o.deleted {
+                if let mapped, live { changes.deleted.insert(mapped) }
+                continue
             }
-        }
-        var fresh: [UUID] = []
-        for o in pull.objects where !o.deleted && live[o.gid] != true {
             guard let entity = schema.entities[o.entity], store.model.entity(named: o.entity)?.isAbstract == false
             else {
                 continue  // PA4
             }
-            let id = try store.newObjectIDs(entity: o.entity, count: 1)[0]
-            local[o.gid] = id
-            fresh.append(o.gid)
-            changes.sideWrites += ReplicaState.map(o.gid, to: id, root: entity.root)
-        }
-        let freshSet = Set(fresh)
-        func target(_ gid: UUID) throws -> ObjectID? {
-            guard let id = local[gid] else {
-                guard let id = try ReplicaState.local(gid, in: snapshot), try snapshot.exists(id) else { return nil }
-                return id  // PA3
+            var values: [String: PropertyValue] = [:]
+            for (name, p) in o.properties where entity.attributes.contains(name) {  // PA4: unknown skipped
+                let wire = try WireValue(json: p.json, where: "\(o.entity) \(o.gid.uuidString).\(name)")
+                guard case let .attribute(v) = wire else { continue }
+                values[name] = .attribute(v)
             }
-            if freshSet.contains(gid) || live[gid] == true { return id }
-            return try snapshot.exists(id) ? id : nil
-        }
-        var touched = 0
-        let deletedGIDs = Set(pull.objects.filter(\.deleted).map(\.gid))
-        for o in pull.objects {
-            for p in o.properties.values { clock.observe(p.hlc) }
-            if o.deleted {
-                if let id = local[o.gid], live[o.gid] == true {
-                    changes.deleted.insert(id)
-                    touched += 1
-                }
+            guard let mapped, live else {
+                let id = try store.newObjectIDs(entity: o.entity, count: 1)[0]
+                changes.inserted[id] = values
+                changes.sideWrites += ReplicaState.map(o.gid, to: id, root: entity.root)
                 continue
             }
-            guard let entity = schema.entities[o.entity], let id = local[o.gid] else { continue }  // PA4
-            var values: [String: PropertyValue] = [:]
-            for (name, p) in o.properties where entity.synced.contains(name) {  // PA4: unknown skipped
+            guard let current = try snapshot.values(of: mapped) else { continue }
+            let differing = values.filter { current[$0.key] != $0.value }  // PA2
+            if !differing.isEmpty { changes.updated[mapped] = differing }
+        }
+        return changes
+    }
+
+    /// The reference pass's batch for `page`: the relationships of the live pulled objects, to
+    /// local objects (PA3), where they differ (PA2).
+    func references(of page: [PulledObject], snapshot: ObjectSnapshot, clock: inout HybridClock) throws -> ChangeSet {
+        var changes = ChangeSet()
+        changes.author = PushCollector.author
+        func target(_ gid: UUID) throws -> ObjectID? {
+            guard let id = try ReplicaState.local(gid, in: snapshot), try snapshot.exists(id) else { return nil }
+            return id  // PA3
+        }
+        for o in page where !o.deleted {
+            for p in o.properties.values { clock.observe(p.hlc) }
+            guard let entity = schema.entities[o.entity], let id = try ReplicaState.local(o.gid, in: snapshot),
+                let current = try snapshot.values(of: id)
+            else {
+                continue  // PA4, or an object the attribute pass could not create
+            }
+            var differing: [String: PropertyValue] = [:]
+            for (name, p) in o.properties {
+                guard let relationship = entity.relationships[name] else { continue }  // PA4
                 let wire = try WireValue(json: p.json, where: "\(o.entity) \(o.gid.uuidString).\(name)")
                 switch wire {
-                case let .attribute(v):
-                    values[name] = .attribute(v)
-                case let .toOne(g):
-                    let t = try g.flatMap { deletedGIDs.contains($0) ? nil : try target($0) }
-                    values[name] = .toOne(t)
-                case let .toMany(gs):
-                    values[name] = .toMany(try gs.compactMap { deletedGIDs.contains($0) ? nil : try target($0) })
-                }
-            }
-            if freshSet.contains(o.gid) {
-                changes.inserted[id] = values
-                touched += 1
-                continue
-            }
-            // PA2: only what differs, with what was read.
-            guard let current = try snapshot.values(of: id) else { continue }
-            var differing: [String: PropertyValue] = [:]
-            var read: [String: CdValue] = [:]
-            for (name, v) in values {
-                if case let .toMany(list) = v {
-                    let now = try snapshot.related(id, name)
-                    let ordered = entity.relationships[name]?.ordered ?? false
-                    if ordered ? now != list : Set(now) != Set(list) { differing[name] = v }
+                case .attribute:
                     continue
-                }
-                if current[name] != v {
-                    differing[name] = v
-                    if case let .attribute(old)? = current[name] { read[name] = old }
+                case let .toOne(g):
+                    let value = PropertyValue.toOne(try g.flatMap(target))
+                    if current[name] != value { differing[name] = value }
+                case let .toMany(gs):
+                    let list = try gs.compactMap(target)
+                    let now = try snapshot.related(id, name)
+                    if relationship.ordered ? now != list : Set(now) != Set(list) { differing[name] = .toMany(list) }
                 }
             }
-            if !differing.isEmpty {
-                changes.updated[id] = differing
-                if !read.isEmpty { changes.read[id] = read }
-                touched += 1
-            }
+            if !differing.isEmpty { changes.updated[id] = differing }
         }
-        changes.sideWrites.append(ReplicaState.write(PullCursor(sequence: pull.sequence, epoch: pull.epoch)))
-        changes.sideWrites.append(ReplicaState.write(clock))
-        return .changes(changes, objects: touched)
+        return changes
     }
 }

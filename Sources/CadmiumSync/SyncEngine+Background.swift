@@ -2,10 +2,26 @@
 // history's last token), pulls when the server announces a change of the scope (LISTEN/NOTIFY on
 // channel `cadmium_sync`, the payload being the scope) and on a timer, and backs off while the
 // server is away (local writes go on; the next successful sync pushes them).
+//
+// Invariants:
+//  BG1. A failed sync is retried, with a pause that doubles from 100 ms to 5 s, until one
+//       succeeds: the local commits it was for stay pending (the loop's last seen token does not
+//       move) and the server's loss is reported once per attempt in `events` (`.error`).
+//  BG2. Every time the listener (re)connects and its LISTEN is in place, the loop syncs once:
+//       announcements sent while nothing listened (the server away, the listener reconnecting)
+//       are lost, and that sync catches up on what they announced.
+//  BG3. A listener whose connection closed (the server stopped, its backend ended) is given up
+//       within a quarter of a second and a new one connects, even when postgres-nio never ends
+//       the notification sequence of a closed connection (ServerDeadline.swift tells of such
+//       waits): the loop watches `isClosed` rather than awaiting the sequence's end.
+//  BG4. `stop()` cancels both loops and closes their connections; every wait in them (the
+//       deadline of a sync, a pause, the watch of BG3) answers cancellation, so `stop()` does
+//       not wait for a server that is away.
 
 import CdObjects
 import Foundation
 import PostgresNIO
+import Synchronization
 
 extension SyncEngine {
     /// Loops until its task is cancelled.
@@ -37,20 +53,32 @@ extension SyncEngine {
     }
 
     /// Listens for the server's announcements of the scope until its task is cancelled,
-    /// reconnecting after a second when the connection fails.
+    /// connecting again a second after a failure (BG2, BG3).
     package nonisolated func listenLoop() async {
         while !Task.isCancelled {
             do {
                 let connection = try await PostgresConnection.connect(
                     configuration: address.configuration.configuration, id: 0, logger: ServerConnection.logger)
                 await setListener(connection)
-                try await connection.listen(on: "cadmium_sync") { notifications in
-                    for try await n in notifications where n.payload == scope { await notify() }
+                let scope = self.scope
+                let ended = ListenerEnd()
+                let listening = Task {
+                    defer { ended.mark() }
+                    try await connection.listen(on: "cadmium_sync") { notifications in
+                        await self.notify()  // BG2: LISTEN is in place; catch up on what was missed
+                        for try await n in notifications where n.payload == scope { await self.notify() }
+                    }
                 }
-                try? await connection.close()
+                // BG3: the sequence of a closed connection may never end; its connection's state does.
+                while !Task.isCancelled, !connection.isClosed, !ended.isMarked {
+                    try? await Task.sleep(for: .milliseconds(250))
+                }
+                listening.cancel()
+                if !connection.isClosed { try? await connection.close() }
             } catch {
-                try? await Task.sleep(for: .seconds(1))
+                // The server is away: try again (BG1's pause is the sync loop's; this one's is fixed).
             }
+            try? await Task.sleep(for: .seconds(1))
         }
     }
 
@@ -79,4 +107,11 @@ extension SyncEngine {
         defer { notified = false }
         return notified
     }
+}
+
+/// Whether a listener's task has ended (BG3).
+private final class ListenerEnd: Sendable {
+    private let value = Mutex(false)
+    func mark() { value.withLock { $0 = true } }
+    var isMarked: Bool { value.withLock { $0 } }
 }

@@ -1,5 +1,6 @@
 // The sync engine of one replica, on CdObjects' object store: push (PushCollector, then the
-// server's compare-and-set), pull (the server's snapshot, then PullApplier's one commit), and the
+// server's compare-and-set), pull (pages of one server snapshot into one local commit,
+// SyncEngine+Pull.swift), and the
 // reconciliation of the acknowledged position after a crash, a replay, a restored server or a
 // copied store file. The Cd-facing front is `CdSync`; tests and the campaign's replica processes
 // use this directly, one engine per store.
@@ -14,12 +15,16 @@
 //  SE3. A server position behind the local one (a server restored from an older backup) moves
 //       the local position back to it, so the lost batches are pushed again from history (or,
 //       when history no longer reaches back, the whole state, PC4).
-//  SE4. One sync step runs at a time (the actor), so batches go out in order.
+//  SE4. One sync step runs at a time, so batches go out in order and only one transaction at a
+//       time uses the engine's one connection: `syncNow` waits for the step that runs (the
+//       actor alone would let two steps interleave at their awaits — the background loop's and
+//       an app's `syncNow` — and their BEGIN … COMMIT on one connection would mix).
 //  SE5. Every exchange with the server ends within `options.serverTimeout` (ServerDeadline.swift),
 //       and a connection that timed out or that the server closed is dropped: the next step
 //       connects again.
 //  SE6. Store work — reading history and state, the engine's side commits, applying a pull — runs
-//       on the engine's own serial Dispatch queue, never on Swift's cooperative pool: a commit
+//       on the engine's own serial Dispatch queue (a pull's write: on a thread of its own, PG7),
+//       never on Swift's cooperative pool: a commit
 //       may wait for the store's write lock, which another process can hold, and a blocked pool
 //       thread (one per core) would hold up every task of the process, deadlines included.
 
@@ -46,8 +51,14 @@ package struct SyncEngineOptions: Sendable {
     /// Sends every applied batch a second time and requires the server to refuse it (the
     /// campaign's duplicated pushes, PU1).
     package var duplicatePushes = false
-    /// How long one push or pull may take before its connection is closed.
+    /// How long one exchange with the server (connecting, a push, a page of a pull) may take
+    /// before its connection is closed.
     package var serverTimeout: Duration = .seconds(20)
+    /// How many objects one page of a pull reads (PG3 of SyncEngine+Pull.swift).
+    package var pullPageSize = 500
+    /// Runs after each page of a pull is applied to the pull's uncommitted local write, with the
+    /// page's number from 1 (tests: a connection cut, or a look at the store, between pages).
+    package var afterPulledPage: (@Sendable (Int) async throws -> Void)? = nil
 
     package init() {}
 }
@@ -55,14 +66,15 @@ package struct SyncEngineOptions: Sendable {
 /// The sync engine of one store.
 package actor SyncEngine {
     let store: ObjectStore
-    let commit: @Sendable (ChangeSet) throws -> AppliedChanges
+    /// How pulled pages are written and committed (PG2 of SyncEngine+Pull.swift).
+    let commitPath: SyncCommitPath
     let address: ServerAddress
     let scope: String
     let schema: SyncSchema
     package var options: SyncEngineOptions
-    private var server: ServerConnection?
+    var server: ServerConnection?
     private(set) var lastPush: Date?
-    private(set) var lastPull: Date?
+    var lastPull: Date?
     private(set) var lastError: CdSyncError?
     /// The subscribers of `CdSync.events` (BroadcastSubscribers BS1–BS2: nothing dropped, in order).
     let events = BroadcastSubscribers<CdSyncEvent>()
@@ -72,12 +84,15 @@ package actor SyncEngine {
     var listener: PostgresConnection?
     /// Set when the server announced a change of the scope.
     var notified = false
+    /// Whether a sync step runs, and the steps waiting for it (SE4), first come first served.
+    private var stepRunning = false
+    private var stepWaiters: [CheckedContinuation<Void, Never>] = []
 
-    /// An engine for `store`, committing pulled changes with `commit` (the `Cd` stack's commit
-    /// path, or the store's own `apply`).
+    /// An engine for `store`, committing pulled changes through `commitPath` (the `Cd` stack's
+    /// commit path, or the store's own writer: `.store(store)`).
     package init(
-        store: ObjectStore, commit: @escaping @Sendable (ChangeSet) throws -> AppliedChanges, server: URL,
-        scope: String, entities: [String], options: SyncEngineOptions = SyncEngineOptions()
+        store: ObjectStore, commitPath: SyncCommitPath, server: URL, scope: String, entities: [String],
+        options: SyncEngineOptions = SyncEngineOptions()
     ) throws {
         guard store.historyID != nil else {
             throw CdSyncError(
@@ -85,7 +100,7 @@ package actor SyncEngine {
             )
         }
         self.store = store
-        self.commit = commit
+        self.commitPath = commitPath
         self.address = try ServerAddress(server)
         self.scope = scope
         self.schema = try SyncSchema(model: store.model, entities: entities)
@@ -104,6 +119,8 @@ package actor SyncEngine {
 
     /// Pushes every pending batch, then pulls once (PA1: pushes again when a commit slipped in).
     package func syncNow() async throws {
+        await beginStep()
+        defer { endStep() }
         do {
             for _ in 0..<8 {
                 do { try await pushAll() } catch let e as CdSyncError where e.code == .conflictRefused {
@@ -124,9 +141,23 @@ package actor SyncEngine {
         }
     }
 
+    /// Waits until no other sync step runs (SE4).
+    private func beginStep() async {
+        guard stepRunning else {
+            stepRunning = true
+            return
+        }
+        await withCheckedContinuation { stepWaiters.append($0) }
+    }
+
+    /// Hands the turn to the next waiting step, if any (SE4).
+    private func endStep() {
+        if stepWaiters.isEmpty { stepRunning = false } else { stepWaiters.removeFirst().resume() }
+    }
+
     /// Pushes batches until nothing is pending; returns how many were applied.
     @discardableResult
-    package func pushAll() async throws -> Int {
+    private func pushAll() async throws -> Int {
         var applied = 0
         var rounds = 0
         while rounds < 1000 {
@@ -194,7 +225,7 @@ package actor SyncEngine {
     }
 
     /// Moves the local position to the server's after a failed compare-and-set (SE1–SE3).
-    private func reconcile(local: PushedPosition?, server: PushedPosition?) async throws {
+    func reconcile(local: PushedPosition?, server: PushedPosition?) async throws {
         guard let server else {
             // The server has no position for us: restored from before our first push (SE3).
             try await sideCommit([ReplicaState.clearPushed()], "forgetting the acknowledged position")
@@ -225,46 +256,6 @@ package actor SyncEngine {
         try await sideCommit([ReplicaState.write(server)], "adopting the server's position \(server.number)")
     }
 
-    /// One pull; false when local transactions were pending (push first, PA1) and `force` is
-    /// off.
-    private func pullOnce(force: Bool) async throws -> Bool {
-        let replica = try await identity()
-        let cursor = try await read { try ReplicaState($0).cursor }
-        let server = try await connection()
-        let result: PullResult
-        do {
-            let scope = self.scope
-            result = try await deadline(server, "pulling") {
-                try await server.pull(scope, replica: replica, after: cursor)
-            }
-        } catch {
-            throw ServerConnection.wrap(error, "pulling from \(scope)", address)
-        }
-        // A server whose record of our pushes differs (restored from a backup, or another copy
-        // of this store pushed): reconcile, then push again before pulling (SE2, SE3).
-        let pushed = try await read { try ReplicaState($0).pushed }
-        if result.position != pushed {
-            try await reconcile(local: pushed, server: result.position)
-            return false
-        }
-        let applier = PullApplier(store: store, schema: schema)
-        let outcome = try await read { snapshot in
-            try applier.changes(for: result, snapshot: snapshot, state: ReplicaState(snapshot), force: force)
-        }
-        switch outcome {
-        case .pushFirst:
-            return false
-        case let .changes(changes, objects):
-            let commit = self.commit
-            do { try await onStore { _ = try commit(changes) } } catch {
-                throw CdSyncError.store(error, "applying pulled changes of \(scope)")
-            }
-            lastPull = Date()
-            events.yield(.pulled(objects: objects, cursor: result.sequence))
-            return true
-        }
-    }
-
     // MARK: - Status
 
     /// The replica's sync state.
@@ -288,7 +279,7 @@ package actor SyncEngine {
 
     /// The replica ID, written with the scope on first use; a store synced to another scope is
     /// refused.
-    private func identity() async throws -> UUID {
+    func identity() async throws -> UUID {
         let state = try await read { try ReplicaState($0) }
         if let scope = state.scope, scope != self.scope {
             throw CdSyncError(.scopeMismatch, "the store syncs scope \(scope), not \(self.scope)")
@@ -302,7 +293,7 @@ package actor SyncEngine {
     /// Runs `body` on `server`, resuming with `serverUnreachable` when it takes longer than
     /// `options.serverTimeout`; then the connection is closed and dropped (SE5; the deadline
     /// cannot be outwaited: ServerDeadline.swift).
-    private func deadline<R: Sendable>(
+    func deadline<R: Sendable>(
         _ server: ServerConnection, _ what: String, _ body: @escaping @Sendable () async throws -> R
     ) async throws -> R {
         do {
@@ -317,7 +308,7 @@ package actor SyncEngine {
 
     /// The open connection, or a new one (connecting and migrating under the deadline). A
     /// connection the server closed meanwhile is dropped, never used (SE5).
-    private func connection() async throws -> ServerConnection {
+    func connection() async throws -> ServerConnection {
         if let server {
             if !server.isClosed { return server }
             self.server = nil
@@ -346,7 +337,7 @@ package actor SyncEngine {
         }
     }
 
-    private func read<R: Sendable>(_ body: @escaping @Sendable (ObjectSnapshot) throws -> R) async throws -> R {
+    func read<R: Sendable>(_ body: @escaping @Sendable (ObjectSnapshot) throws -> R) async throws -> R {
         let store = self.store
         return try await onStore {
             do { return try store.read(body) } catch { throw CdSyncError.store(error, "reading the local store") }

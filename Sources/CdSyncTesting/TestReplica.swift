@@ -20,7 +20,7 @@ package final class TestReplica: Sendable {
         self.store = store
         self.path = path
         engine = try SyncEngine(
-            store: store, commit: { try store.apply($0) }, server: server, scope: scope,
+            store: store, commitPath: .store(store), server: server, scope: scope,
             entities: SyncTestModel.entities, options: options)
     }
 

@@ -3,7 +3,7 @@
 //   latency     a note committed on replica A (which then syncs) until replica B, syncing in the
 //               background (LISTEN/NOTIFY), holds it — p50 and p99 over `commits` notes;
 //   push        10,000 notes committed on A in 100 commits, then pushed: objects per second;
-//   pull        B takes them in one sync (one local commit): objects per second.
+//   pull        B takes them in one sync (pages of 500, one local commit): objects per second.
 
 import CadmiumSync
 import CdObjects
@@ -59,7 +59,8 @@ func runMeasure(dir: String, server: URL, commits: Int) async throws {
         String(
             format: "push: %d notes in 100 local commits, one sync: %.2f s, %.0f objects/s", objects, seconds,
             Double(objects) / seconds))
-    // Pull: B, whose background loop has stopped, takes the 10,000 notes in one pull (one commit).
+    // Pull: B, whose background loop has stopped, takes the 10,000 notes in one pull (20 pages of
+    // 500 from one server snapshot, one local commit).
     let pullStart = ContinuousClock.now
     try await b.engine.syncNow()
     let p = ContinuousClock.now - pullStart
@@ -67,7 +68,8 @@ func runMeasure(dir: String, server: URL, commits: Int) async throws {
     let arrived = try b.store.read { try $0.fetchIDs(FetchRequest(entity: "Note")) }.count
     print(
         String(
-            format: "pull: %d notes in one sync (one local commit): %.2f s, %.0f objects/s", arrived, pullSeconds,
+            format: "pull: %d notes in one sync (pages of 500, one local commit): %.2f s, %.0f objects/s", arrived,
+            pullSeconds,
             Double(arrived) / pullSeconds))
     try await a.close()
     try await b.close()

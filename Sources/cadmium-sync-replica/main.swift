@@ -3,7 +3,9 @@
 // its counts. The harness kills it (SIGKILL) and starts it again on the same store.
 //
 //   cadmium-sync-replica <store> <server URL> <scope> <index> <seed> <steps> [skew-ms] [--duplicate-pushes]
+//                        [--page-size N]
 //   cadmium-sync-replica cd-example <store> <server URL> <scope>     (CdExample.swift)
+//   cadmium-sync-replica slow-pull <store> <server URL> <scope> <page size> <pause ms>  (SlowPull.swift)
 //   cadmium-sync-replica measure <dir> <server URL> [commits]        (Measure.swift)
 
 import CadmiumSync
@@ -21,6 +23,17 @@ if arguments.count >= 4, arguments[1] == "measure", let url = URL(string: argume
         exit(1)
     }
 }
+if arguments.count == 7, arguments[1] == "slow-pull", let url = URL(string: arguments[3]),
+    let pageSize = Int(arguments[5]), let pause = Int(arguments[6])
+{
+    do {
+        try await runSlowPull(store: arguments[2], server: url, scope: arguments[4], pageSize: pageSize, pause: pause)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("slow-pull: \(error)\n".utf8))
+        exit(1)
+    }
+}
 if arguments.count == 5, arguments[1] == "cd-example", let url = URL(string: arguments[3]) {
     do {
         try await runCdExample(store: arguments[2], server: url, scope: arguments[4])
@@ -35,13 +48,16 @@ guard arguments.count >= 7, let url = URL(string: arguments[2]), let index = Int
 else {
     FileHandle.standardError.write(
         Data(
-            "usage: cadmium-sync-replica <store> <url> <scope> <index> <seed> <steps> [skew-ms] [--duplicate-pushes]\n"
-                .utf8))
+            ("usage: cadmium-sync-replica <store> <url> <scope> <index> <seed> <steps> [skew-ms] [--duplicate-pushes]"
+                + " [--page-size N]\n").utf8))
     exit(2)
 }
 var options = SyncEngineOptions()
 if arguments.count >= 8, let skew = Double(arguments[7]) { options.clockOffset = skew / 1000 }
 options.duplicatePushes = arguments.contains("--duplicate-pushes")
+if let i = arguments.firstIndex(of: "--page-size"), i + 1 < arguments.count, let size = Int(arguments[i + 1]) {
+    options.pullPageSize = size  // pulls of many pages, so that a SIGKILL can fall between two
+}
 do {
     let replica = try TestReplica(path: arguments[1], server: url, scope: arguments[3], options: options)
     var workload = CampaignWorkload(replica: replica, index: index, seed: seed)

@@ -79,7 +79,7 @@ struct OnceCommand: AsyncParsableCommand {
         guard let url = URL(string: server) else { throw ValidationError("\(server) is not a URL") }
         let s = try openStore(store, readOnly: false)
         let engine = try SyncEngine(
-            store: s, commit: { try s.apply($0) }, server: url, scope: scope, entities: entities)
+            store: s, commitPath: .store(s), server: url, scope: scope, entities: entities)
         do {
             try await engine.syncNow()
         } catch {

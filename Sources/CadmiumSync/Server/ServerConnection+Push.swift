@@ -11,6 +11,14 @@
 //       unless it is the insert of an object created again after the delete (a newer stamp).
 //  PU3. Everything the push changes carries the change number `seq + 1`, and the scope's `seq`
 //       becomes that number in the same transaction, under the scope's row lock (SS4).
+//  PU4. After a push, no reference property on the server names a deleted object: the push
+//       strips the objects it deletes from every reference to them, and strips deleted objects
+//       from the references it writes itself. A property so repaired takes the push's change
+//       number (its stamp stays), so every replica pulls the repaired value. Without this a
+//       reference left pointing at a tombstone came back to life when the object was created
+//       again under its derived ID (a unique tag deleted and made anew): replicas that had
+//       dropped the reference (PA3) never pulled it again, and a replica that pulled later kept
+//       it — they diverged (campaign seed 7919, 400 steps).
 
 import Foundation
 import PostgresNIO
@@ -165,6 +173,7 @@ extension ServerConnection {
                 "UPDATE cadmium_sync.objects SET seq = \(seq) WHERE scope = \(scope) AND gid = ANY(\(touched))",
                 "numbering changed objects")
         }
+        try await repairReferences(r, scope: scope, seq: seq)  // PU4
         if !r.conflicts.isEmpty {
             try await run(
                 """
@@ -175,6 +184,60 @@ extension ServerConnection {
                     \(r.conflicts.map(\.loser))::uuid[], \(r.conflictStamps)::bigint[]) AS t(g, n, k, l, h)
                 """, "recording conflicts")
         }
+    }
+}
+
+extension ServerConnection {
+    /// Strips deleted objects from the reference properties that name them — those the push
+    /// deleted, and tombstones the push's own references name — and gives the repaired
+    /// properties, and their objects, the push's change number (PU4). Reference values are
+    /// `{"t": "r", "v": gid}` (to-one) and `{"t": "m", "v": [gid, …]}` (to-many, its order
+    /// kept), WireValue.swift. A push that deletes nothing and links to no tombstone (the common
+    /// case) runs one look-up at most.
+    fileprivate func repairReferences(_ r: PushResolution, scope: String, seq: Int64) async throws {
+        var named = Set<UUID>()
+        for w in r.winners {
+            switch try? WireValue(json: w.json, where: "\(w.gid.uuidString).\(w.name)") {
+            case let .toOne(g?): named.insert(g)
+            case let .toMany(gs): named.formUnion(gs)
+            default: break
+            }
+        }
+        var dead = Set(r.deletes.map(\.gid))
+        if !named.subtracting(dead).isEmpty {
+            let candidates = Array(named.subtracting(dead))
+            for row in try await run(
+                """
+                SELECT gid FROM cadmium_sync.objects
+                WHERE scope = \(scope) AND gid = ANY(\(candidates)) AND deleted
+                """, "looking for links to deleted objects")
+            {
+                dead.insert(try row.decode(UUID.self))
+            }
+        }
+        guard !dead.isEmpty else { return }
+        let texts = dead.map(\.uuidString)
+        let repaired = try await run(
+            """
+            UPDATE cadmium_sync.properties p SET seq = \(seq), value = CASE WHEN p.value->>'t' = 'r'
+                THEN '{"t": "r"}'::jsonb
+                ELSE jsonb_build_object('t', 'm', 'v', COALESCE((
+                    SELECT jsonb_agg(t.e ORDER BY t.i)
+                    FROM jsonb_array_elements(p.value->'v') WITH ORDINALITY AS t(e, i)
+                    WHERE NOT EXISTS (
+                        SELECT 1 FROM cadmium_sync.objects o
+                        WHERE o.scope = p.scope AND o.gid = (t.e #>> '{}')::uuid AND o.deleted)), '[]'::jsonb))
+                END
+            WHERE p.scope = \(scope)
+                AND ((p.value->>'t' = 'r' AND p.value->>'v' = ANY(\(texts)::text[]))
+                    OR (p.value->>'t' = 'm' AND p.value->'v' ?| \(texts)::text[]))
+            RETURNING p.gid
+            """, "repairing references to deleted objects")
+        let objects = Array(Set(try repaired.map { try $0.decode(UUID.self) }))
+        guard !objects.isEmpty else { return }
+        try await run(
+            "UPDATE cadmium_sync.objects SET seq = \(seq) WHERE scope = \(scope) AND gid = ANY(\(objects))",
+            "numbering repaired objects")
     }
 }
 

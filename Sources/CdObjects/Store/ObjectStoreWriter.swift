@@ -21,6 +21,9 @@
 //  BW3. `applied` is what one `apply` of all the batches would report: an object inserted by an
 //       earlier batch and changed later stays only in `inserted`; one inserted and then deleted
 //       is in neither `inserted` nor `deleted`.
+//  BW4. A batch's side writes (`ChangeSet.sideWrites`) are written after its own changes, in the
+//       same transaction (SW2 of SideTreeWrites.swift): they commit with every batch or roll back
+//       with them, and later batches (and `snapshot()`) read them.
 //
 // Confinement: one thread at a time (it owns an engine write transaction).
 
@@ -75,7 +78,9 @@ public final class ObjectStoreWriter {
     /// ```
     @discardableResult
     public func apply(_ changes: ChangeSet) throws -> AppliedChanges {
-        try write { stored in ChangeApplier(layout: store.layout, stored: stored, changes: changes, overlay: false) }
+        try write(sideWrites: changes.sideWrites) { stored in
+            ChangeApplier(layout: store.layout, stored: stored, changes: changes, overlay: false)
+        }
     }
 
     /// Applies one batch in slot form (what the object layer flushes).
@@ -161,9 +166,11 @@ public final class ObjectStoreWriter {
         return tx
     }
 
-    /// Runs one batch's applier in the transaction (keeps BW1–BW3). A load batch
-    /// (ObjectStoreWriter+Load.swift, LD1) validates at once instead of deferring (BW2).
-    func write(loads: Bool = false, _ make: (StoredObjects) -> ChangeApplier) throws -> AppliedChanges {
+    /// Runs one batch's applier in the transaction, then its side writes (keeps BW1–BW4). A load
+    /// batch (ObjectStoreWriter+Load.swift, LD1) validates at once instead of deferring (BW2).
+    func write(
+        loads: Bool = false, sideWrites: [SideTreeWrite] = [], _ make: (StoredObjects) -> ChangeApplier
+    ) throws -> AppliedChanges {
         let tx = try open()
         cachedSnapshot = nil
         do {
@@ -182,6 +189,7 @@ public final class ObjectStoreWriter {
                 historyAuthor = applier.author ?? historyAuthor
                 historyContextName = applier.contextName ?? historyContextName
             }
+            try SideTreeWrite.apply(sideWrites, in: tx)  // BW4
             for (root, next) in written where next > writtenKeys[root, default: 1] { writtenKeys[root] = next }
             // Keeps BW2: what this batch validated is current; what it found invalid is noted.
             if !suspects.isEmpty {

@@ -13,7 +13,9 @@ final class ReplicaSet: Sendable {
     let scope: String
     let server: URL
 
-    init(_ count: Int, server: URL, scope: String, options: SyncEngineOptions = SyncEngineOptions()) throws {
+    /// Replicas whose pulls read pages of 2 objects: every test on a set pulls in many pages
+    /// (PG1–PG4 of SyncEngine+Pull.swift), so its expectations hold for paged pulls too.
+    init(_ count: Int, server: URL, scope: String, options: SyncEngineOptions = .smallPages) throws {
         let dir = try TestServer.temporaryDirectory(scope)
         self.dir = dir
         self.scope = scope
@@ -53,6 +55,15 @@ final class ReplicaSet: Sendable {
     func close() async {
         for r in replicas { try? await r.close() }
         try? FileManager.default.removeItem(at: dir)
+    }
+}
+
+extension SyncEngineOptions {
+    /// The defaults, with pulls in pages of 2 objects.
+    static var smallPages: SyncEngineOptions {
+        var options = SyncEngineOptions()
+        options.pullPageSize = 2
+        return options
     }
 }
 

@@ -100,6 +100,32 @@ final class PrivateServer: Sendable {
         return false
     }
 
+    /// Stops every process of the server with SIGSTOP (the postmaster, read from its pid file,
+    /// and its children, by their IDs): connections stay open and nothing answers them. Returns
+    /// the IDs for `thaw`.
+    func freeze() throws -> [Int32] {
+        guard let text = try? String(contentsOfFile: "\(dir)/data/postmaster.pid", encoding: .utf8),
+            let first = text.split(separator: "\n").first, let postmaster = Int32(first)
+        else { throw SyncTestFailure("no postmaster.pid in \(dir)/data") }
+        var pids = [postmaster]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // "pid (comm) state ppid …": the parent is the second field after the command.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == postmaster { pids.append(pid) }
+        }
+        for pid in pids { _ = kill(pid, SIGSTOP) }
+        return pids
+    }
+
+    /// Lets the processes `freeze` stopped go on (SIGCONT).
+    static func thaw(_ pids: [Int32]) {
+        for pid in pids { _ = kill(pid, SIGCONT) }
+    }
+
     static func run(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")

@@ -1,4 +1,4 @@
-// `ObjectStoreWriter`: many change sets in one engine transaction (BW1–BW3). Each test compares
+// `ObjectStoreWriter`: many change sets in one engine transaction (BW1–BW4). Each test compares
 // what the store holds afterwards, read by name, with what one `apply` gives or with the
 // expected contents, so a lost inverse, a list edited twice or a partial rollback fails it.
 
@@ -167,5 +167,39 @@ struct ObjectStoreWriterTests {
         #expect(try store.fetch(request) == ids.reversed())
         let reopened = try store.newObjectIDs(entity: "Employee", count: 1)[0]
         #expect(reopened.primaryKey > ids.last!.primaryKey)
+    }
+
+    @Test func sideWritesOfEachBatchCommitWithTheBatchesOrRollBackWithThem() throws {
+        let store = try companyStore()
+        func put(_ key: String, _ value: String?) -> SideTreeWrite {
+            SideTreeWrite(tree: "test.side", key: Array(key.utf8), value: value.map { Array($0.utf8) })
+        }
+        func side(_ key: String, in snapshot: ObjectSnapshot) throws -> String? {
+            try snapshot.sideTree("test.side")?.get(Array(key.utf8)).map { String(decoding: $0, as: UTF8.self) }
+        }
+        let d = try store.newObjectIDs(entity: "Department", count: 2)
+        let writer = try store.beginWriter()
+        var first = ChangeSet(inserted: [d[0]: ["name": str("x")]])
+        first.sideWrites = [put("a", "1"), put("b", "2")]
+        try writer.apply(first)
+        #expect(try side("a", in: writer.snapshot()) == "1", "a later batch reads what an earlier one wrote")
+        var second = ChangeSet(inserted: [d[1]: ["name": str("y")]])
+        second.sideWrites = [put("a", "3"), put("b", nil)]
+        try writer.apply(second)
+        #expect(try store.read { try side("a", in: $0) } == nil, "nothing is visible before the commit")
+        try writer.commit()
+        #expect(try store.read { try side("a", in: $0) } == "3")
+        #expect(try store.read { try side("b", in: $0) } == nil)
+        // Rolled back: neither the objects nor the side writes of the batches stay.
+        let e = try store.newObjectIDs(entity: "Department", count: 1)
+        let rolled = try store.beginWriter()
+        var third = ChangeSet(inserted: [e[0]: ["name": str("z")]])
+        third.sideWrites = [put("a", "4"), put("c", "5")]
+        try rolled.apply(third)
+        rolled.rollback()
+        #expect(try store.read { try side("a", in: $0) } == "3")
+        #expect(try store.read { try side("c", in: $0) } == nil)
+        #expect(try store.exists(e[0]) == false)
+        #expect(try store.verify().isEmpty)
     }
 }
