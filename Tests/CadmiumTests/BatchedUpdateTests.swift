@@ -23,7 +23,7 @@ extension CadmiumSuites {
             options.history = .tracked
             try Cd.initWithStore(model: model, storeURL: url, options: options)
             Cd.misuseHandler = { misuse in Issue.record("unexpected misuse: \(misuse)") }
-            Cd.container!.flushThreshold.store(Self.threshold, ordering: .relaxed)
+            Cd.stack!.flushThreshold.store(Self.threshold, ordering: .relaxed)
             try background {
                 try Cd.transactAndWait {
                     for i in 0..<Self.staff {
@@ -75,7 +75,7 @@ extension CadmiumSuites {
             #expect(renamed == Self.changed)
             #expect(try Cd.read { try Cd.objects(Employee.self).filter("email == 'm5'").count() } == 0)
             #expect(try Cd.read { try Cd.objects(Employee.self).filter("email == 'm250'").count() } == 1)
-            let store = try #require(Cd.container?.store as? ObjectStore)
+            let store = try #require(Cd.stack?.store as? ObjectStore)
             let problems = try store.engine.read { try ObjectStoreVerifier().verify($0) }
             #expect(problems.isEmpty, "the store does not verify: \(problems)")
             // History: one transaction holding every update.
