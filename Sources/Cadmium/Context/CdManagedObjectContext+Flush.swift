@@ -35,11 +35,6 @@
 //       never see another transaction's uncommitted work, since there is none meanwhile (BW4).
 //  BW8. The commit's notification (`AppliedChanges`, merged into the main context and sent to
 //       `Cd.commits`) reports every object of every batch, as one commit would (BW3).
-//  BW9. Changing an attribute of a stored object that has no pending change is a create for
-//       this purpose: it flushes first when the threshold is passed, so an update of 100,000
-//       fetched objects applies them in batches of about `flushThreshold` (`largestBatch` records
-//       the largest), and the store's working set, change set and records are one batch's, not
-//       the whole update's.
 
 import CdObjects
 import CdStore
@@ -81,7 +76,6 @@ extension CdManagedObjectContext {
                 state.holdsStoreWriter = true
             }
             let applied = try writer.apply(slots: batch)
-            noteBatch(batch)
             let direct = batch.updated.map(\.id)
             // Keeps BW5: the flushed objects are clean and held weakly from now on. (Changed
             // objects the context had released already are not in `retained`.)
@@ -135,7 +129,6 @@ extension CdManagedObjectContext {
         defer { dropWriter() }
         do {
             if let slots = pendingSlotChanges() {
-                noteBatch(slots)
                 return try container.save(writer: writer, direct: direct.union(slots.updated.map(\.id))) {
                     if !slots.isEmpty { try writer.apply(slots: slots) }
                 }
@@ -150,12 +143,6 @@ extension CdManagedObjectContext {
             lock.withLock { flushFailure = error }
             throw error
         }
-    }
-
-    /// Keeps `largestBatch` (BW9).
-    private func noteBatch(_ batch: SlotChangeSet) {
-        let size = batch.inserted.count + batch.updated.count
-        lock.withLock { largestBatch = max(largestBatch, size) }
     }
 
     /// Rolls back and forgets the writer, if any (keeps BW4).

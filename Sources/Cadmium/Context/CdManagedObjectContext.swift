@@ -68,9 +68,6 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     var flushFailure: (any Error)?
     /// Transaction context: the objects flushed batches updated themselves.
     var flushedDirect: Set<ObjectID> = []
-    /// Transaction context: the most inserted and updated objects one flushed batch or the
-    /// commit after a flush handed to the store (BW9); tests check it.
-    package var largestBatch = 0
     /// Objects inserted in this context, in order (those deleted since are skipped, MC2).
     var insertedObjects: [CdManagedObject] = []
     /// Inserted objects not deleted since.

@@ -153,10 +153,8 @@ extension CdManagedObject {
     /// Sets the attribute in `slot`, after check J.
     @usableFromInline
     func writeAttribute(_ slot: Int, _ value: CdValue) {
-        let (owner, loaded, clean) = withState { ($0.context, $0.loaded, $0.changed.isEmpty && !$0.isInserted) }
+        let (owner, loaded) = withState { ($0.context, $0.loaded) }
         guard checkWrite(owner: owner, slotName(slot), toMany: false) else { return }
-        // An update of many objects flushes them in batches, as a bulk insert does (BW9).
-        if clean { owner?.flushIfNeeded() }
         if !loaded { loadIfNeeded() }
         let first = withState { state in
             // Keeps MO5: what was read, before the first write (shared, copied on this write).

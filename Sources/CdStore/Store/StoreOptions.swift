@@ -44,7 +44,7 @@ public struct StoreOptions: Sendable {
     /// keeps a just-closed store's lock alive).
     public var lockWaitSeconds: Double = 0.25
     /// The bytes of changed pages a write transaction keeps in memory before it spills them to the
-    /// WAL (`SpillLog`); nil: a quarter of the cache budget. Tests set it small to spill early.
+    /// WAL (`SpillLog`); nil: the cache budget. Tests set it small to spill early.
     package var spillThresholdBytes: Int?
     /// Whether several processes may open the store at once (the default), or one at a time.
     public var sharing: StoreSharing = .processes

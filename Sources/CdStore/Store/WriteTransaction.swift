@@ -9,8 +9,7 @@
 //      commit writes a tombstone for each (M2). A freed page allocated again leaves `freed`.
 //  R3. The commit writes frames for exactly the pages in `dirty`, the spilled pages and `freed`,
 //      then the commit record; its bytes grow with the pages changed, never with the store.
-//  R6. At most `dirtyPageLimit` pages (a quarter of the cache budget unless the options say
-//      otherwise) stay in `dirty` between tree operations: when a put or
+//  R6. At most `dirtyPageLimit` pages stay in `dirty` between tree operations: when a put or
 //      delete begins with more, every dirty page is spilled to the WAL first. Spills happen only
 //      there, when no tree operation holds a page buffer, never inside one.
 //  R4. The meta page's counters are checked before the writer trusts them: its page count
@@ -41,14 +40,11 @@ public final class WriteTransaction: Transaction, PageSink {
     private var spill: SpillLog?
     /// How many changed pages stay in memory before a spill (R6).
     let dirtyPageLimit: Int
-    /// The most changed pages this transaction has held in memory at once (R6 bounds it by
-    /// `dirtyPageLimit` plus the pages of one tree operation); tests check it.
-    package private(set) var dirtyHighWater = 0
 
     init(store: Store, gateHeld: Bool) throws {
         ownsGate = !gateHeld
         if !gateHeld { try store.acquireWriter() }
-        let spillBytes = store.options.spillThresholdBytes ?? store.options.cacheBytes / Self.dirtyShareOfCache
+        let spillBytes = store.options.spillThresholdBytes ?? store.options.cacheBytes
         dirtyPageLimit = max(16, spillBytes / store.pageSize)
         do {
             if store.isReadOnly { throw StoreError.readOnly(path: store.path) }
@@ -99,14 +95,6 @@ public final class WriteTransaction: Transaction, PageSink {
         return nil
     }
 
-    /// The changed pages a transaction keeps in memory are at most this share of the cache budget
-    /// by default (R6): they are held besides the cache, so a large update or delete holds the
-    /// cache budget plus a quarter of it, and its commit compresses at most that many pages in one
-    /// buffer. With writes in key order (ChangeApplier U2) a spilled page is seldom changed again.
-    /// At 1M employees a delete of 10% peaked at 351 MiB with the whole budget, 279 MiB with this
-    /// (docs/BENCHMARKS.md).
-    static let dirtyShareOfCache = 4
-
     /// The most pages a commit writes as raw images (R5).
     static let rawImagePageLimit = 8
 
@@ -153,14 +141,7 @@ public final class WriteTransaction: Transaction, PageSink {
             copy = PageBuffer(copying: try store.loadPage(number, snapshot: snapshot))
         }
         dirty[number] = copy
-        noteDirtyCount()
         return copy
-    }
-
-    /// Keeps `dirtyHighWater` (R6).
-    @inline(__always)
-    private func noteDirtyCount() {
-        if dirty.count > dirtyHighWater { dirtyHighWater = dirty.count }
     }
 
     public func allocatePage() throws -> PageNumber {
@@ -195,7 +176,6 @@ public final class WriteTransaction: Transaction, PageSink {
                 meta.freeListHead = trunk.next
             }
             dirty[number] = PageBuffer(zeroed: pageSize)
-            noteDirtyCount()
             return number
         }
         guard meta.pageCount < UInt32.max - 1 else {
@@ -209,7 +189,6 @@ public final class WriteTransaction: Transaction, PageSink {
         }
         meta.pageCount += 1
         dirty[number] = PageBuffer(zeroed: pageSize)
-        noteDirtyCount()
         return number
     }
 

@@ -108,29 +108,6 @@ import CdStoreTesting
 
     /// A spilled commit that stays in the WAL (no checkpoint): recovery indexes its frames, the
     /// overwritten ones included, and finds the committed state.
-    /// Without a spill threshold of its own, a transaction keeps at most a quarter of the cache
-    /// budget in changed pages (R6), plus the few pages one tree operation changes; the rest of
-    /// its changes wait in the WAL, however many pages it changes.
-    @Test func theDefaultDirtyLimitIsAQuarterOfTheCacheBudget() throws {
-        let fs = FaultInjectingFileSystem(logsOperations: false)
-        var options = Self.options(fs)
-        options.spillThresholdBytes = nil
-        options.cacheBytes = 4096 * 64
-        let store = try Store.open(path: Self.path, options: options)
-        let before = try Self.base(store)
-        let tx = try store.beginWrite()
-        let after = try Self.bigChanges(tx, from: before, seed: 4)
-        let quarter = 64 / WriteTransaction.dirtyShareOfCache
-        #expect(tx.dirtyPageLimit == quarter)
-        #expect(tx.spilledPageCount > 64, "the transaction changed more pages than the whole cache budget")
-        // One put of an overflowing value changes its leaf path, up to three overflow pages and
-        // the free list: a dozen pages at most beyond the limit.
-        #expect(tx.dirtyHighWater <= quarter + 12, "held \(tx.dirtyHighWater) changed pages")
-        try tx.commit()
-        #expect(try store.read { try firstDifference($0, after) } == nil)
-        try store.close()
-    }
-
     @Test func aSpilledCommitRecoversFromTheLog() throws {
         let fs = FaultInjectingFileSystem(logsOperations: false)
         let store = try Store.open(path: Self.path, options: Self.options(fs))
