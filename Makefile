@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_TEST_FLAGS ?=
 
-.PHONY: all build deps test sync-campaign sync-measure demo man completions clean crash-test campaign fuzz fuzz-deps test-asan test-tsan bench bench-quick bench-deps format format-check
+.PHONY: all build deps test sync-campaign sync-measure demo man completions clean crash-test campaign fuzz fuzz-deps test-asan test-tsan bench bench-quick bench-check bench-deps format format-check
 
 all: build
 
@@ -192,9 +192,25 @@ bench: bench-deps
 	@echo "Cd bulk insert of 200,000 employees, persistent history off and on (docs/BENCHMARKS.md, History):"
 	cd $(BENCH_DIR) && .build/release/cadmium-bench history --objects 200000
 
+# CI's check that the harness builds and runs; its figures mean nothing. A debug build into the
+# main package's build folder: the engine and object modules are the ones the tests' build made
+# (the same compile commands), so only GRDB and the harness are compiled anew, instead of a
+# release build of everything (minutes on 2 cores). Then every subcommand once at its smallest sizes.
+BENCH_CHECK_BIN := ../.build/debug/cadmium-bench
+bench-check: bench-deps
+	$(SWIFT) build --package-path $(BENCH_DIR) --scratch-path .build --manifest-cache none --product cadmium-bench
+	cd $(BENCH_DIR) && $(BENCH_CHECK_BIN) run --smoke
+	cd $(BENCH_DIR) && $(BENCH_CHECK_BIN) observe --results 500 --repetitions 1 --skip-refetch
+	cd $(BENCH_DIR) && $(BENCH_CHECK_BIN) batch --form batch --objects 500
+	cd $(BENCH_DIR) && $(BENCH_CHECK_BIN) batch --form objects --objects 500
+	cd $(BENCH_DIR) && $(BENCH_CHECK_BIN) links --members 20 50 --links 5
+	cd $(BENCH_DIR) && $(BENCH_CHECK_BIN) tagged --notes 500 --tags 10 --queries 2
+	cd $(BENCH_DIR) && $(BENCH_CHECK_BIN) coredata-import --objects 500
+	cd $(BENCH_DIR) && $(BENCH_CHECK_BIN) history --objects 500 --repetitions 1
+
 # Quick run (seconds of measuring): small sizes (the object level at 10,000 and 2,000 employees),
-# one repetition, no docs changes. Keeps the harness from rotting in CI. Without the SwiftData
-# column (Benchmarks/Package.swift: its release build of swift-syntax would dominate CI's time).
+# one repetition, no docs changes, release build. Without the SwiftData column
+# (Benchmarks/Package.swift: its release build of swift-syntax takes longer than the rest).
 bench-quick: bench-deps
 	cd $(BENCH_DIR) && $(SWIFT) build -c release --manifest-cache none --product cadmium-bench
 	cd $(BENCH_DIR) && .build/release/cadmium-bench run --quick

@@ -30,8 +30,14 @@ struct CadmiumBench: ParsableCommand {
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Runs the suite and prints the results table.")
 
-    @Flag(help: "Small sizes and one repetition: seconds, to keep the harness working in CI.")
+    @Flag(help: "Small sizes and one repetition: seconds of measuring.")
     var quick = false
+    @Flag(
+        help: """
+            The smallest sizes and one repetition: every workload's code runs once, the figures mean nothing \
+            (CI runs it on a debug build to keep the harness working).
+            """)
+    var smoke = false
     @Option(help: "Repetitions per workload and system (default 3, or 1 with --quick); the median is reported.")
     var repetitions: Int?
     @Option(help: "Write the results as JSON to this path.")
@@ -58,34 +64,36 @@ struct Run: ParsableCommand {
         parsing: .upToNextOption,
         help: """
             Employees at the object level, one level per count (default: 1000000 200000 in full mode, \
-            10000 2000 in quick mode). The largest runs every object workload and is the one judged; \
-            the others skip the durable commits, which do not depend on the store's size.
+            10000 2000 in quick mode, 500 200 in smoke mode). The largest runs every object workload and is \
+            the one judged; the others skip the durable commits, which do not depend on the store's size.
             """)
     var objects: [Int] = []
 
     func validate() throws {
+        if quick && smoke { throw ValidationError("--quick and --smoke: choose one") }
         if let bad = objects.first(where: { $0 < 1 }) {
             throw ValidationError("--objects: \(bad) employees; each size must be at least 1")
         }
     }
 
     func run() throws {
-        let scale = quick ? Scale.quick : Scale.full
-        let reps = repetitions ?? (quick ? 1 : 3)
+        let scale = smoke ? Scale.smoke : quick ? Scale.quick : Scale.full
+        let reps = repetitions ?? (quick || smoke ? 1 : 3)
         let orchestrator = Orchestrator(
             scale: scale, repetitions: reps, systems: systems,
             workloads: workloads, dataDirectory: dataDirectory)
         let engine = skipEngine ? [] : try orchestrator.run()
         let objectKinds = objectWorkloads.compactMap(ObjectWorkload.init(rawValue:))
-        let sizes = objects.isEmpty ? (quick ? ObjectScale.quickSizes : ObjectScale.fullSizes) : objects
+        let defaultSizes = smoke ? ObjectScale.smokeSizes : quick ? ObjectScale.quickSizes : ObjectScale.fullSizes
+        let sizes = objects.isEmpty ? defaultSizes : objects
         let levels =
             objectKinds.isEmpty
             ? nil
             : try orchestrator.runObjectLevels(
-                sizes: sizes, base: quick ? ObjectScale.quick : ObjectScale.full,
+                sizes: sizes, base: smoke ? ObjectScale.smoke : quick ? ObjectScale.quick : ObjectScale.full,
                 systems: objectSystems, workloads: objectKinds)
         let results = SuiteResults(
-            date: ISO8601DateFormatter().string(from: Date()), mode: quick ? "quick" : "full",
+            date: ISO8601DateFormatter().string(from: Date()), mode: smoke ? "smoke" : quick ? "quick" : "full",
             scale: scale, repetitions: reps,
             machine: MachineInfo.current(packageDirectory: packageDirectory),
             workloads: engine, objectLevels: levels)

@@ -76,6 +76,8 @@ struct Scale: Codable, Sendable {
 
     static let full = Scale(keys: 1_000_000, gets: 200_000, rangeScans: 20, commits: 10_000)
     static let quick = Scale(keys: 20_000, gets: 20_000, rangeScans: 10, commits: 300)
+    /// The smallest sizes that still run every workload's code (CI's check of a debug build): the figures mean nothing.
+    static let smoke = Scale(keys: 1_000, gets: 1_000, rangeScans: 2, commits: 10)
 
     /// The operations a workload performs at this scale (for its throughput).
     func operations(_ w: Workload) -> Int {

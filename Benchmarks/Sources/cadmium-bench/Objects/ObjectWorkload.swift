@@ -110,6 +110,10 @@ struct ObjectScale: Codable, Sendable {
     static let fullSizes = [1_000_000, 200_000]
     /// Two small sizes, so that a quick run goes through the multi-size path.
     static let quickSizes = [10_000, 2_000]
+    /// The smallest sizes that still run every object workload's code, on two levels (CI's check of a debug build).
+    static let smoke = ObjectScale(objects: 500, commits: 10, fetches: 100, ranges: 2, scans: 1)
+    /// The smoke run's two levels.
+    static let smokeSizes = [500, 200]
 
     func operations(_ w: ObjectWorkload, matched: Int) -> Int {
         switch w {
