@@ -5,10 +5,10 @@
 // page cache frees an evicted page on whichever thread evicts it. With each page taken from and
 // given back to the C allocator, glibc serves a helper's page from that thread's own arena and
 // frees an evicted page into the arena that made it, where only its own thread reuses the hole:
-// every arena grows to its own high-water mark of pages, and the process held tens of MiB past
-// the cache budget (docs/BENCHMARKS.md, "Reads on several threads"). Here a page given back on
-// any thread is the next page taken on any thread, so the store holds its pages once, whichever
-// threads read them.
+// every arena grows to its own high-water mark of pages, and the process held up to 55 MiB past
+// the cache budget (docs/BENCHMARKS.md, "Peak memory with one and two read threads"). Here a page
+// given back on any thread is the next page taken on any thread, so the store holds its pages
+// once, whichever threads read them.
 //
 // Invariants:
 //  BP1. Every block is `blockSize` bytes (the store's page size, PB1), aligned to 16 bytes.
@@ -64,9 +64,10 @@ package final class PageBufferPool: @unchecked Sendable {
         self.init(blockSize: pageSize, limit: cacheCapacity + Self.headroom(capacity: cacheCapacity))
     }
 
-    /// The pages readers hold beside the cache's own: a cursor's path on each read thread, a page
-    /// a reader still holds after the cache evicted it, a writer's dirty pages. One sixteenth of
-    /// the cache, at least 64 pages (4 MiB of a 64 MiB cache of 8 KiB pages).
+    /// The pages reads hold beside the cache's own: a cursor's path on each read thread, pages a
+    /// reader still holds after the cache evicted them. One sixteenth of the cache, at least 64
+    /// pages (4 MiB of a 64 MiB cache of 8 KiB pages). A writer's dirty pages (up to its spill
+    /// budget) are lent beyond it, and those given back past the limit are freed (BP3).
     package static func headroom(capacity: Int) -> Int { max(64, capacity / 16) }
 
     deinit {
