@@ -78,10 +78,12 @@ enum PageImage {
     }
 
     /// Checks an image completely and decodes it into a fresh page buffer, or returns why it is
-    /// damaged (PI1–PI3). `expected` is the page number the caller followed a reference to.
+    /// damaged (PI1–PI3). `expected` is the page number the caller followed a reference to. The
+    /// page borrows a block of `pages` (a store's pool, PageBuffer PB3) when given, else owns its
+    /// bytes.
     static func decode(
         _ image: UnsafeRawBufferPointer, expected: PageNumber, expectedCommit: CommitSequence?,
-        pageSize: Int, pool: PageDecompressorPool
+        pageSize: Int, pool: PageDecompressorPool, pages: PageBufferPool?
     ) -> Result<PageBuffer, DamageReport> {
         guard image.count >= headerSize else {
             return .failure("image of \(image.count) bytes is shorter than its header")
@@ -99,7 +101,14 @@ enum PageImage {
         }
         // Every byte is written below (the raw copy, or an inflate that must produce exactly one
         // page, Z1) before the page is returned; on failure it is discarded. No zero fill first.
-        let page = PageBuffer(uninitialized: pageSize)
+        let page: PageBuffer
+        if let pages {
+            precondition(
+                pages.blockSize == pageSize, "pages of \(pageSize) bytes decoded into \(pages.blockSize)-byte blocks")
+            page = PageBuffer(uninitialized: pages)
+        } else {
+            page = PageBuffer(uninitialized: pageSize)
+        }
         switch PageCodecID(rawValue: h.codec) {
         case .raw:
             guard h.storedLength == pageSize else {

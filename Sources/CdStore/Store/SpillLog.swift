@@ -191,7 +191,7 @@ struct SpillLog {
             if let why = Self.damage(of: image, number: number, commit: commit, slot: slot) {
                 throw StoreError.corruption(path: store.walPath, location: .page(number), detail: why.text)
             }
-            let page = PageBuffer(uninitialized: store.pageSize)
+            let page = PageBuffer(uninitialized: store.pages)
             page.base.copyMemory(from: image.baseAddress! + PageImage.headerSize, byteCount: store.pageSize)
             return page
         }

@@ -206,7 +206,8 @@ extension Store {
             image[1] == PageCodecID.raw.rawValue
         else { return nil }
         let decoded = image.withUnsafeBytes {
-            PageImage.decode($0, expected: page, expectedCommit: commit, pageSize: pageSize, pool: decompressors)
+            PageImage.decode(
+                $0, expected: page, expectedCommit: commit, pageSize: pageSize, pool: decompressors, pages: pages)
         }
         switch decoded {
         case .failure(let why):

@@ -57,6 +57,8 @@ public final class Store: @unchecked Sendable {
     let wal: (any StoreFile)?
     let decompressors = PageDecompressorPool()
     let cache: PageCache
+    /// The memory of every page this store makes, shared by its threads (PageBufferPool BP1–BP5).
+    let pages: PageBufferPool
     /// The catalog entries of the newest commit a reader looked up, shared by its readers.
     let catalogRoots = CatalogRoots()
     let writerGate = WriterGate()
@@ -132,6 +134,7 @@ public final class Store: @unchecked Sendable {
         self.file = file
         self.wal = wal
         self.cache = PageCache(budgetBytes: options.cacheBytes, pageSize: Int(header.pageSize))
+        self.pages = PageBufferPool(pageSize: Int(header.pageSize), cacheCapacity: cache.capacity)
         self.header = header
         self.activeSlot = activeSlot
         self.map = map
@@ -320,7 +323,7 @@ public final class Store: @unchecked Sendable {
             let decoded = bytes.withUnsafeBytes {
                 PageImage.decode(
                     $0, expected: number, expectedCommit: CommitSequence(key.commit),
-                    pageSize: pageSize, pool: decompressors)
+                    pageSize: pageSize, pool: decompressors, pages: pages)
             }
             switch decoded {
             case .success(let page):

@@ -135,10 +135,10 @@ public final class WriteTransaction: Transaction, PageSink {
         if let spill, let wal = store.wal, let slot = spill.slot(number),
             let spilled = try spill.read(number, commit: snapshot.next, store: store, wal: wal)
         {
-            copy = PageBuffer(copying: spilled)
+            copy = PageBuffer(copying: spilled, into: store.pages)
             store.cache.remove(slot.cacheKey)  // keeps SpillLog SP4: the spilled version is dead now
         } else {
-            copy = PageBuffer(copying: try store.loadPage(number, snapshot: snapshot))
+            copy = PageBuffer(copying: try store.loadPage(number, snapshot: snapshot), into: store.pages)
         }
         dirty[number] = copy
         return copy
@@ -175,7 +175,7 @@ public final class WriteTransaction: Transaction, PageSink {
                 number = head
                 meta.freeListHead = trunk.next
             }
-            dirty[number] = PageBuffer(zeroed: pageSize)
+            dirty[number] = PageBuffer(zeroed: store.pages)
             return number
         }
         guard meta.pageCount < UInt32.max - 1 else {
@@ -188,7 +188,7 @@ public final class WriteTransaction: Transaction, PageSink {
                 detail: "the meta page counts \(meta.pageCount) pages, but page \(number) is in use")
         }
         meta.pageCount += 1
-        dirty[number] = PageBuffer(zeroed: pageSize)
+        dirty[number] = PageBuffer(zeroed: store.pages)
         return number
     }
 
@@ -214,7 +214,7 @@ public final class WriteTransaction: Transaction, PageSink {
                 return
             }
         }
-        let page = PageBuffer(zeroed: pageSize)
+        let page = PageBuffer(zeroed: store.pages)
         _ = FreeListTrunk.format(page, next: meta.freeListHead)
         dirty[number] = page
         meta.freeListHead = number
@@ -334,7 +334,7 @@ public final class WriteTransaction: Transaction, PageSink {
         }
         let sequence = snapshot.next
         meta.commit = sequence
-        let metaPage = dirty[MetaPage.number] ?? PageBuffer(zeroed: pageSize)
+        let metaPage = dirty[MetaPage.number] ?? PageBuffer(zeroed: store.pages)
         meta.write(into: metaPage)
         dirty[MetaPage.number] = metaPage
 

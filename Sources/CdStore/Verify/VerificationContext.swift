@@ -204,7 +204,9 @@ public final class VerificationContext {
             return .failure("file ends after \(got) of \(length) image bytes at offset \(offset)")
         }
         return bytes.withUnsafeBytes { raw -> Result<(PageBuffer, Int), DamageReport> in
-            switch PageImage.decode(raw, expected: page, expectedCommit: commit, pageSize: pageSize, pool: pool) {
+            switch PageImage.decode(
+                raw, expected: page, expectedCommit: commit, pageSize: pageSize, pool: pool, pages: nil)
+            {
             case .failure(let why):
                 return .failure(why)
             case .success(let buffer):

@@ -132,7 +132,7 @@ import Testing
                     PageImage.decode(
                         UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + length)]),
                         expected: PageNumber(image.page),
-                        expectedCommit: nil, pageSize: layout.pageSize, pool: pool)
+                        expectedCommit: nil, pageSize: layout.pageSize, pool: pool, pages: nil)
                 }
                 guard case .success(let page) = decoded else {
                     Issue.record("\(store): page \(image.page) does not decode"); continue
