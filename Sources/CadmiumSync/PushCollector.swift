@@ -16,6 +16,9 @@
 //       clock value: it fills the server without beating any edit made elsewhere. An object
 //       with a global ID already (synced before) goes as its `state`, which never brings back
 //       an object deleted on the server; one without (never synced) as an `insert`, a create.
+//       The batch's `from` is still the acknowledged position, which the server holds: with none
+//       (nil) the compare-and-set failed, and the reconciliation that followed read the pruned
+//       history and failed (or, for a history started anew, called the replica forked).
 
 import CdObjects
 import Foundation
@@ -149,7 +152,7 @@ struct PushCollector: Sendable {
         var prepare = ids.newMappings
         if clock != state.clock { prepare.append(ReplicaState.write(clock)) }
         let request = PushRequest(
-            scope: scope, replica: replica, from: pushed, to: to, ops: result, seen: state.cursor?.sequence ?? 0,
+            scope: scope, replica: replica, from: state.pushed, to: to, ops: result, seen: state.cursor?.sequence ?? 0,
             modelVersion: modelVersion, policies: policies)
         return CollectedBatch(request: request, prepare: prepare, clock: clock)
     }

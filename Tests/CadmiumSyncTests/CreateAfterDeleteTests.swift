@@ -133,6 +133,32 @@ import Testing
         #expect(try await Self.conflicts(server, set.scope).isEmpty)
     }
 
+    /// A replica whose history no longer reaches back to its acknowledged position sends its
+    /// whole state (PC4). The tag it holds there is a state, not a create: a's delete, which b
+    /// had not pulled, stands, and b's new notes arrive.
+    @Test func aReplicaSendingItsWholeStateDoesNotBringBackADeletedObject() async throws {
+        guard let server = TestServer.url() else { return }
+        let set = try Self.skewed(server, "whole-state")
+        defer { Task { await set.close() } }
+        let a = set[0], b = set[1]
+        let tag = try a.create("Tag", ["name": .string("swift")])
+        try await set.syncAll()
+        try a.delete(tag)
+        try await a.engine.syncNow()
+        try b.create("Note", ["title": .string("one")])
+        try b.create("Note", ["title": .string("two")])
+        try b.store.deleteHistory(before: try #require(try b.store.lastHistoryToken()))
+        try await b.engine.syncNow()
+        try await set.syncAll()
+
+        try set.expectConverged()
+        #expect(try b.find("Tag", "name", "swift").isEmpty)
+        #expect(try a.find("Note", "title", "two").count == 1)
+        #expect(try await Self.serverRow(of: "swift", server, set.scope) == ServerRow(deleted: true, properties: 0))
+        let bID = try #require(try await b.engine.status().replicaID)
+        #expect(try await Self.conflicts(server, set.scope) == [RecordedConflict(kind: "deleted", loser: bID)])
+    }
+
     // MARK: - The server's records
 
     struct ServerRow: Equatable {
