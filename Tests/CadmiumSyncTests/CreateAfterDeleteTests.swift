@@ -89,6 +89,33 @@ import Testing
         #expect(try await Self.conflicts(server, set.scope) == [RecordedConflict(kind: "created", loser: aID)])
     }
 
+    /// b creates the tag and pushes; a, not having pulled that, creates it too (the last create,
+    /// merged into b's) and then deletes it. a's delete is of its own create, but b's create,
+    /// which a never saw, stands.
+    @Test func aDeleteByTheLastCreatorLosesToAnEarlierCreateItHadNotSeen() async throws {
+        guard let server = TestServer.url() else { return }
+        let set = try Self.skewed(server, "last-creator")
+        defer { Task { await set.close() } }
+        let a = set[0], b = set[1]
+        try await a.engine.syncNow()
+        let tagB = try b.create("Tag", ["name": .string("swift")])
+        try b.create("Note", ["title": .string("b's note"), "tags": .toMany([tagB])])
+        try await b.engine.syncNow()
+        let tagA = try a.create("Tag", ["name": .string("swift")])
+        try await Self.pushWithoutPulling(a)
+        try a.delete(tagA)
+        try await Self.pushWithoutPulling(a)
+        try await set.syncAll()
+
+        try set.expectConverged()
+        for (i, r) in set.replicas.enumerated() {
+            #expect(try r.find("Tag", "name", "swift").count == 1, "replica \(i) lost the created tag")
+        }
+        #expect(try await Self.serverRow(of: "swift", server, set.scope) == ServerRow(deleted: false, properties: 1))
+        let aID = try #require(try await a.engine.status().replicaID)
+        #expect(try await Self.conflicts(server, set.scope) == [RecordedConflict(kind: "created", loser: aID)])
+    }
+
     /// A delete that had seen the create still wins: a pulls b's create of the tag, then deletes
     /// it. The tag is gone everywhere, and nothing is a conflict.
     @Test func aDeleteThatHadSeenTheCreateWins() async throws {
@@ -157,6 +184,18 @@ import Testing
         #expect(try await Self.serverRow(of: "swift", server, set.scope) == ServerRow(deleted: true, properties: 0))
         let bID = try #require(try await b.engine.status().replicaID)
         #expect(try await Self.conflicts(server, set.scope) == [RecordedConflict(kind: "deleted", loser: bID)])
+    }
+
+    /// One sync of `r` whose pull fails on its first page (a connection lost mid-pull): its
+    /// pushes reach the server, and it pulls nothing.
+    static func pushWithoutPulling(_ r: TestReplica) async throws {
+        let options = await r.engine.options
+        var failing = options
+        failing.afterPulledPage = { _ in throw SyncTestFailure("the pull is cut after its first page") }
+        await r.engine.setOptions(failing)
+        await #expect(throws: CdSyncError.self) { try await r.engine.syncNow() }
+        await r.engine.setOptions(options)
+        #expect(try await r.engine.status().pendingTransactions == 0)
     }
 
     // MARK: - The server's records

@@ -12,11 +12,13 @@
 //       synced one). When the creating replica had not pulled the delete (made by another
 //       replica, numbered after `seen`), the delete lost: a `created` conflict, its replica the
 //       loser.
-//  PR2. A delete removes an object unless its last create is one the deleting replica had not
-//       seen (another replica's, numbered after `seen`): then the delete loses (a `created`
-//       conflict, the deleting replica the loser) and the object stays. So a create and a delete
-//       that neither had seen end the same whichever is pushed first: the object lives. A
-//       delete that had pulled the create wins, and records nothing.
+//  PR2. A delete removes an object unless another replica created it in a change the deleting
+//       replica had not pulled (numbered after `seen`): then the delete loses (a `created`
+//       conflict, the deleting replica the loser) and the object stays. The server keeps the
+//       object's last create and the last create by any other replica, which is enough to know
+//       the newest create by a replica other than the deleting one. So a create and a delete
+//       that neither had seen end the same whichever is pushed first: the object lives. A delete
+//       that had pulled every other replica's create wins, and records nothing.
 //  PR3. An insert of a live object (the same unique values created elsewhere) merges into it
 //       property by property as an edit, and becomes the object's last create (PR2).
 //  PR4. A batch's operations are decided in order, each against the state the earlier ones
@@ -43,6 +45,20 @@ struct ServerObject: Sendable, Equatable {
     /// The replica and change number of the object's last create (PR2, PR3).
     var createdReplica: UUID?
     var createdSeq: Int64?
+    /// The change number of the last create by a replica other than `createdReplica` (PR2).
+    var otherCreatedSeq: Int64?
+
+    /// The change number of the newest create of the object by a replica other than `replica`.
+    func newestCreate(notBy replica: UUID) -> Int64? {
+        createdReplica == replica ? otherCreatedSeq : createdSeq
+    }
+
+    /// Records a create by `replica` in change `seq` (PR3).
+    mutating func recordCreate(by replica: UUID, seq: Int64) {
+        if createdReplica != replica { otherCreatedSeq = createdSeq }
+        createdReplica = replica
+        createdSeq = seq
+    }
 }
 
 struct PushResolution {
@@ -119,7 +135,7 @@ struct PushResolution {
                 return
             }
             if object.deleted { return }
-            if let creator = object.createdReplica, creator != me, let at = object.createdSeq, at > request.seen {
+            if let at = object.newestCreate(notBy: me), at > request.seen {
                 lose(op, property: nil, kind: .created, hlc: op.hlc, loser: me)  // PR2
                 return
             }
@@ -136,8 +152,7 @@ struct PushResolution {
                 newObjects.append((op.gid, op.entity))
                 objects[op.gid] = ServerObject(deleted: false, seq: seq)
             }
-            objects[op.gid]!.createdReplica = me  // PR1, PR3
-            objects[op.gid]!.createdSeq = seq
+            objects[op.gid]!.recordCreate(by: me, seq: seq)  // PR1, PR3
             created.insert(op.gid)
             merge(op)
         case .update, .state:

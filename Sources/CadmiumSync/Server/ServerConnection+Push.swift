@@ -105,15 +105,15 @@ extension ServerConnection {
         var objects: [UUID: ServerObject] = [:]
         for row in try await run(
             """
-            SELECT gid, deleted, delete_hlc, seq, delete_replica, created_replica, created_seq
+            SELECT gid, deleted, delete_hlc, seq, delete_replica, created_replica, created_seq, other_created_seq
             FROM cadmium_sync.objects WHERE scope = \(scope) AND gid = ANY(\(gids))
             """, "reading the batch's objects")
         {
-            let (gid, deleted, hlc, s, deleter, creator, createdSeq) = try row.decode(
-                (UUID, Bool, Int64?, Int64, UUID?, UUID?, Int64?).self)
+            let (gid, deleted, hlc, s, deleter, creator, createdSeq, otherSeq) = try row.decode(
+                (UUID, Bool, Int64?, Int64, UUID?, UUID?, Int64?, Int64?).self)
             objects[gid] = ServerObject(
                 deleted: deleted, deleteHLC: hlc, seq: s, deleteReplica: deleter, createdReplica: creator,
-                createdSeq: createdSeq)
+                createdSeq: createdSeq, otherCreatedSeq: otherSeq)
         }
         var stored: [UUID: [String: StoredProperty]] = [:]
         for row in try await run(
@@ -172,10 +172,14 @@ extension ServerConnection {
                 """, "creating deleted objects again")
         }
         if !r.created.isEmpty {
+            let gids = Array(r.created)
+            let others = gids.map { r.objects[$0]?.otherCreatedSeq ?? -1 }  // -1: none (change numbers are > 0)
             try await run(
                 """
-                UPDATE cadmium_sync.objects SET created_replica = \(replica), created_seq = \(seq), seq = \(seq)
-                WHERE scope = \(scope) AND gid = ANY(\(Array(r.created)))
+                UPDATE cadmium_sync.objects o SET created_replica = \(replica), created_seq = \(seq),
+                    other_created_seq = NULLIF(t.other, -1), seq = \(seq)
+                FROM unnest(\(gids)::uuid[], \(others)::bigint[]) AS t(g, other)
+                WHERE o.scope = \(scope) AND o.gid = t.g
                 """, "recording creates")
         }
         if !r.winners.isEmpty {
