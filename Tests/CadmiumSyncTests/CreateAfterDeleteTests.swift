@@ -47,6 +47,7 @@ import Testing
         try await set.syncAll()
 
         try set.expectConverged()
+        try await Self.expectNoLostCreate(set)
         for (i, r) in set.replicas.enumerated() {
             let tags = try r.find("Tag", "name", "swift")
             #expect(tags.count == 1, "replica \(i) lost the created tag")
@@ -79,6 +80,7 @@ import Testing
         try await set.syncAll()
 
         try set.expectConverged()
+        try await Self.expectNoLostCreate(set)
         for (i, r) in set.replicas.enumerated() {
             #expect(try r.find("Tag", "name", "swift").count == 1, "replica \(i) lost the created tag")
         }
@@ -108,6 +110,7 @@ import Testing
         try await set.syncAll()
 
         try set.expectConverged()
+        try await Self.expectNoLostCreate(set)
         for (i, r) in set.replicas.enumerated() {
             #expect(try r.find("Tag", "name", "swift").count == 1, "replica \(i) lost the created tag")
         }
@@ -131,6 +134,7 @@ import Testing
         try await set.syncAll()
 
         try set.expectConverged()
+        try await Self.expectNoLostCreate(set)
         #expect(try b.find("Tag", "name", "swift").isEmpty)
         #expect(try await Self.serverRow(of: "swift", server, set.scope) == ServerRow(deleted: true, properties: 0))
         #expect(try await Self.conflicts(server, set.scope).isEmpty)
@@ -153,6 +157,7 @@ import Testing
         try await set.syncAll()
 
         try set.expectConverged()
+        try await Self.expectNoLostCreate(set)
         for (i, r) in set.replicas.enumerated() {
             #expect(try r.find("Tag", "name", "swift").count == 1, "replica \(i) lost the created tag")
         }
@@ -179,11 +184,19 @@ import Testing
         try await set.syncAll()
 
         try set.expectConverged()
+        try await Self.expectNoLostCreate(set)
         #expect(try b.find("Tag", "name", "swift").isEmpty)
         #expect(try a.find("Note", "title", "two").count == 1)
         #expect(try await Self.serverRow(of: "swift", server, set.scope) == ServerRow(deleted: true, properties: 0))
         let bID = try #require(try await b.engine.status().replicaID)
         #expect(try await Self.conflicts(server, set.scope) == [RecordedConflict(kind: "deleted", loser: bID)])
+    }
+
+    /// The campaign's oracle (CreateLossOracle.swift) finds nothing.
+    static func expectNoLostCreate(_ set: ReplicaSet) async throws {
+        let report = try await CreateLossOracle.check(set.replicas, server: set.server, scope: set.scope)
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(report.creates > 0)
     }
 
     /// One sync of `r` whose pull fails on its first page (a connection lost mid-pull): its
