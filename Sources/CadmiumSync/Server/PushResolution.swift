@@ -82,6 +82,7 @@ struct PushResolution {
     /// Deletes the batch makes, in order: each drops its object's properties and the references
     /// to it (PU4), even when a later insert of the batch brings the object back (PR4).
     private(set) var deletes: [(gid: UUID, entity: String, hlc: Int64)] = []
+    private var deletedHere: Set<UUID> = []
     /// Objects whose last create is this push's (PR1, PR3).
     private(set) var created: Set<UUID> = []
     /// The properties to write by object, and the objects in the order they first won.
@@ -116,8 +117,7 @@ struct PushResolution {
     /// Objects that end the batch live but were deleted before it or within it: their row is
     /// marked live again after the batch's deletes are written (PR1, PR4).
     var revived: [UUID] {
-        let deletedHere = Set(deletes.map(\.gid))
-        return objects.filter { gid, o in !o.deleted && (before[gid]?.deleted == true || deletedHere.contains(gid)) }
+        objects.filter { gid, o in !o.deleted && (before[gid]?.deleted == true || deletedHere.contains(gid)) }
             .map(\.key).sorted { $0.uuidString < $1.uuidString }
     }
 
@@ -169,7 +169,8 @@ struct PushResolution {
     }
 
     private mutating func markDeleted(_ op: PushOp) {
-        deletes.append((op.gid, op.entity, op.hlc))
+        // Once per object: the statement that writes the deletes may touch a row once only.
+        if deletedHere.insert(op.gid).inserted { deletes.append((op.gid, op.entity, op.hlc)) }
         var object = objects[op.gid] ?? ServerObject(deleted: true, seq: seq)
         object.deleted = true
         object.deleteHLC = op.hlc
