@@ -4,7 +4,10 @@ import Foundation
 
 /// How the server resolves a property that two replicas changed concurrently (neither had pulled
 /// the other's edit when it pushed its own). Chosen per entity; ``newestEditWins`` by default.
-/// Whatever the policy, a delete wins over concurrent edits.
+/// Whatever the policy, a delete wins over concurrent edits. A create is not an edit: a create
+/// of an object's global ID (an entity whose IDs derive from unique values) brings back an object
+/// deleted elsewhere, and a delete that had not seen such a create loses to it
+/// (``CdSyncConflict/Kind/created``).
 ///
 /// ```swift
 /// let sync = try CdSync(server: url, scope: "team-42", entities: ["Note", "Tag"],
@@ -24,19 +27,35 @@ public enum CdSyncConflictPolicy: String, Sendable, Hashable, CaseIterable, Coda
     case error
 }
 
-/// One concurrent edit a policy decided against, as the server records it and an event reports.
+/// One concurrent change that lost, as the server records it (`cadmium_sync.conflicts`) and an
+/// event reports.
 public struct CdSyncConflict: Sendable, Hashable, CustomStringConvertible {
+    /// What lost (docs/SYNC.md, Conflicts).
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// A property edit lost to another replica's edit of the property, by the entity's policy.
+        case property
+        /// An edit of an object that another replica deleted concurrently was dropped: a delete
+        /// wins over edits.
+        case deleted
+        /// A delete lost to a create of the same global ID (a uniqueness-derived ID) that the
+        /// deleting replica had not pulled, or that was made without having pulled the delete:
+        /// the object lives on with the created values. The loser is the deleting replica.
+        case created
+    }
+
     /// The object's global ID.
     public let objectID: UUID
     /// Its entity.
     public let entity: String
-    /// The property, or nil when the loss is an edit of an object another replica deleted.
+    /// The property, or nil when the loss is of a whole object (``Kind/deleted``, ``Kind/created``).
     public let property: String?
-    /// The replica whose edit lost.
+    /// The replica whose change lost.
     public let loser: UUID
+    /// What lost.
+    public let kind: Kind
 
-    /// `Note 1B4E…/title lost by <replica>`.
+    /// `Note 1B4E…/title lost by <replica>`, `Tag 9C0D…/(created) lost by <replica>`.
     public var description: String {
-        "\(entity) \(objectID.uuidString)/\(property ?? "(deleted)") lost by \(loser.uuidString)"
+        "\(entity) \(objectID.uuidString)/\(property ?? "(\(kind.rawValue))") lost by \(loser.uuidString)"
     }
 }

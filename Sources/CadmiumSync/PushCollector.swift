@@ -13,7 +13,12 @@
 //       commit before the batch is sent, so a crash after the server's commit finds them.
 //  PC4. With no acknowledged position (a store that starts syncing, or whose history no longer
 //       reaches back to it) the batch is every synced object's state, stamped with the lowest
-//       clock value: it fills the server without beating any edit made elsewhere.
+//       clock value: it fills the server without beating any edit made elsewhere. An object
+//       with a global ID already (synced before) goes as its `state`, which never brings back
+//       an object deleted on the server; one without (never synced) as an `insert`, a create.
+//       The batch's `from` is still the acknowledged position, which the server holds: with none
+//       (nil) the compare-and-set failed, and the reconciliation that followed read the pruned
+//       history and failed (or, for a history started anew, called the replica forked).
 
 import CdObjects
 import Foundation
@@ -126,6 +131,7 @@ struct PushCollector: Sendable {
                 continue
             }
             guard let values = try snapshot.values(of: id) else { continue }  // deleted later: its delete follows
+            if pushed == nil, try ids.isMapped(id) { op.kind = .state }  // PC4
             op.gid = try ids.gid(of: id, values: values)
             for i in op.properties.indices {
                 let name = op.properties[i].name
@@ -146,7 +152,7 @@ struct PushCollector: Sendable {
         var prepare = ids.newMappings
         if clock != state.clock { prepare.append(ReplicaState.write(clock)) }
         let request = PushRequest(
-            scope: scope, replica: replica, from: pushed, to: to, ops: result, seen: state.cursor?.sequence ?? 0,
+            scope: scope, replica: replica, from: state.pushed, to: to, ops: result, seen: state.cursor?.sequence ?? 0,
             modelVersion: modelVersion, policies: policies)
         return CollectedBatch(request: request, prepare: prepare, clock: clock)
     }
@@ -168,6 +174,12 @@ struct IdentityResolver {
         self.snapshot = snapshot
         self.schema = schema
         self.replica = replica
+    }
+
+    /// Whether `id` had a global ID in the identity map before this batch (it was synced).
+    func isMapped(_ id: ObjectID) throws -> Bool {
+        let root = schema.entities[id.entity]?.root ?? id.entity
+        return try ReplicaState.global(root: root, primaryKey: id.primaryKey, in: snapshot) != nil
     }
 
     /// The global ID of `id`; `values` (its stored values) when the caller has them.

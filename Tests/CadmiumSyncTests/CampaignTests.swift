@@ -6,8 +6,10 @@
 // kill or a cut connection often falls between the pages of a pull). Then the faults heal,
 // every replica syncs, and the harness checks: every replica equals every other and the
 // server; every local commit is acknowledged
-// exactly once (no pending transaction, the server's position equals the replica's); no replica
-// showed half of a transaction (the workload's pair check, exit status 3); every store verifies.
+// exactly once (no pending transaction, the server's position equals the replica's, and the
+// pairs of notes the replicas created are on the server once each); no replica
+// showed half of a transaction (the workload's pair check, exit status 3); every store verifies;
+// no acknowledged create vanished without trace (CreateLossOracle.swift).
 //
 // `make test` runs CADMIUM_SYNC_CAMPAIGN_SEEDS=1 seed of 4 replicas × 60 steps; `make
 // sync-campaign` runs more and longer. CADMIUM_SYNC_CAMPAIGN_SEED=N runs one seed.
@@ -119,9 +121,25 @@ import Testing
             try WireState.of($0, schema: SyncSchema(model: replicas[0].store.model, entities: SyncTestModel.entities))
         }
         #expect(serverState == replicaWire, "the server's objects differ from the replicas'")
+        // Exactly once, counted: the pairs of notes (never edited or deleted) that the replicas'
+        // own transactions created are on the server, each once — none lost, none applied twice.
+        var pairTransactions = 0
+        for r in replicas {
+            pairTransactions += try r.store.history(after: nil).filter { t in
+                t.author != PushCollector.author
+                    && t.changes.filter { $0.kind == .insert && $0.objectID.entity == "Note" }.count == 2
+            }.count
+        }
+        let pairNotes = serverState.values.filter { $0.hasPrefix("Note ") && $0.contains("\"pair ") }.count
+        #expect(pairNotes == 2 * pairTransactions, "\(pairTransactions) pairs created, \(pairNotes) pair notes")
+        // No acknowledged create vanished without trace (CreateLossOracle.swift).
+        let creates = try await CreateLossOracle.check(replicas, server: server.url, scope: scope)
+        #expect(creates.problems.isEmpty, "lost creates:\n\(creates.problems.prefix(10).joined(separator: "\n"))")
         let conflicts = try await ServerState.conflictCount(server.url, scope: scope)
         print(
-            "sync campaign seed \(seed): \(first.count) objects, faults: \(injected.joined(separator: ", ")); "
+            "sync campaign seed \(seed): \(first.count) objects, \(creates.creates) local creates, "
+                + "\(creates.tombstones) tombstones and \(pairTransactions) pairs checked, "
+                + "faults: \(injected.joined(separator: ", ")); "
                 + "\(conflicts) conflict losses, converged \(converge) after the faults healed; "
                 + "\(ContinuousClock.now - began) in all")
         for r in replicas { try await r.close() }

@@ -5,11 +5,16 @@ import Foundation
 /// One object's coalesced changes in a push.
 struct PushOp: Sendable, Hashable {
     enum Kind: String, Sendable, Hashable {
-        /// The replica created the object: it may bring back an object deleted with an older
-        /// stamp (an object of a uniqueness-derived ID created again).
+        /// The replica created the object: it brings back an object of its global ID that the
+        /// server holds deleted (a uniqueness-derived ID created again, PR1 of
+        /// PushResolution.swift), and a delete that had not seen it loses to it (PR2).
         case insert
         /// The replica changed properties of the object.
         case update
+        /// The replica's state of an object it synced before, sent when it starts syncing again
+        /// from its state (PC4 of PushCollector.swift): like an update, it fills in what the
+        /// server lacks and never brings back a deleted object (PR5).
+        case state
         /// The replica deleted the object.
         case delete
     }

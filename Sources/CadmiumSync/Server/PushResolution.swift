@@ -2,9 +2,64 @@
 // ServerConnection+Push.swift), before anything is written.
 //
 // A stored property is concurrent with a pushed edit when another replica wrote it and the
-// pushing replica had not pulled it (its change number is above the request's `seen`).
+// pushing replica had not pulled it (its change number is above the request's `seen`). Creates
+// and deletes of one global ID meet when an entity derives IDs from unique values (GI2): a tag
+// deleted on one replica and created, by name, on another.
+//
+// Invariants:
+//  PR1. A create is new data, not an edit: an insert of an object the server holds as a
+//       tombstone brings it back, whatever the stamps, with the insert's properties (every
+//       synced one). When the creating replica had not pulled the delete (made by another
+//       replica, numbered after `seen`), the delete lost: a `created` conflict, its replica the
+//       loser.
+//  PR2. A delete removes an object unless another replica created it in a change the deleting
+//       replica had not pulled (numbered after `seen`): then the delete loses (a `created`
+//       conflict, the deleting replica the loser) and the object stays. The server keeps the
+//       object's last create and the last create by any other replica, which is enough to know
+//       the newest create by a replica other than the deleting one. So a create and a delete
+//       that neither had seen end the same whichever is pushed first: the object lives. A delete
+//       that had pulled every other replica's create wins, and records nothing.
+//  PR3. An insert of a live object (the same unique values created elsewhere) merges into it
+//       property by property as an edit, and becomes the object's last create (PR2).
+//  PR4. A batch's operations are decided in order, each against the state the earlier ones
+//       left: a replica that deleted its tag and created another of the same name before
+//       pushing (one batch) deletes the old object — its properties and the references to it
+//       go — and creates the new one. Nothing a batch writes is concurrent with the batch.
+//  PR5. An edit of a deleted object is dropped (a `deleted` conflict, the pushing replica the
+//       loser), whatever the policy; so is the state a replica sends when it starts syncing
+//       (`PushOp.Kind.state`, PC4), which is not a create.
+//  PR6. Every object on which the pushing replica lost something takes the push's change
+//       number (`renumbered`), so that the replica pulls the server's state of it again even
+//       when its cursor is past the winning change: without this, a losing create stamped
+//       below a tombstone it had pulled stayed on its replica alone, for ever.
 
 import Foundation
+
+/// What the server holds of one object (a row of `cadmium_sync.objects`).
+struct ServerObject: Sendable, Equatable {
+    var deleted: Bool
+    var deleteHLC: Int64?
+    /// The change number of the object's last change (for a tombstone: its delete).
+    var seq: Int64
+    var deleteReplica: UUID?
+    /// The replica and change number of the object's last create (PR2, PR3).
+    var createdReplica: UUID?
+    var createdSeq: Int64?
+    /// The change number of the last create by a replica other than `createdReplica` (PR2).
+    var otherCreatedSeq: Int64?
+
+    /// The change number of the newest create of the object by a replica other than `replica`.
+    func newestCreate(notBy replica: UUID) -> Int64? {
+        createdReplica == replica ? otherCreatedSeq : createdSeq
+    }
+
+    /// Records a create by `replica` in change `seq` (PR3).
+    mutating func recordCreate(by replica: UUID, seq: Int64) {
+        if createdReplica != replica { otherCreatedSeq = createdSeq }
+        createdReplica = replica
+        createdSeq = seq
+    }
+}
 
 struct PushResolution {
     struct Winner {
@@ -15,43 +70,125 @@ struct PushResolution {
     }
 
     let request: PushRequest
-    var newObjects: [(gid: UUID, entity: String)] = []
-    var revived: [UUID] = []
-    var deletes: [(gid: UUID, entity: String, hlc: Int64)] = []
-    var winners: [Winner] = []
-    var conflicts: [CdSyncConflict] = []
-    /// The losing edit's stamp of each conflict, in `conflicts`' order.
-    var conflictStamps: [Int64] = []
+    /// The change number this push writes.
+    let seq: Int64
+    /// The objects as the batch's operations so far leave them (PR4).
+    private(set) var objects: [UUID: ServerObject]
+    private var stored: [UUID: [String: StoredProperty]]
+    /// The objects as they were before the batch.
+    let before: [UUID: ServerObject]
+    /// Objects the server lacks, to insert (live).
+    private(set) var newObjects: [(gid: UUID, entity: String)] = []
+    /// Deletes the batch makes, in order: each drops its object's properties and the references
+    /// to it (PU4), even when a later insert of the batch brings the object back (PR4).
+    private(set) var deletes: [(gid: UUID, entity: String, hlc: Int64)] = []
+    private var deletedHere: Set<UUID> = []
+    /// Objects whose last create is this push's (PR1, PR3).
+    private(set) var created: Set<UUID> = []
+    /// The properties to write by object, and the objects in the order they first won.
+    private var winnersByObject: [UUID: [String: Winner]] = [:]
+    private var winnerOrder: [UUID] = []
+    private(set) var conflicts: [CdSyncConflict] = []
+    /// The losing change's stamp of each conflict, in `conflicts`' order.
+    private(set) var conflictStamps: [Int64] = []
     /// Conflicts under the error policy: the batch is refused when any.
-    var refusals: [CdSyncConflict] = []
+    private(set) var refusals: [CdSyncConflict] = []
+    /// Objects on which the pushing replica lost something (PR6).
+    private(set) var renumbered: Set<UUID> = []
 
-    init(request: PushRequest) { self.request = request }
+    init(
+        request: PushRequest, seq: Int64, objects: [UUID: ServerObject], stored: [UUID: [String: StoredProperty]]
+    ) {
+        self.request = request
+        self.seq = seq
+        self.objects = objects
+        self.before = objects
+        self.stored = stored
+    }
 
-    mutating func resolve(_ op: PushOp, object: (deleted: Bool, deleteHLC: Int64?)?, stored: [String: StoredProperty]) {
+    /// The properties to write, one per object and name (the batch's last decision for each).
+    var winners: [Winner] {
+        var listed = Set<UUID>()
+        return winnerOrder.filter { listed.insert($0).inserted }.flatMap { gid in
+            (winnersByObject[gid] ?? [:]).sorted { $0.key < $1.key }.map(\.value)
+        }
+    }
+
+    /// Objects that end the batch live but were deleted before it or within it: their row is
+    /// marked live again after the batch's deletes are written (PR1, PR4).
+    var revived: [UUID] {
+        objects.filter { gid, o in !o.deleted && (before[gid]?.deleted == true || deletedHere.contains(gid)) }
+            .map(\.key).sorted { $0.uuidString < $1.uuidString }
+    }
+
+    /// Decides every operation of the request, in order (PR4).
+    mutating func resolveAll() {
+        for op in request.ops { resolve(op) }
+    }
+
+    private mutating func resolve(_ op: PushOp) {
+        let me = request.replica
         switch op.kind {
         case .delete:
-            if object?.deleted != true { deletes.append((op.gid, op.entity, op.hlc)) }
-            return
-        case .insert, .update:
-            if let object, object.deleted {
-                // Delete wins, unless this is a creation after the delete (a derived ID, PU2).
-                guard op.kind == .insert, let d = object.deleteHLC, op.hlc > d else {
-                    lose(op, property: nil, hlc: op.hlc, loser: request.replica)
-                    return
-                }
-                revived.append(op.gid)
-                for p in op.properties {
-                    winners.append(Winner(gid: op.gid, name: p.name, json: p.value.json, hlc: p.hlc))
-                }
+            guard let object = objects[op.gid] else {
+                markDeleted(op)  // a tombstone for an object the server never had
                 return
             }
-            if object == nil { newObjects.append((op.gid, op.entity)) }
+            if object.deleted { return }
+            if let at = object.newestCreate(notBy: me), at > request.seen {
+                lose(op, property: nil, kind: .created, hlc: op.hlc, loser: me)  // PR2
+                return
+            }
+            markDeleted(op)
+        case .insert:
+            if let object = objects[op.gid], object.deleted {
+                // PR1: a create brings the object back, with nothing of the deleted one.
+                if let deleter = object.deleteReplica, deleter != me, object.seq > request.seen {
+                    lose(op, property: nil, kind: .created, hlc: object.deleteHLC ?? 0, loser: deleter)
+                }
+                objects[op.gid] = ServerObject(deleted: false, seq: seq)
+                stored[op.gid] = [:]
+            } else if objects[op.gid] == nil {
+                newObjects.append((op.gid, op.entity))
+                objects[op.gid] = ServerObject(deleted: false, seq: seq)
+            }
+            objects[op.gid]!.recordCreate(by: me, seq: seq)  // PR1, PR3
+            created.insert(op.gid)
+            merge(op)
+        case .update, .state:
+            if let object = objects[op.gid], object.deleted {
+                lose(op, property: nil, kind: .deleted, hlc: op.hlc, loser: me)  // PR5
+                return
+            }
+            if objects[op.gid] == nil {
+                newObjects.append((op.gid, op.entity))
+                objects[op.gid] = ServerObject(deleted: false, seq: seq)
+            }
+            merge(op)
         }
+    }
+
+    private mutating func markDeleted(_ op: PushOp) {
+        // Once per object: the statement that writes the deletes may touch a row once only.
+        if deletedHere.insert(op.gid).inserted { deletes.append((op.gid, op.entity, op.hlc)) }
+        var object = objects[op.gid] ?? ServerObject(deleted: true, seq: seq)
+        object.deleted = true
+        object.deleteHLC = op.hlc
+        object.deleteReplica = request.replica
+        object.seq = seq
+        objects[op.gid] = object
+        stored[op.gid] = [:]
+        created.remove(op.gid)
+        winnersByObject[op.gid] = nil
+    }
+
+    /// Resolves the operation's properties against the stored ones by the entity's policy.
+    private mutating func merge(_ op: PushOp) {
         let policy = request.policies[op.entity] ?? .newestEditWins
         for p in op.properties {
             let json = p.value.json
-            guard let s = stored[p.name] else {
-                winners.append(Winner(gid: op.gid, name: p.name, json: json, hlc: p.hlc))
+            guard let s = stored[op.gid]?[p.name] else {
+                win(op.gid, p, json)
                 continue
             }
             let concurrent = s.replica != request.replica && s.seq > request.seen && !Self.sameValue(s.json, json)
@@ -66,23 +203,33 @@ struct PushResolution {
             case .error:
                 if concurrent {
                     refusals.append(
-                        CdSyncConflict(objectID: op.gid, entity: op.entity, property: p.name, loser: request.replica))
+                        CdSyncConflict(
+                            objectID: op.gid, entity: op.entity, property: p.name, loser: request.replica,
+                            kind: .property))
                     continue
                 }
                 wins = true
             }
             if wins {
-                winners.append(Winner(gid: op.gid, name: p.name, json: json, hlc: p.hlc))
-                if concurrent { lose(op, property: p.name, hlc: s.hlc, loser: s.replica) }
+                win(op.gid, p, json)
+                if concurrent { lose(op, property: p.name, kind: .property, hlc: s.hlc, loser: s.replica) }
             } else if concurrent || !Self.sameValue(s.json, json) {
-                lose(op, property: p.name, hlc: p.hlc, loser: request.replica)
+                lose(op, property: p.name, kind: .property, hlc: p.hlc, loser: request.replica)
             }
         }
     }
 
-    private mutating func lose(_ op: PushOp, property: String?, hlc: Int64, loser: UUID) {
-        conflicts.append(CdSyncConflict(objectID: op.gid, entity: op.entity, property: property, loser: loser))
+    private mutating func win(_ gid: UUID, _ p: PushOp.Property, _ json: String) {
+        if winnersByObject[gid] == nil { winnerOrder.append(gid) }
+        winnersByObject[gid, default: [:]][p.name] = Winner(gid: gid, name: p.name, json: json, hlc: p.hlc)
+        stored[gid, default: [:]][p.name] = StoredProperty(json: json, hlc: p.hlc, replica: request.replica, seq: seq)
+    }
+
+    private mutating func lose(_ op: PushOp, property: String?, kind: CdSyncConflict.Kind, hlc: Int64, loser: UUID) {
+        conflicts.append(
+            CdSyncConflict(objectID: op.gid, entity: op.entity, property: property, loser: loser, kind: kind))
         conflictStamps.append(hlc)
+        if loser == request.replica { renumbered.insert(op.gid) }  // PR6
     }
 
     /// Whether two values' JSON texts are the same value (jsonb's text form has its own spacing).

@@ -7,8 +7,12 @@
 //       and the same transaction moves it to `to`: a replayed, duplicated or stale batch finds
 //       another position and changes nothing (exactly once).
 //  PU2. A property's row changes only when the policy lets the pushed edit win; a delete marks
-//       the object deleted and drops its properties; an edit of a deleted object is dropped
-//       unless it is the insert of an object created again after the delete (a newer stamp).
+//       the object deleted (with its replica and what that replica had pulled) and drops its
+//       properties; an edit of a deleted object is dropped, and a create brings it back. Creates
+//       and deletes of one global ID are decided by PR1–PR6 of PushResolution.swift. The rows are
+//       written in an order that makes the batch's order of operations hold (PR4): new objects,
+//       deletes, the repair of references to them (PU4), objects brought back, creates,
+//       properties, the repair of the references just written.
 //  PU3. Everything the push changes carries the change number `seq + 1`, and the scope's `seq`
 //       becomes that number in the same transaction, under the scope's row lock (SS4).
 //  PU4. After a push, no reference property on the server names a deleted object: the push
@@ -98,13 +102,18 @@ extension ServerConnection {
         let gids = request.ops.map(\.gid)
         guard !gids.isEmpty else { return .applied(seq: seq, conflicts: []) }
         // What the server holds of these objects.
-        var objects: [UUID: (deleted: Bool, deleteHLC: Int64?)] = [:]
+        var objects: [UUID: ServerObject] = [:]
         for row in try await run(
-            "SELECT gid, deleted, delete_hlc FROM cadmium_sync.objects WHERE scope = \(scope) AND gid = ANY(\(gids))",
-            "reading the batch's objects")
+            """
+            SELECT gid, deleted, delete_hlc, seq, delete_replica, created_replica, created_seq, other_created_seq
+            FROM cadmium_sync.objects WHERE scope = \(scope) AND gid = ANY(\(gids))
+            """, "reading the batch's objects")
         {
-            let (gid, deleted, hlc) = try row.decode((UUID, Bool, Int64?).self)
-            objects[gid] = (deleted, hlc)
+            let (gid, deleted, hlc, s, deleter, creator, createdSeq, otherSeq) = try row.decode(
+                (UUID, Bool, Int64?, Int64, UUID?, UUID?, Int64?, Int64?).self)
+            objects[gid] = ServerObject(
+                deleted: deleted, deleteHLC: hlc, seq: s, deleteReplica: deleter, createdReplica: creator,
+                createdSeq: createdSeq, otherCreatedSeq: otherSeq)
         }
         var stored: [UUID: [String: StoredProperty]] = [:]
         for row in try await run(
@@ -116,16 +125,15 @@ extension ServerConnection {
             let (gid, name, value, hlc, replica, s) = try row.decode((UUID, String, String, Int64, UUID, Int64).self)
             stored[gid, default: [:]][name] = StoredProperty(json: value, hlc: hlc, replica: replica, seq: s)
         }
-        var resolution = PushResolution(request: request)
-        for op in request.ops {
-            resolution.resolve(op, object: objects[op.gid], stored: stored[op.gid] ?? [:])
-        }
+        var resolution = PushResolution(request: request, seq: seq, objects: objects, stored: stored)
+        resolution.resolveAll()
         if !resolution.refusals.isEmpty { return .refused(resolution.refusals) }
         try await write(resolution, scope: scope, replica: request.replica, seq: seq)
         return .applied(seq: seq, conflicts: resolution.conflicts)
     }
 
-    /// Writes what `resolution` decided, in a handful of set-wise statements.
+    /// Writes what `resolution` decided, in a handful of set-wise statements, in the order PU2
+    /// gives.
     private func write(_ r: PushResolution, scope: String, replica: UUID, seq: Int64) async throws {
         if !r.newObjects.isEmpty {
             try await run(
@@ -135,28 +143,44 @@ extension ServerConnection {
                 FROM unnest(\(r.newObjects.map(\.gid))::uuid[], \(r.newObjects.map(\.entity))::text[]) AS t(g, e)
                 """, "inserting new objects")
         }
-        if !r.revived.isEmpty {
-            try await run(
-                """
-                UPDATE cadmium_sync.objects SET deleted = false, delete_hlc = NULL, seq = \(seq)
-                WHERE scope = \(scope) AND gid = ANY(\(r.revived))
-                """, "creating deleted objects again")
-        }
         if !r.deletes.isEmpty {
             let gids = r.deletes.map(\.gid)
             try await run(
                 """
-                INSERT INTO cadmium_sync.objects (scope, gid, entity, deleted, delete_hlc, seq)
-                SELECT \(scope), g, e, true, h, \(seq)
+                INSERT INTO cadmium_sync.objects
+                    (scope, gid, entity, deleted, delete_hlc, delete_replica, delete_seen, seq)
+                SELECT \(scope), g, e, true, h, \(replica), \(r.request.seen), \(seq)
                 FROM unnest(\(gids)::uuid[], \(r.deletes.map(\.entity))::text[],
                     \(r.deletes.map(\.hlc))::bigint[]) AS t(g, e, h)
                 ON CONFLICT (scope, gid) DO UPDATE
-                SET deleted = true, delete_hlc = EXCLUDED.delete_hlc, seq = EXCLUDED.seq
+                SET deleted = true, delete_hlc = EXCLUDED.delete_hlc, delete_replica = EXCLUDED.delete_replica,
+                    delete_seen = EXCLUDED.delete_seen, seq = EXCLUDED.seq
                 WHERE NOT cadmium_sync.objects.deleted
                 """, "deleting objects")
             try await run(
                 "DELETE FROM cadmium_sync.properties WHERE scope = \(scope) AND gid = ANY(\(gids))",
                 "dropping deleted objects' properties")
+            try await repairReferences(to: Set(gids), scope: scope, seq: seq)  // PU4
+        }
+        let revived = r.revived
+        if !revived.isEmpty {
+            try await run(
+                """
+                UPDATE cadmium_sync.objects SET deleted = false, delete_hlc = NULL, delete_replica = NULL,
+                    delete_seen = NULL, seq = \(seq)
+                WHERE scope = \(scope) AND gid = ANY(\(revived))
+                """, "creating deleted objects again")
+        }
+        if !r.created.isEmpty {
+            let gids = Array(r.created)
+            let others = gids.map { r.objects[$0]?.otherCreatedSeq ?? -1 }  // -1: none (change numbers are > 0)
+            try await run(
+                """
+                UPDATE cadmium_sync.objects o SET created_replica = \(replica), created_seq = \(seq),
+                    other_created_seq = NULLIF(t.other, -1), seq = \(seq)
+                FROM unnest(\(gids)::uuid[], \(others)::bigint[]) AS t(g, other)
+                WHERE o.scope = \(scope) AND o.gid = t.g
+                """, "recording creates")
         }
         if !r.winners.isEmpty {
             try await run(
@@ -173,14 +197,21 @@ extension ServerConnection {
                 "UPDATE cadmium_sync.objects SET seq = \(seq) WHERE scope = \(scope) AND gid = ANY(\(touched))",
                 "numbering changed objects")
         }
-        try await repairReferences(r, scope: scope, seq: seq)  // PU4
+        try await repairWrittenReferences(r, scope: scope, seq: seq)  // PU4
+        if !r.renumbered.isEmpty {
+            try await run(
+                """
+                UPDATE cadmium_sync.objects SET seq = \(seq)
+                WHERE scope = \(scope) AND gid = ANY(\(Array(r.renumbered)))
+                """, "numbering objects the push lost on")  // PR6
+        }
         if !r.conflicts.isEmpty {
             try await run(
                 """
                 INSERT INTO cadmium_sync.conflicts (scope, gid, name, kind, loser_replica, loser_hlc, seq)
                 SELECT \(scope), g, NULLIF(n, ''), k, l, h, \(seq)
                 FROM unnest(\(r.conflicts.map(\.objectID))::uuid[], \(r.conflicts.map { $0.property ?? "" })::text[],
-                    \(r.conflicts.map { $0.property == nil ? "deleted" : "property" })::text[],
+                    \(r.conflicts.map(\.kind.rawValue))::text[],
                     \(r.conflicts.map(\.loser))::uuid[], \(r.conflictStamps)::bigint[]) AS t(g, n, k, l, h)
                 """, "recording conflicts")
         }
@@ -188,13 +219,10 @@ extension ServerConnection {
 }
 
 extension ServerConnection {
-    /// Strips deleted objects from the reference properties that name them — those the push
-    /// deleted, and tombstones the push's own references name — and gives the repaired
-    /// properties, and their objects, the push's change number (PU4). Reference values are
-    /// `{"t": "r", "v": gid}` (to-one) and `{"t": "m", "v": [gid, …]}` (to-many, its order
-    /// kept), WireValue.swift. A push that deletes nothing and links to no tombstone (the common
-    /// case) runs one look-up at most.
-    fileprivate func repairReferences(_ r: PushResolution, scope: String, seq: Int64) async throws {
+    /// Strips from the references this push wrote the objects the server holds deleted, once the
+    /// push's deletes and creates are written (PU4). A push that links to no tombstone (the
+    /// common case) runs one look-up at most.
+    fileprivate func repairWrittenReferences(_ r: PushResolution, scope: String, seq: Int64) async throws {
         var named = Set<UUID>()
         for w in r.winners {
             switch try? WireValue(json: w.json, where: "\(w.gid.uuidString).\(w.name)") {
@@ -203,18 +231,24 @@ extension ServerConnection {
             default: break
             }
         }
-        var dead = Set(r.deletes.map(\.gid))
-        if !named.subtracting(dead).isEmpty {
-            let candidates = Array(named.subtracting(dead))
-            for row in try await run(
-                """
-                SELECT gid FROM cadmium_sync.objects
-                WHERE scope = \(scope) AND gid = ANY(\(candidates)) AND deleted
-                """, "looking for links to deleted objects")
-            {
-                dead.insert(try row.decode(UUID.self))
-            }
+        guard !named.isEmpty else { return }
+        var dead = Set<UUID>()
+        for row in try await run(
+            """
+            SELECT gid FROM cadmium_sync.objects
+            WHERE scope = \(scope) AND gid = ANY(\(Array(named))) AND deleted
+            """, "looking for links to deleted objects")
+        {
+            dead.insert(try row.decode(UUID.self))
         }
+        try await repairReferences(to: dead, scope: scope, seq: seq)
+    }
+
+    /// Strips `dead` (deleted objects) from every reference property of the scope that names
+    /// them, and gives the repaired properties, and their objects, the push's change number
+    /// (PU4). Reference values are `{"t": "r", "v": gid}` (to-one) and `{"t": "m", "v": [gid,
+    /// …]}` (to-many, its order kept), WireValue.swift.
+    fileprivate func repairReferences(to dead: Set<UUID>, scope: String, seq: Int64) async throws {
         guard !dead.isEmpty else { return }
         let texts = dead.map(\.uuidString)
         let repaired = try await run(

@@ -108,6 +108,23 @@ enum ServerSchema {
                     seq bigint NOT NULL,
                     at timestamptz NOT NULL DEFAULT now())
                 """,
-            ])
+            ]),
+        ServerMigration(
+            number: 2, name: "who created and who deleted each object",
+            statements: [
+                // The last create of an object (the replica and its change number), the change
+                // number of the last create by any other replica, and the delete that made a
+                // tombstone (its replica, and the change number that replica had pulled up to): a
+                // create and a delete neither had seen are concurrent, and the create wins
+                // (PR1–PR3 of PushResolution.swift). NULL on rows from before.
+                """
+                ALTER TABLE cadmium_sync.objects
+                    ADD COLUMN created_replica uuid,
+                    ADD COLUMN created_seq bigint,
+                    ADD COLUMN other_created_seq bigint,
+                    ADD COLUMN delete_replica uuid,
+                    ADD COLUMN delete_seen bigint
+                """
+            ]),
     ]
 }

@@ -15,14 +15,19 @@ final class ReplicaSet: Sendable {
 
     /// Replicas whose pulls read pages of 2 objects: every test on a set pulls in many pages
     /// (PG1–PG4 of SyncEngine+Pull.swift), so its expectations hold for paged pulls too.
-    init(_ count: Int, server: URL, scope: String, options: SyncEngineOptions = .smallPages) throws {
+    convenience init(_ count: Int, server: URL, scope: String, options: SyncEngineOptions = .smallPages) throws {
+        try self.init(server: server, scope: scope, options: Array(repeating: options, count: count))
+    }
+
+    /// One replica per element of `options`, each with its own (a clock skewed on one of them).
+    init(server: URL, scope: String, options: [SyncEngineOptions]) throws {
         let dir = try TestServer.temporaryDirectory(scope)
         self.dir = dir
         self.scope = scope
         self.server = server
-        replicas = try (0..<count).map {
+        replicas = try options.enumerated().map { i, o in
             try TestReplica(
-                path: dir.appendingPathComponent("r\($0).cdstore").path, server: server, scope: scope, options: options)
+                path: dir.appendingPathComponent("r\(i).cdstore").path, server: server, scope: scope, options: o)
         }
     }
 
