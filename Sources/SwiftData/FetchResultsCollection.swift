@@ -7,10 +7,9 @@
 //       snapshot, each record handed to `ModelContext.instance(for:record:)`, so a registered
 //       model without pending changes takes the record's values (FE1) and one with pending
 //       changes keeps them.
-//  FR2. The collection holds the models of one batch (the last one read) strongly; models of
-//       earlier batches stay alive only if the app holds them, they have pending changes (MC2),
-//       or the context's registry has not swept them yet (MC4: it keeps at most about twice the
-//       models held elsewhere, plus 4,096), so memory is bounded whatever the size of the result.
+//  FR2. The collection holds the models of one batch (the last one read) strongly, so that
+//       memory is bounded by a batch whatever the size of the result; models of earlier batches
+//       stay alive only if the app holds them (or they have pending changes, MC2).
 //  FR3. The identifiers, and so the count and order, are those of the fetch: an object deleted
 //       since (by another context's save) is still an element, read as a deleted object reads
 //       (docs/SWIFTDATA.md §6).

@@ -9,34 +9,15 @@
 //  MC1. One instance per object: `registry[id]` is the only live model for `id` in this context,
 //       and every model a fetch, a relationship or `model(for:)` returns comes from it.
 //  MC2. A pending model is held strongly (`inserted`, `changed`, `deleted`) until the save or
-//       rollback that ends it.
+//       rollback that ends it; registered clean models are held weakly.
 //  MC3. Inserting a model inserts every new model its relationships reach (now and at save).
-//  MC4. The registry holds its models strongly, so that a model fetched again while the context
-//       still holds it is the same instance and is not made anew. It is bounded: when it reaches
-//       `sweepAt` entries, the models that only the registry holds are dropped and `sweepAt`
-//       becomes twice what is left (at least `sweepFloor`), so that it keeps at most about twice
-//       the models somebody else holds, plus `sweepFloor`; amortized O(1) per registration. A
-//       dropped model has no pending change (MC2 holds those), and its identity could only be
-//       compared through a reference somebody holds, which keeps it (MC1); fetched again, a new
-//       instance reads the store's current values, as a clean registered one does (FE1).
-//       The lifetime is not observable otherwise than by `deinit`: identity (MC1), pending
-//       changes (MC2) and values (FE1) are what they are with a weak registry.
 
 internal import CdObjects
 import Foundation
 
-/// A model in a context's registry, held strongly (MC4).
-struct RegisteredModel {
-    /// The strong reference: the only one when `isKnownUniquelyReferenced` says so.
-    var object: AnyObject
-    /// The same instance as a model, read without a conformance lookup; alive while `object`
-    /// holds it, and the entry never outlives `object`.
-    unowned(unsafe) let model: any PersistentModel
-
-    init(_ model: any PersistentModel) {
-        object = model
-        self.model = model
-    }
+/// A weak reference to a registered model.
+struct WeakModel {
+    weak var model: AnyObject?
 }
 
 /// An editing context on a `ModelContainer`.
@@ -66,11 +47,7 @@ public final class ModelContext {
     public static let didSave = Notification.Name("SwiftData.ModelContext.didSave")
 
     var isMainContext = false
-    private var registered: [ObjectID: RegisteredModel] = [:]  // MC1, MC4
-    /// The registry size at which the next sweep runs (MC4).
-    private var sweepAt = ModelContext.sweepFloor
-    /// The most models the registry keeps without sweeping (MC4).
-    static let sweepFloor = 4096
+    private var registered: [ObjectID: WeakModel] = [:]  // MC1
     /// Pending inserts in insertion order (MC2).
     var insertOrder: [ObjectID] = []
     var inserted: [ObjectID: any PersistentModel] = [:]
@@ -137,7 +114,7 @@ public final class ModelContext {
         }
         storage.bind(model)
         storage.attach(to: self, id: id, storeIdentifier: container.storeIdentifier, state: .inserted)
-        register(model, as: id)
+        registered[id] = WeakModel(model: model)
         inserted[id] = model
         insertOrder.append(id)
         storage.linkInverses()
@@ -244,31 +221,11 @@ public final class ModelContext {
         registered[persistentModelID.objectID]?.model as? T
     }
 
-    /// The registered model of `id`, if any.
-    func registry(_ id: ObjectID) -> (any PersistentModel)? { registered[id]?.model }
+    /// The registered model of `id`, if it is alive.
+    func registry(_ id: ObjectID) -> (any PersistentModel)? { registered[id]?.model as? any PersistentModel }
 
-    /// Registers `model` as the instance of `id` (MC1), sweeping first when the registry is full
-    /// (keeps MC4).
-    func register(_ model: any PersistentModel, as id: ObjectID) {
-        if registered.count >= sweepAt { sweepUnheld() }
-        registered[id] = RegisteredModel(model)
-    }
-
-    /// Drops the models only the registry holds and sets the next sweep at twice what is left
-    /// (keeps MC4).
-    private func sweepUnheld() {
-        var unheld: [ObjectID] = []
-        var index = registered.startIndex
-        while index != registered.endIndex {
-            if isKnownUniquelyReferenced(&registered.values[index].object) { unheld.append(registered.keys[index]) }
-            index = registered.index(after: index)
-        }
-        for id in unheld { registered[id] = nil }
-        sweepAt = max(Self.sweepFloor, registered.count * 2)
-    }
-
-    /// How many models the registry holds, for tests of MC4.
-    var registeredCount: Int { registered.count }
+    /// Registers `model` as the instance of `id` (MC1).
+    func register(_ model: any PersistentModel, as id: ObjectID) { registered[id] = WeakModel(model: model) }
 
     /// Forgets the instance of `id`.
     func unregister(_ id: ObjectID) { registered[id] = nil }
@@ -306,7 +263,7 @@ public final class ModelContext {
             return model
         }
         let model = make(type)
-        register(model, as: id)
+        registered[id] = WeakModel(model: model)
         return model
     }
 
