@@ -118,6 +118,14 @@ enum AttributeCoding {
 
     /// The conversions of values of `type`.
     static func converters(for type: Any.Type) -> Converters {
+        // The common scalars by name, so that their conversions are compiled for the concrete type
+        // and look up no generic metadata per value; the same conversions as the generic path's.
+        if type == Int64.self { return scalarConverters(Int64.self) }
+        if type == Int.self { return scalarConverters(Int.self) }
+        if type == String.self { return scalarConverters(String.self) }
+        if type == Double.self { return scalarConverters(Double.self) }
+        if type == Date.self { return scalarConverters(Date.self) }
+        if type == Bool.self { return scalarConverters(Bool.self) }
         if let optional = type as? any OptionalValue.Type {
             if let scalar = optional.wrappedType as? any CdAttributeValue.Type {
                 return optionalScalarConverters(scalar)

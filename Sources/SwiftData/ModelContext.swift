@@ -58,7 +58,7 @@ public final class ModelContext {
     var deferredError: (any Error)?
     private var autosaveScheduled = false
     /// The change log generation this context has taken in (CL1).
-    private var seenGeneration = 0
+    private(set) var seenGeneration = 0
 
     /// A new context on `container`.
     public init(_ container: ModelContainer) {
@@ -258,7 +258,7 @@ public final class ModelContext {
                 faultFor: id, in: self, storeIdentifier: container.storeIdentifier,
                 table: try? container.table(T.self), record: nil)
             let model = T(backingData: storage)
-            storage.bind(model)
+            storage.bindOwner(model)
             _ = fill(storage)
             return model
         }

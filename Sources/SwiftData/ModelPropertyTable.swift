@@ -11,6 +11,10 @@
 //       which the store's model check requires.
 //  MT3. An attribute's `coding` converts as `AttributeCoding.storeValue`/`swiftValue` do for its
 //       type, with the type's conformances looked up once, here, instead of on every value.
+//  MT4. A relationship's `relatedModels` reads the models out of a value of the property's exact
+//       Swift type (`valueType`, which backing data keeps, MS1) with one cast to that concrete
+//       type, and gives what `ModelStorage.models(in:)` gives for such a value; a value of any
+//       other type reads as no models.
 
 internal import CdObjects
 import Foundation
@@ -40,6 +44,11 @@ final class ModelPropertyTable: @unchecked Sendable {
         var inverseIsToOne = false
         /// An attribute's conversions, made once for its type (MT3).
         var coding = AttributeCoding.Converters.none
+        /// A relationship's models in one of its values (MT4); nil for an attribute.
+        var relatedModels: (@Sendable (Any) -> [any PersistentModel])?
+
+        /// The models `value`, a value of this relationship, holds (MT4).
+        func models(in value: Any) -> [any PersistentModel] { relatedModels?(value) ?? [] }
 
         var isRelationship: Bool {
             if case .attribute = kind { return false }
@@ -125,6 +134,7 @@ final class ModelPropertyTable: @unchecked Sendable {
         }
         for i in properties.indices {
             if properties[i].isRelationship {
+                properties[i].relatedModels = Self.relatedModelsReader(properties[i].kind)
                 let inverse = try Self.inverse(of: properties[i], in: type)
                 properties[i].inverse = inverse
                 if let inverse, let destination = Self.destination(properties[i].kind),
@@ -156,6 +166,25 @@ final class ModelPropertyTable: @unchecked Sendable {
             }
         }
         return nil
+    }
+
+    /// The reader of the models in a value of a relationship of `kind` (MT4).
+    static func relatedModelsReader(_ kind: Property.Kind) -> (@Sendable (Any) -> [any PersistentModel])? {
+        func reader<M: PersistentModel>(
+            _: M.Type, many: Bool, optional: Bool
+        ) -> @Sendable (Any) -> [any PersistentModel] {
+            switch (many, optional) {
+            case (false, false): return { value in (value as? M).map { [$0] } ?? [] }
+            case (false, true): return { value in ((value as? M?) ?? nil).map { [$0] } ?? [] }
+            case (true, false): return { value in (value as? [M])?.map { $0 } ?? [] }
+            case (true, true): return { value in ((value as? [M]?) ?? nil)?.map { $0 } ?? [] }
+            }
+        }
+        switch kind {
+        case .attribute: return nil
+        case let .toOne(type, optional): return reader(type, many: false, optional: optional)
+        case let .toMany(type, optional): return reader(type, many: true, optional: optional)
+        }
     }
 
     /// The destination class of a relationship kind.

@@ -21,6 +21,12 @@
 //       slot empty, until the slot is first needed: reading a model does not make the models it
 //       points at. A slot set or loaded has no entry there.
 //  MS7. `members[i]`, when present, is exactly the set of identities of the models in slot i.
+//  MS8. `checkedGeneration` is a generation of the container's change log that the context has
+//       taken in (CL1 of ContainerChangeLog.swift); while the log is still at it, the context has
+//       nothing to catch up, so a property read skips the context (and its weak load). Contexts
+//       only move forward, so the generation stays taken in.
+//  MS9. `ownerIdentity` is the identity `owner` had when set: a read by that model itself (alive,
+//       since it is reading) finds its owner bound without a weak load.
 
 internal import Cadmium
 internal import CdObjects
@@ -110,8 +116,16 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     private var members: [Int: Set<ObjectIdentifier>] = [:]
     /// To-ones read with the record whose models are not made yet, by slot (MS6).
     private var unmadeToOnes: [Int: ObjectID?] = [:]
-    private weak var owner: Model?
+    private weak var owner: Model? {
+        didSet { ownerIdentity = owner.map(ObjectIdentifier.init) }  // keeps MS9
+    }
+    /// The identity of `owner` when set (MS9).
+    private var ownerIdentity: ObjectIdentifier?
     private(set) weak var context: ModelContext?
+    /// The change log of the context's container, and a generation of it the context has taken in
+    /// (MS8); nil out of a context.
+    private var changeLog: ContainerChangeLog?
+    private var checkedGeneration = 0
     private(set) var objectID: ObjectID?
     private var storeIdentifier = ""
     var state: ModelState = .new
@@ -130,6 +144,8 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         slots = Array(repeating: nil, count: table?.properties.count ?? 0)
         self.objectID = id
         self.context = context
+        self.changeLog = context.container.changeLog
+        self.checkedGeneration = context.seenGeneration  // keeps MS8
         self.storeIdentifier = storeIdentifier
         self.state = .saved
         self.recordLoaded = false
@@ -190,13 +206,21 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
 
     /// The value of `key`, read from the store when not loaded.
     func value<Value>(_ key: KeyPath<Model, Value>, of model: Model) -> Value {
-        if owner == nil { owner = model }
-        if let context, context.needsCatchUp { context.catchUp() }
+        if ownerIdentity != ObjectIdentifier(model), owner == nil { owner = model }  // MS9
+        if let changeLog, changeLog.generation != checkedGeneration { catchUpContext() }  // MS8
         guard let i = slot(key) else { return (others[key] as? Value) ?? Self.empty(Value.self, key) }
         if let present = slots[i], let value = present as? Value { return value }  // MS1
         load(i)
         if let present = slots[i], let value = present as? Value { return value }
         return Self.empty(Value.self, key)
+    }
+
+    /// Lets the context take in its container's other saves, and notes the generation it reached
+    /// (keeps MS8).
+    private func catchUpContext() {
+        guard let context else { return }
+        if context.needsCatchUp { context.catchUp() }
+        checkedGeneration = context.seenGeneration
     }
 
     /// Sets `key`; a relationship keeps its inverse in step (MS2) and brings new related models
@@ -211,10 +235,10 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         if property.isRelationship {
             if slots[index] == nil { load(index) }
             unmadeToOnes[index] = nil
-            let old = slots[index].map(Self.models(in:)) ?? []
+            let old = slots[index].map(property.models(in:)) ?? []
             slots[index] = newValue
             members[index] = nil
-            let new = Self.models(in: newValue)
+            let new = property.models(in: newValue)
             if let inverse = property.inverse {
                 for gone in old where !new.contains(where: { $0 === gone }) {
                     gone.storage?.unlink(inverse, from: model)
@@ -276,7 +300,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
                 return
             }
         }
-        var current = slots[key].map(Self.models(in:)) ?? []
+        var current = slots[key].map(property.models(in:)) ?? []
         if current.contains(where: { $0 === other }) { return }
         if case .toOne = property.kind {
             // The model leaves the list of its previous holder.
@@ -296,7 +320,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     func unlink(_ name: String, from other: any PersistentModel) {
         guard let (key, property) = relationship(name) else { return }
         if slots[key] == nil { load(key) }
-        let current = slots[key].map(Self.models(in:)) ?? []
+        let current = slots[key].map(property.models(in:)) ?? []
         guard current.contains(where: { $0 === other }) else { return }
         if case .toOne(_, false) = property.kind { return }  // a required to-one stays until set again
         slots[key] = Self.relationshipValue(property, current.filter { $0 !== other })
@@ -308,7 +332,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         guard let owner, let table else { return }
         for (i, property) in table.properties.enumerated() where property.isRelationship {
             guard let inverse = property.inverse, let value = slots[i] else { continue }
-            for related in Self.models(in: value) { related.storage?.link(inverse, to: owner) }
+            for related in property.models(in: value) { related.storage?.link(inverse, to: owner) }
         }
     }
 
@@ -323,6 +347,8 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
 
     func attach(to context: ModelContext, id: ObjectID, storeIdentifier: String, state: ModelState) {
         self.context = context
+        self.changeLog = context.container.changeLog
+        self.checkedGeneration = context.seenGeneration  // keeps MS8
         self.objectID = id
         self.storeIdentifier = storeIdentifier
         self.state = state
@@ -332,6 +358,9 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         if let model = model as? Model { owner = model }
     }
 
+    /// `bind(_:)` for a model of the class itself, without the cast.
+    func bindOwner(_ model: Model) { owner = model }
+
     var setValues: [Any?] { slots }
 
     func absorb(_ other: any AnyModelStorage) {
@@ -339,7 +368,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         let given = other.setValues
         for (i, property) in table.properties.enumerated() {
             guard i < given.count, let value = given[i] else { continue }
-            if property.isRelationship, Self.models(in: value).isEmpty { continue }
+            if property.isRelationship, property.models(in: value).isEmpty { continue }
             slots[i] = value
             members[i] = nil
             if state == .saved { changed.insert(i) }
@@ -354,20 +383,21 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         recordLoaded = true
         for (i, property) in table.properties.enumerated() {
             guard let value = slots[i] else { continue }
-            if property.isRelationship, Self.models(in: value).isEmpty { continue }
+            if property.isRelationship, property.models(in: value).isEmpty { continue }
             changed.insert(i)
         }
     }
 
     func detach() {
         context = nil
+        changeLog = nil
         changed = []
     }
 
     func loadedRelatedModels() -> [any PersistentModel] {
         guard let table else { return [] }
         var models: [any PersistentModel] = []
-        for i in table.relationshipSlots { if let value = slots[i] { models += Self.models(in: value) } }
+        for i in table.relationshipSlots { if let value = slots[i] { models += table.properties[i].models(in: value) } }
         return models
     }
 
@@ -384,7 +414,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
                     throw SwiftDataError(.unsupportedValue, "\(table.entityName).\(property.name): \(e.message)")
                 }
             case .toOne:
-                let id = Self.models(in: value).first.flatMap { Self.storedID(of: $0, isGone: isGone) }
+                let id = property.models(in: value).first.flatMap { Self.storedID(of: $0, isGone: isGone) }
                 result[property.name] = .toOne(id)
             case .toMany:
                 // A saved model's list that was read travels as a delta (MS5, `storeDeltas`).
@@ -392,7 +422,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
                 // A new model's list whose inverse is a to-one is written by its members: each
                 // names this model in its own to-one (MS2), which the change set carries.
                 if state == .inserted, property.inverseIsToOne { continue }
-                let ids = Self.models(in: value).compactMap { Self.storedID(of: $0, isGone: isGone) }
+                let ids = property.models(in: value).compactMap { Self.storedID(of: $0, isGone: isGone) }
                 result[property.name] = ChangeSetParts.toMany(ids)
             }
         }
@@ -405,7 +435,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         var result: [String: ToManyDelta] = [:]
         for (i, property) in table.properties.enumerated() where changed.contains(i) {
             guard case .toMany = property.kind, let loaded = loadedLists[i], let value = slots[i] else { continue }
-            let ids = Self.models(in: value).compactMap { Self.storedID(of: $0, isGone: isGone) }
+            let ids = property.models(in: value).compactMap { Self.storedID(of: $0, isGone: isGone) }
             if let delta = ChangeSetParts.toManyDelta(from: loaded, to: ids) { result[property.name] = delta }
         }
         return result
@@ -422,27 +452,29 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     }
 
     func fill(from record: [String: PropertyValue], overwrite: Bool) {
-        fill(overwrite: overwrite) { _, property in record[property.name] }
+        guard let table else { return }
+        fill(overwrite: overwrite) { i in record[table.properties[i].name] }
     }
 
     func fill(fromSlots record: [PropertyValue?], map: [Int?], overwrite: Bool) {
-        fill(overwrite: overwrite) { i, _ in
+        fill(overwrite: overwrite) { i in
             guard i < map.count, let slot = map[i], slot < record.count else { return nil }
             return record[slot]
         }
     }
 
-    /// Takes the value `stored` gives for each property (keeps MS4).
-    private func fill(overwrite: Bool, _ stored: (Int, ModelPropertyTable.Property) -> PropertyValue?) {
+    /// Takes the value `stored` gives for each property (keeps MS4). The properties are read in
+    /// place, field by field, not copied.
+    private func fill(overwrite: Bool, _ stored: (Int) -> PropertyValue?) {
         guard let table else { return }
-        for (i, property) in table.properties.enumerated() {
+        for i in table.properties.indices {
             guard overwrite || slots[i] == nil, changed.isEmpty || !changed.contains(i) else { continue }  // MS4
-            switch (property.kind, stored(i, property)) {
+            switch (table.properties[i].kind, stored(i)) {
             case let (.attribute, .attribute(stored)?):
-                if let value = property.coding.swift(stored) { slots[i] = value }
+                if let value = table.properties[i].coding.swift(stored) { slots[i] = value }
             case let (.toOne, .toOne(id)?):
                 if let id, let registered = context?.registry(id) {
-                    slots[i] = Self.relationshipValue(property, [registered])
+                    slots[i] = Self.relationshipValue(table.properties[i], [registered])
                 } else {
                     slots[i] = nil
                     unmadeToOnes[i] = .some(id)  // keeps MS6: made on first use
@@ -482,15 +514,6 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     }
 
     // MARK: - Relationship values
-
-    /// The models a relationship value holds: a model, an optional one, or an array of them.
-    static func models(in value: Any) -> [any PersistentModel] {
-        // Lists first: casting a list to a class existential would box it as an object first.
-        if let many = value as? any ModelArray { return many.models }
-        if let optional = value as? any OptionalValue { return optional.wrappedValue.map(models(in:)) ?? [] }
-        if let model = value as? any PersistentModel { return [model] }
-        return []
-    }
 
     /// A value of `property`'s Swift type holding `models` (keeps MS1).
     static func relationshipValue(_ property: ModelPropertyTable.Property, _ models: [any PersistentModel]) -> Any? {

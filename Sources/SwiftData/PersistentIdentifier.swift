@@ -41,6 +41,8 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
     ) throws -> PersistentIdentifier {
         let key: Int64?
         switch primaryKey {
+        case let integer as Int64: key = integer  // the common keys without the existential below
+        case let integer as Int: key = Int64(integer)
         case let integer as any BinaryInteger: key = Int64(exactly: integer)
         case let text as String: key = Int64(text)
         default: key = nil

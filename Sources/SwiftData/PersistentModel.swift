@@ -73,8 +73,13 @@ extension PersistentModel {
 
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
-    /// The backing data, when it is this module's.
-    var storage: (any AnyModelStorage)? { persistentBackingData as? any AnyModelStorage }
+    /// The backing data, when it is this module's: the default class by a cast to that class
+    /// (a pointer comparison), before the conformance lookup any other backing data needs.
+    var storage: (any AnyModelStorage)? {
+        let backing = persistentBackingData
+        if let storage = backing as? ModelStorage<Self> { return storage }
+        return backing as? any AnyModelStorage
+    }
 
     /// The backing data after the context took in the saves of its container's other contexts,
     /// for the state a program reads (`isDeleted`, `hasChanges`, `modelContext`).

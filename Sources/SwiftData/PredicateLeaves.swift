@@ -27,8 +27,9 @@ enum PredicateLeaf {
     case comparison(Int)
 }
 
-/// A `#Predicate` node whose leaves can be listed (PL1).
-protocol PredicateLeaves {
+/// A `#Predicate` node whose leaves can be listed (PL1). Its metatype is sendable, so that the
+/// cache's walker of a tree type (PC4 of PredicateRequestCache.swift) may be used from any context.
+protocol PredicateLeaves: SendableMetatype {
     /// Appends this node's leaves, depth first (PL2).
     func collectLeaves(into leaves: inout [PredicateLeaf])
 }

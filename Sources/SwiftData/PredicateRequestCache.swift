@@ -16,6 +16,11 @@
 //       enum; a collection) is never cached, nor is one whose template lacks a variable.
 //  PC3. The cache is bounded: at most `limit` shapes per expression type; more are translated
 //       each time.
+//  PC4. `walkers[type]` says, for an expression type, whether its trees list their leaves (the
+//       conformance PL1 makes exact) and, when they do, lists them after a cast to that concrete
+//       type, which is a type comparison where the conformance check of a conditional
+//       conformance walks the whole type: one check per expression type, which a program has a
+//       fixed number of.
 
 internal import Cadmium
 internal import CdObjects
@@ -41,16 +46,32 @@ final class PredicateRequestCache: @unchecked Sendable {
     /// Shapes per expression type (PC3).
     static let limit = 16
 
-    private let entries = LockedState<[ObjectIdentifier: [Entry]]>([:])
+    /// Lists the leaves of a tree of one expression type; nil for a tree of another type (PC4).
+    typealias LeafWalker = @Sendable (any StandardPredicateExpression<Bool>) -> [PredicateLeaf]?
+
+    /// What is known per expression type.
+    private struct Shapes {
+        /// The walker of each type seen, nil for a type whose trees do not list leaves (PC4).
+        var walkers: [ObjectIdentifier: LeafWalker?] = [:]
+        /// The translated shapes of each type (PC1, PC3).
+        var entries: [ObjectIdentifier: [Entry]] = [:]
+    }
+
+    private let shapes = LockedState(Shapes())
 
     /// The store form of `predicate`: from its shape's template when known, else translated
     /// (and its template kept when its shape allows one).
     func translate<T: PersistentModel>(_ predicate: Predicate<T>) throws -> CdPredicate {
-        guard let tree = predicate.expression as? any PredicateLeaves else {
-            return try PredicateTranslation.translate(predicate)
+        let type = ObjectIdentifier(Swift.type(of: predicate.expression))
+        let (seenWalker, known) = shapes.withLock { ($0.walkers[type], $0.entries[type] ?? []) }
+        let walker: LeafWalker?
+        if let seenWalker {
+            walker = seenWalker
+        } else {
+            walker = Self.walker(for: predicate.expression)
+            shapes.withLock { $0.walkers[type] = .some(walker) }  // keeps PC4
         }
-        var leaves: [PredicateLeaf] = []
-        tree.collectLeaves(into: &leaves)
+        guard let leaves = walker?(predicate.expression) else { return try PredicateTranslation.translate(predicate) }
         var keyPaths: [AnyKeyPath] = []
         var operators: [Int] = []
         var values: [CdPredicateExpression] = []
@@ -64,24 +85,36 @@ final class PredicateRequestCache: @unchecked Sendable {
             }
         }
         guard cacheable else { return try PredicateTranslation.translate(predicate) }
-        let type = ObjectIdentifier(Swift.type(of: predicate.expression))
-        let known = entries.withLock { shapes in
-            shapes[type]?.first { $0.keyPaths == keyPaths && $0.operators == operators }
+        if let entry = known.first(where: { $0.keyPaths == keyPaths && $0.operators == operators }) {
+            return entry.bind(values)  // keeps PC1
         }
-        if let known { return known.bind(values) }  // keeps PC1
         guard let template = try Self.template(predicate, values) else {
             return try PredicateTranslation.translate(predicate)
         }
         let entry = Entry(
             keyPaths: keyPaths, operators: operators, template: template,
             leafOfVariable: Dictionary(uniqueKeysWithValues: values.indices.map { (Self.valueVariable($0), $0) }))
-        entries.withLock { shapes in
-            var list = shapes[type] ?? []
+        shapes.withLock { shapes in
+            var list = shapes.entries[type] ?? []
             guard list.count < Self.limit else { return }  // keeps PC3
             list.append(entry)
-            shapes[type] = list
+            shapes.entries[type] = list
         }
         return entry.bind(values)
+    }
+
+    /// The walker of `expression`'s type (PC4): nil when its trees do not list their leaves.
+    private static func walker(for expression: any StandardPredicateExpression<Bool>) -> LeafWalker? {
+        guard let tree = expression as? any PredicateLeaves else { return nil }
+        func walker<Tree: PredicateLeaves>(_: Tree) -> LeafWalker {
+            { expression in
+                guard let tree = expression as? Tree else { return nil }
+                var leaves: [PredicateLeaf] = []
+                tree.collectLeaves(into: &leaves)
+                return leaves
+            }
+        }
+        return walker(tree)
     }
 
     /// The name of the variable standing for value leaf `index` (PC2).
@@ -90,6 +123,18 @@ final class PredicateRequestCache: @unchecked Sendable {
     /// The store form of a captured value alone, nil for a value with none that the translation
     /// would give in every context (PC2).
     static func boundValue(_ value: Any) -> CdPredicateExpression? {
+        // The common scalars first, by casts to their concrete types: none of them is a model, an
+        // identifier, an optional or a Bool, so each ends where the general path below ends, without
+        // the class-existential cast that tries a bridge for every non-class value.
+        switch value {
+        case let scalar as Int64: return .constant(scalar.cdValue)
+        case let scalar as Int: return .constant(scalar.cdValue)
+        case let scalar as String: return .constant(scalar.cdValue)
+        case let scalar as Double: return .constant(scalar.cdValue)
+        case let scalar as Date: return .constant(scalar.cdValue)
+        case let identifier as PersistentIdentifier: return PredicateTranslation.captured(identifier)
+        default: break
+        }
         if let captured = PredicateTranslation.captured(value) { return captured }
         if value is any OptionalValue || value is Bool { return nil }
         if let scalar = value as? any CdAttributeValue { return .constant(scalar.cdValue) }

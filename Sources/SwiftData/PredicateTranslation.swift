@@ -86,11 +86,13 @@ enum PredicateTranslation {
 
     /// A captured model or identifier as an object reference.
     static func captured(_ value: Any) -> CdPredicateExpression? {
-        if let model = value as? any PersistentModel, let id = model.storage?.objectID {
-            return .object(PredicateObjectID(id.predicateIdentity))
-        }
+        // The identifier first: a cast to a struct type is a type comparison, where the cast to a
+        // class existential below tries a bridge for a value that is no object.
         if let identifier = value as? PersistentIdentifier {
             return .object(PredicateObjectID(identifier.objectID.predicateIdentity))
+        }
+        if let model = value as? any PersistentModel, let id = model.storage?.objectID {
+            return .object(PredicateObjectID(id.predicateIdentity))
         }
         return nil
     }
