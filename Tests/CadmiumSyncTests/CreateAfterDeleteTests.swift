@@ -46,19 +46,15 @@ import Testing
         try await b.engine.syncNow()
         try await set.syncAll()
 
-        try set.expectConverged()
-        try await Self.expectNoLostCreate(set)
-        for (i, r) in set.replicas.enumerated() {
-            let tags = try r.find("Tag", "name", "swift")
-            #expect(tags.count == 1, "replica \(i) lost the created tag")
-            let note = try #require(try r.find("Note", "title", "b's note").first)
-            #expect(try r.store.read { try $0.related(note, "tags") } == tags, "replica \(i): the note's link")
-        }
-        #expect(try await Self.serverRow(of: "swift", server, set.scope) == ServerRow(deleted: false, properties: 1))
         // Without having pulled the delete, b undid a's delete unknowingly: a conflict, a's loss.
         let aID = try #require(try await a.engine.status().replicaID)
         let expected = pulledTheDelete ? [] : [RecordedConflict(kind: "created", loser: aID)]
-        #expect(try await Self.conflicts(server, set.scope) == expected)
+        try await Self.expectEnd(set, server, tagLives: true, conflicts: expected)
+        for (i, r) in set.replicas.enumerated() {
+            let tags = try r.find("Tag", "name", "swift")
+            let note = try #require(try r.find("Note", "title", "b's note").first)
+            #expect(try r.store.read { try $0.related(note, "tags") } == tags, "replica \(i): the note's link")
+        }
     }
 
     /// b, which never held the tag, creates it while a's tag of that name is on the server:
@@ -79,16 +75,11 @@ import Testing
         try await a.engine.syncNow()
         try await set.syncAll()
 
-        try set.expectConverged()
-        try await Self.expectNoLostCreate(set)
-        for (i, r) in set.replicas.enumerated() {
-            #expect(try r.find("Tag", "name", "swift").count == 1, "replica \(i) lost the created tag")
-        }
+        let aID = try #require(try await a.engine.status().replicaID)
+        try await Self.expectEnd(
+            set, server, tagLives: true, conflicts: [RecordedConflict(kind: "created", loser: aID)])
         let note = try #require(try b.find("Note", "title", "b's note").first)
         #expect(try b.store.read { try $0.related(note, "tags") } == [tag])
-        #expect(try await Self.serverRow(of: "swift", server, set.scope) == ServerRow(deleted: false, properties: 1))
-        let aID = try #require(try await a.engine.status().replicaID)
-        #expect(try await Self.conflicts(server, set.scope) == [RecordedConflict(kind: "created", loser: aID)])
     }
 
     /// b creates the tag and pushes; a, not having pulled that, creates it too (the last create,
@@ -109,14 +100,9 @@ import Testing
         try await Self.pushWithoutPulling(a)
         try await set.syncAll()
 
-        try set.expectConverged()
-        try await Self.expectNoLostCreate(set)
-        for (i, r) in set.replicas.enumerated() {
-            #expect(try r.find("Tag", "name", "swift").count == 1, "replica \(i) lost the created tag")
-        }
-        #expect(try await Self.serverRow(of: "swift", server, set.scope) == ServerRow(deleted: false, properties: 1))
         let aID = try #require(try await a.engine.status().replicaID)
-        #expect(try await Self.conflicts(server, set.scope) == [RecordedConflict(kind: "created", loser: aID)])
+        try await Self.expectEnd(
+            set, server, tagLives: true, conflicts: [RecordedConflict(kind: "created", loser: aID)])
     }
 
     /// A delete that had seen the create still wins: a pulls b's create of the tag, then deletes
@@ -133,11 +119,7 @@ import Testing
         try await a.engine.syncNow()
         try await set.syncAll()
 
-        try set.expectConverged()
-        try await Self.expectNoLostCreate(set)
-        #expect(try b.find("Tag", "name", "swift").isEmpty)
-        #expect(try await Self.serverRow(of: "swift", server, set.scope) == ServerRow(deleted: true, properties: 0))
-        #expect(try await Self.conflicts(server, set.scope).isEmpty)
+        try await Self.expectEnd(set, server, tagLives: false, conflicts: [])
     }
 
     /// b, holding the tag, deletes it and creates a new tag of the same name before it syncs:
@@ -156,13 +138,7 @@ import Testing
         try await b.engine.syncNow()
         try await set.syncAll()
 
-        try set.expectConverged()
-        try await Self.expectNoLostCreate(set)
-        for (i, r) in set.replicas.enumerated() {
-            #expect(try r.find("Tag", "name", "swift").count == 1, "replica \(i) lost the created tag")
-        }
-        #expect(try await Self.serverRow(of: "swift", server, set.scope) == ServerRow(deleted: false, properties: 1))
-        #expect(try await Self.conflicts(server, set.scope).isEmpty)
+        try await Self.expectEnd(set, server, tagLives: true, conflicts: [])
     }
 
     /// A replica whose history no longer reaches back to its acknowledged position sends its
@@ -183,13 +159,26 @@ import Testing
         try await b.engine.syncNow()
         try await set.syncAll()
 
-        try set.expectConverged()
-        try await Self.expectNoLostCreate(set)
-        #expect(try b.find("Tag", "name", "swift").isEmpty)
-        #expect(try a.find("Note", "title", "two").count == 1)
-        #expect(try await Self.serverRow(of: "swift", server, set.scope) == ServerRow(deleted: true, properties: 0))
         let bID = try #require(try await b.engine.status().replicaID)
-        #expect(try await Self.conflicts(server, set.scope) == [RecordedConflict(kind: "deleted", loser: bID)])
+        try await Self.expectEnd(
+            set, server, tagLives: false, conflicts: [RecordedConflict(kind: "deleted", loser: bID)])
+        #expect(try a.find("Note", "title", "two").count == 1)
+    }
+
+    /// How every case ends: the replicas converged, the campaign's oracle finds no lost create, the
+    /// tag "swift" is on every replica once when `lives` (on none otherwise), the server holds it
+    /// live with its one property or as a tombstone without any, and it recorded `expected`.
+    static func expectEnd(
+        _ set: ReplicaSet, _ server: URL, tagLives lives: Bool, conflicts expected: [RecordedConflict]
+    ) async throws {
+        try set.expectConverged()
+        try await expectNoLostCreate(set)
+        for (i, r) in set.replicas.enumerated() {
+            #expect(try r.find("Tag", "name", "swift").count == (lives ? 1 : 0), "replica \(i): the tag")
+        }
+        let row = ServerRow(deleted: !lives, properties: lives ? 1 : 0)
+        #expect(try await serverRow(of: "swift", server, set.scope) == row)
+        #expect(try await conflicts(server, set.scope) == expected)
     }
 
     /// The campaign's oracle (CreateLossOracle.swift) finds nothing.
