@@ -1,6 +1,7 @@
 // The Cd-facing front (`CdSync`) as an app uses it, in a process of its own (the `Cd` stack is
 // one per process): the example of docs/SYNC.md pushes a note, another replica answers with
-// one, and the front's background sync brings it to the main context and `Cd.commits`.
+// one, and the front's background sync brings it to the main context, `Cd.commits` and a query
+// observation (`changes()`, followed by a results controller) as an insert.
 
 @testable import CadmiumSync
 import CdFaultSupport
@@ -36,6 +37,7 @@ import Testing
         #expect(status == 0, "\(text)")
         #expect(text.contains("notes: from cd, from peer"), "\(text)")
         #expect(text.contains("pulled event: true, commit: true, pending: 0"), "\(text)")
+        #expect(text.contains("observed insert: true"), "\(text)")
         try await peer.close()
     }
 }
