@@ -17,6 +17,12 @@
 //  BG4. `stop()` cancels both loops and closes their connections; every wait in them (the
 //       deadline of a sync, a pause, the watch of BG3) answers cancellation, so `stop()` does
 //       not wait for a server that is away.
+//  BG5. A local commit is pushed without waiting for another trigger even when it lands while a
+//       sync runs, too late for that sync's push: after a successful sync the loop moves its mark
+//       to the store's last token only when no local transaction is pending (CdSyncStatus's
+//       count); otherwise it clears the mark, so the next round syncs again. Reading the last
+//       token after the sync alone would take such a commit as seen, and it would wait for the
+//       next announcement or the pull timer (an hour in a test that caught it).
 
 import CdObjects
 import Foundation
@@ -39,7 +45,9 @@ extension SyncEngine {
                 first = false
                 do {
                     try await syncNow()
-                    lastSeen = await lastToken()
+                    await options.afterBackgroundSync?()
+                    let after = await lastToken()
+                    lastSeen = await hasPendingLocalCommits() ? nil : after  // BG5
                     lastSync = ContinuousClock.now
                     backoff = .milliseconds(100)
                 } catch {
@@ -99,6 +107,12 @@ extension SyncEngine {
     private func lastToken() async -> UInt64? {
         let store = self.store
         return (try? await onStore { try store.lastHistoryToken() })?.number
+    }
+
+    /// Whether local transactions wait for a push (BG5): the pending count of `status()`, which
+    /// reads only the history after the acknowledged position.
+    private func hasPendingLocalCommits() async -> Bool {
+        ((try? await status())?.pendingTransactions ?? 0) > 0
     }
 
     private func notify() { notified = true }

@@ -59,6 +59,9 @@ package struct SyncEngineOptions: Sendable {
     /// Runs after each page of a pull is applied to the pull's uncommitted local write, with the
     /// page's number from 1 (tests: a connection cut, or a look at the store, between pages).
     package var afterPulledPage: (@Sendable (Int) async throws -> Void)? = nil
+    /// Runs in the background loop right after each successful sync, before the loop reads the
+    /// store's last token (tests: a local commit that lands after a sync's push, BG5).
+    package var afterBackgroundSync: (@Sendable () async -> Void)? = nil
 
     package init() {}
 }

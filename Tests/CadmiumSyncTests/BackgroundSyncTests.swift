@@ -7,6 +7,7 @@
 import CdObjects
 import CdSyncTesting
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("Sync: background") struct BackgroundSyncTests {
@@ -49,6 +50,54 @@ import Testing
         await sync.stop()
         while await events.next() != nil {}
         #expect(try await b.engine.status().pendingTransactions == 0)
+        await set.close()
+    }
+}
+
+/// BG5 of SyncEngine+Background.swift: a local commit that lands after a background sync's push
+/// (made by the hook that runs right after the sync, before the loop looks at the store) is pushed
+/// in the next round, with no announcement and no timer to wake the loop.
+@Suite("Sync: background, a commit as a sync ends") struct BackgroundCommitDuringSyncTests {
+    @Test(.timeLimit(.minutes(1))) func aCommitMadeAsASyncEndsIsPushedWithoutAnotherTrigger() async throws {
+        guard let server = try await PrivateServer.start() else { return }
+        defer { server.stop() }
+        var options = SyncEngineOptions()
+        options.pullInterval = .seconds(3600)
+        let set = try ReplicaSet(2, server: server.url, scope: TestServer.scope(), options: options)
+        let a = set[0], b = set[1]
+        // The hook commits once, at the end of the sync that pulled a's note: the one that a's
+        // announcement started. After it nothing wakes the loop but its own look at the store.
+        let made = Mutex(false)
+        options.afterBackgroundSync = {
+            guard (try? b.find("Note", "title", "from a").isEmpty) == false else { return }
+            guard
+                made.withLock({ done in
+                    defer { done = true }; return !done
+                })
+            else { return }
+            _ = try? b.create("Note", ["title": .string("as the sync ended")])
+        }
+        await b.engine.setOptions(options)
+        let sync = CdSync(engine: b.engine)
+        try await sync.syncNow()
+        var events = sync.events.makeAsyncIterator()
+        sync.start()
+        #expect(try await server.waitForListener(), "the background sync never listened")
+        // Let the loop's first sync and the listener's catch-up sync (BG2) end.
+        try await Task.sleep(for: .seconds(1))
+        try a.create("Note", ["title": .string("from a")])
+        try await a.engine.syncNow()
+        var pushedNote = false
+        while !pushedNote, let event = await events.next() {
+            if case .pushed = event, made.withLock({ $0 }) {
+                pushedNote = try await b.engine.status().pendingTransactions == 0
+            }
+        }
+        #expect(pushedNote, "the note committed as the sync ended was never pushed")
+        try await a.engine.syncNow()
+        #expect(try a.find("Note", "title", "as the sync ended").count == 1)
+        await sync.stop()
+        while await events.next() != nil {}
         await set.close()
     }
 }
