@@ -10,13 +10,19 @@ import Foundation
 import Synchronization
 import Testing
 
+/// Two replicas on `server` whose pull timer is set to an hour: only the server's announcements
+/// and local commits make their background loops sync.
+private func announcementsOnlyPair(_ server: PrivateServer) throws -> ReplicaSet {
+    var options = SyncEngineOptions()
+    options.pullInterval = .seconds(3600)
+    return try ReplicaSet(2, server: server.url, scope: TestServer.scope(), options: options)
+}
+
 @Suite("Sync: background") struct BackgroundSyncTests {
     @Test(.timeLimit(.minutes(1))) func startPullsOnTheServersAnnouncementAndPushesLocalCommits() async throws {
         guard let server = try await PrivateServer.start() else { return }
         defer { server.stop() }
-        var options = SyncEngineOptions()
-        options.pullInterval = .seconds(3600)
-        let set = try ReplicaSet(2, server: server.url, scope: TestServer.scope(), options: options)
+        let set = try announcementsOnlyPair(server)
         let a = set[0], b = set[1]
         let sync = CdSync(engine: b.engine)
         try await sync.syncNow()
@@ -61,13 +67,12 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func aCommitMadeAsASyncEndsIsPushedWithoutAnotherTrigger() async throws {
         guard let server = try await PrivateServer.start() else { return }
         defer { server.stop() }
-        var options = SyncEngineOptions()
-        options.pullInterval = .seconds(3600)
-        let set = try ReplicaSet(2, server: server.url, scope: TestServer.scope(), options: options)
+        let set = try announcementsOnlyPair(server)
         let a = set[0], b = set[1]
         // The hook commits once, at the end of the sync that pulled a's note: the one that a's
         // announcement started. After it nothing wakes the loop but its own look at the store.
         let made = Mutex(false)
+        var options = await b.engine.options
         options.afterBackgroundSync = {
             guard (try? b.find("Note", "title", "from a").isEmpty) == false else { return }
             guard
