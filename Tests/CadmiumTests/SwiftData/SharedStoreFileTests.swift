@@ -36,6 +36,16 @@ extension CadmiumSuites {
             return try condition()
         }
 
+        /// A context of a new container of the shared models on `url` that inserted and saved `trip`.
+        @MainActor static func context(at url: URL, saving trip: Trip) throws -> ModelContext {
+            let container = try ModelContainer(
+                for: SharedStoreModels.schema, configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            context.insert(trip)
+            try context.save()
+            return context
+        }
+
         static func budget(_ object: CdManagedObject) throws -> Double? {
             try object.value(forKey: "budget") as? Double
         }
@@ -48,14 +58,9 @@ extension CadmiumSuites {
             Cd.misuseHandler = { misuse in Issue.record("unexpected misuse: \(misuse)") }
             let commits = Cd.commits
             // Not refused by the process's own lock on the file: the store is shared.
-            let container = try ModelContainer(
-                for: SharedStoreModels.schema, configurations: ModelConfiguration(url: url))
-            let context = ModelContext(container)
-
             // SwiftData → Cd: a main-thread fetch sees the save at once, and it is merged and
             // announced as a commit of the default container.
-            context.insert(Trip(name: "Lisbon", startDate: Self.start))
-            try context.save()
+            let context = try Self.context(at: url, saving: Trip(name: "Lisbon", startDate: Self.start))
             let trips = try Cd.objects(entityNamed: "Trip").fetch()
             #expect(try trips.map { try $0.value(forKey: "name") as? String } == ["Lisbon"])
             var iterator = commits.makeAsyncIterator()
@@ -83,11 +88,8 @@ extension CadmiumSuites {
             let (folder, url) = try Self.storeFile()
             defer { try? FileManager.default.removeItem(at: folder) }
             do {
-                let container = try ModelContainer(
-                    for: SharedStoreModels.schema, configurations: ModelConfiguration(url: url))
-                let context = ModelContext(container)
-                context.insert(Trip(name: "Oslo", startDate: Self.start, budget: 50))
-                try context.save()
+                let context = try Self.context(
+                    at: url, saving: Trip(name: "Oslo", startDate: Self.start, budget: 50))
 
                 try Cd.initWithStore(model: try Self.cdModel(), storeURL: url)
                 Cd.misuseHandler = { misuse in Issue.record("unexpected misuse: \(misuse)") }
@@ -122,11 +124,7 @@ extension CadmiumSuites {
             defer { try? FileManager.default.removeItem(at: folder) }
             // SwiftData has the file: `Cd` with another model is refused, the file is untouched.
             do {
-                let container = try ModelContainer(
-                    for: SharedStoreModels.schema, configurations: ModelConfiguration(url: url))
-                let context = ModelContext(container)
-                context.insert(Trip(name: "Rome", startDate: Self.start))
-                try context.save()
+                let context = try Self.context(at: url, saving: Trip(name: "Rome", startDate: Self.start))
                 #expect {
                     try Cd.initWithStore(model: try CdModel(classes: [TestItem.self]), storeURL: url)
                 } throws: { error in
@@ -134,7 +132,7 @@ extension CadmiumSuites {
                     return difference?.contains("is open in this process with another model version") == true
                 }
                 #expect(Cd.defaultContainer == nil)
-                #expect(try ModelContext(container).fetch(FetchDescriptor<Trip>()).map(\.name) == ["Rome"])
+                #expect(try ModelContext(context.container).fetch(FetchDescriptor<Trip>()).map(\.name) == ["Rome"])
             }
             // `Cd` has the file: a container with another schema is refused with SwiftData's error.
             try Cd.initWithStore(model: try Self.cdModel(), storeURL: url)
