@@ -191,6 +191,8 @@ bench: bench-deps
 	cd $(BENCH_DIR) && .build/release/cadmium-bench coredata-import --objects 200000
 	@echo "Cd bulk insert of 200,000 employees, persistent history off and on (docs/BENCHMARKS.md, History):"
 	cd $(BENCH_DIR) && .build/release/cadmium-bench history --objects 200000
+	@echo "every Cadmium row opened exclusively and shared, in alternating pairs (docs/BENCHMARKS.md, Sharing):"
+	cd $(BENCH_DIR) && .build/release/cadmium-bench sharing
 
 # CI's check that the harness builds and runs; its figures mean nothing. A debug build into the
 # main package's build folder: the engine and object modules are the ones the tests' build made
@@ -207,6 +209,7 @@ bench-check: bench-deps
 	cd $(BENCH_DIR) && $(BENCH_CHECK_BIN) tagged --notes 500 --tags 10 --queries 2
 	cd $(BENCH_DIR) && $(BENCH_CHECK_BIN) coredata-import --objects 500
 	cd $(BENCH_DIR) && $(BENCH_CHECK_BIN) history --objects 500 --repetitions 1
+	cd $(BENCH_DIR) && $(BENCH_CHECK_BIN) sharing --smoke
 
 # Quick run (seconds of measuring): small sizes (the object level at 10,000 and 2,000 employees),
 # one repetition, no docs changes, release build. Without the SwiftData column
@@ -221,3 +224,4 @@ bench-quick: bench-deps
 	cd $(BENCH_DIR) && .build/release/cadmium-bench tagged --notes 5000 --tags 50 --queries 10
 	cd $(BENCH_DIR) && .build/release/cadmium-bench coredata-import --objects 2000
 	cd $(BENCH_DIR) && .build/release/cadmium-bench history --objects 2000 --repetitions 1
+	cd $(BENCH_DIR) && .build/release/cadmium-bench sharing --objects 2000 --keys 10000 --commits 100 --gets 2000 --rounds 1

@@ -13,6 +13,7 @@ import Foundation
 //   cadmium-bench tagged [--notes N]                          the notes with one tag, beside GRDB's join
 //   cadmium-bench coredata-import [--objects N]               a Core Data import beside the bulk insert
 //   cadmium-bench history [--objects N]                       Cd bulk insert, history off and on
+//   cadmium-bench sharing [--objects N]                       every Cadmium row opened exclusively and shared
 
 @main
 struct CadmiumBench: ParsableCommand {
@@ -21,7 +22,7 @@ struct CadmiumBench: ParsableCommand {
         abstract: "Benchmarks Cadmium's storage engine side by side with SQLite.",
         subcommands: [
             Run.self, Render.self, RunOne.self, Observe.self, Batch.self, Links.self, Tagged.self,
-            CoreDataImportBench.self, History.self,
+            CoreDataImportBench.self, History.self, Sharing.self,
         ],
         defaultSubcommand: Run.self
     )

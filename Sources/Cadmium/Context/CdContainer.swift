@@ -84,7 +84,7 @@ public final class CdContainer: @unchecked Sendable {
     /// Other processes' commits to this container's store (CN1, CN4).
     let remoteChangeBroadcast = RemoteChangeBroadcast()
     /// Notices other processes' commits, when the store is shared (RemoteChangeWatcher.swift).
-    private let remoteWatcher = LockedState<RemoteChangeWatcher?>(nil)
+    let remoteWatcher = LockedState<RemoteChangeWatcher?>(nil)
     /// Set once by `close()` (CN6).
     private let closed = Atomic<Bool>(false)
 

@@ -1,13 +1,14 @@
 // How a process learns that another process committed to its store, and what it does then.
 //
-// Noticing: a timer on a utility queue polls the store's shared stamp every `interval` (10 ms):
+// Noticing: the process's polling thread (RemoteChangePoller.swift) reads the store's shared
+// stamp every `intervalSeconds` (10 ms):
 // two atomic loads of the shared file's sequence and durable words, which every commit,
 // checkpoint and durable mark of any process changes. Nothing else runs while the stamp stands
 // still, so an idle store costs 100 wake-ups a second of a few microseconds each. When it moved,
 // the watcher catches the engine up (it indexes the WAL commits the others appended, which the
 // next snapshot would have done anyway) and asks whether a commit of another process became
 // visible (Store+ForeignCommits NC1, NC2). Latency: a commit of another process is announced at
-// most `interval` plus the catch-up and the merge after it is durable (a few milliseconds more).
+// most the interval plus the catch-up and the merge after it is durable (a few milliseconds more).
 // Polling shared memory was chosen over inotify on the WAL: it is one load, it sees durability
 // (which a write to the WAL does not say), it is portable, and it cannot miss an event.
 //
@@ -28,9 +29,11 @@
 //       asking (all of them are this process's, or were announced) and drops their record, so the
 //       record stays as small as the commits between two polls (OH2).
 //  RM3. The watcher stops (`stop`) before its store closes; a poll already running finishes
-//       first, and no block it queued touches a container that is gone (they hold the container).
+//       first, no poll runs after it, and no block it queued touches a container that is gone
+//       (they hold the container).
 //
-// Confinement: `poll` runs on the watcher's serial queue; the deliveries on the main queue.
+// Confinement: `poll` runs on the polling thread with `pollLock` held, which `stop` takes too;
+// the deliveries run on the main queue.
 
 import Foundation
 import CdObjects
@@ -38,15 +41,15 @@ import CdStore
 
 /// Polls one container's store for other processes' commits and delivers them (RM1–RM3).
 final class RemoteChangeWatcher: @unchecked Sendable {
-    // @unchecked: the mutable state is touched on `queue` only; `timer` is set in init.
-    /// How often the shared stamp is read.
-    static let interval: DispatchTimeInterval = .milliseconds(10)
+    // @unchecked: the mutable state is touched with `pollLock` held only.
+    /// How often the shared stamp is read, in seconds.
+    static let intervalSeconds = 0.010
 
     private weak var container: CdContainer?
     private let store: any StoreBackend
     private let storeURL: URL
-    private let queue = DispatchQueue(label: "org.cadmium.linux.remoteChanges", qos: .utility)
-    private let timer: DispatchSourceTimer
+    private let pollLock = NSLock()
+    private var stopped = false
     private var lastStamp: (sequence: UInt64, durable: UInt64)?
     private var reported: UInt64
     private var lastToken: CdHistoryToken?
@@ -78,10 +81,7 @@ final class RemoteChangeWatcher: @unchecked Sendable {
             throw error
         }
         lastStamp = store.sharedStamp
-        timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval, leeway: .milliseconds(2))
-        timer.setEventHandler { [weak self] in self?.poll() }
-        timer.resume()
+        RemoteChangePoller.shared.add(self)
     }
 
     /// This watcher's own transactions up to `last` (OH2 of OwnHistoryNumbers.swift).
@@ -92,9 +92,16 @@ final class RemoteChangeWatcher: @unchecked Sendable {
 
     /// Stops polling and waits for a poll in progress (RM3).
     func stop() {
-        timer.cancel()
-        queue.sync {}
+        RemoteChangePoller.shared.remove(self)
+        pollLock.withLock { stopped = true }
         if let ownRecord { store.ownHistory.stop(ownRecord) }
+    }
+
+    /// One poll, unless stopped (RM3; the polling thread calls it every interval).
+    func tick() {
+        pollLock.withLock {
+            if !stopped { poll() }
+        }
     }
 
     /// One look at the shared stamp; on news, one delivery (RM1).

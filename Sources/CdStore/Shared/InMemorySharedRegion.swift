@@ -93,10 +93,6 @@ extension InMemoryFileSystem: SharedRegionProvider {
         }
     }
 
-    package func removeSharedRegion(_ path: String) throws {
-        _ = sharedBlocks.withLock { $0.blocks.removeValue(forKey: path) }
-    }
-
     /// The shared memory of `path` (for tests that write hostile values into it), if opened once.
     package func sharedMemory(of path: String) -> UnsafeMutableRawBufferPointer? {
         sharedBlocks.withLock { state in

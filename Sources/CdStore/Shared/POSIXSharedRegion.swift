@@ -118,8 +118,4 @@ extension POSIXFileSystem: SharedRegionProvider {
     package func openSharedRegion(_ path: String, size: Int) throws -> any SharedRegion {
         try POSIXSharedRegion(path: path, size: size)
     }
-
-    package func removeSharedRegion(_ path: String) throws {
-        if unlink(path) != 0, errno != ENOENT { throw StoreError.io(operation: "unlink", path: path, errno: errno) }
-    }
 }

@@ -35,9 +35,7 @@ package protocol SharedRegion: AnyObject, Sendable {
 /// A file system whose stores several processes may share: it maps shared regions (SharedRegion).
 package protocol SharedRegionProvider {
     /// Opens (creating when missing) the shared file at `path`, at least `size` bytes long, and
-    /// maps its first `size` bytes.
+    /// maps its first `size` bytes. The file is never removed: it outlives every handle, as
+    /// LMDB's lock file does, and the next store to open it alone rebuilds what it holds.
     func openSharedRegion(_ path: String, size: Int) throws -> any SharedRegion
-    /// Removes the shared file at `path` (its last store closed); handles still open keep their
-    /// memory. Missing is not an error.
-    func removeSharedRegion(_ path: String) throws
 }

@@ -27,19 +27,6 @@ extension Store {
         }
     }
 
-    /// Removes the shared file when this is the last store attached to it, as SQLite removes its
-    /// `-shm` at the last close: every attached store holds a shared `flock` on the page file from
-    /// before it opens the shared file until it closes the page file (Store+Open `attach`), so an
-    /// exclusive one taken without waiting proves that no other store is attached or attaching.
-    /// The next open then makes a fresh one. A failure to take it (or to remove) leaves the file,
-    /// which the next open alone rebuilds anyway (SharedStoreCoordination).
-    func removeSharedFileIfLast() {
-        guard coordination.isShared, let provider = options.fileSystem as? SharedRegionProvider,
-            (try? file.lock(.exclusive)) != nil
-        else { return }
-        try? provider.removeSharedRegion(path + "-shm")
-    }
-
     /// Checkpoints (when writable and healthy), then closes the files. Transactions still open
     /// fail from now on with `StoreError.closed`. Closing twice is harmless.
     public func close() throws {
@@ -57,7 +44,6 @@ extension Store {
         }
         fileLock.withWriteLock { stateLock.withLock { closed = true } }
         if !isReadOnly { releaseWriter() }
-        removeSharedFileIfLast()
         coordination.detach()
         do { try wal?.close() } catch { firstError = firstError ?? error }
         do { try file.close() } catch { firstError = firstError ?? error }

@@ -103,7 +103,7 @@ public enum StoreVerifier {
         // A store other processes have open: read it on a snapshot that no checkpoint changes
         // while the writers go on (VerifierSnapshot VS1, VS2).
         let snapshot = try VerifierSnapshot.take(path: path, fileSystem: fs)
-        defer { snapshot.release(file: file, path: path, fileSystem: fs) }
+        defer { snapshot.release() }
         let walPath = path + "-wal"
         if let limit = snapshot.walLimit {
             options.fileSystem = BoundedLogFileSystem(base: fs, walPath: walPath, limit: limit)

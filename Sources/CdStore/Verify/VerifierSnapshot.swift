@@ -85,15 +85,11 @@ struct VerifierSnapshot {
         }
     }
 
-    /// Ends the snapshot: clears the mark or releases the writer lock, removes the shared file when
-    /// the verifier is the last store attached (`file` is the page file it holds a shared `flock`
-    /// on, as every store does: Store.removeSharedFileIfLast), and detaches.
-    func release(file: any StoreFile, path: String, fileSystem: any StoreFileSystem) {
+    /// Ends the snapshot: clears the mark or releases the writer lock, and detaches. The shared
+    /// file stays, as every store leaves it (docs/FORMAT.md, "The shared file").
+    func release() {
         guard let coordination else { return }
         if holdsWriter { coordination.unlockWriter() } else { coordination.setReaderMark(nil) }
-        if let provider = fileSystem as? SharedRegionProvider, (try? file.lock(.exclusive)) != nil {
-            try? provider.removeSharedRegion(path + "-shm")
-        }
         coordination.detach()
     }
 }

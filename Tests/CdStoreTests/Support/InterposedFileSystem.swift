@@ -36,7 +36,6 @@ final class InterposedFileSystem: StoreFileSystem, SharedRegionProvider, @unchec
     func openSharedRegion(_ path: String, size: Int) throws -> any SharedRegion {
         try base.openSharedRegion(path, size: size)
     }
-    func removeSharedRegion(_ path: String) throws { try base.removeSharedRegion(path) }
 }
 
 /// A file of an `InterposedFileSystem`: the hook runs before `size()` and each read.
