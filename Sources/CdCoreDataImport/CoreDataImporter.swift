@@ -130,7 +130,10 @@ final class CoreDataImporter {
         var objectStore: ObjectStore?
         var openWriter: CoreDataImportWriter?
         do {
-            let target = try ObjectStore.open(path: temp, model: layout.model)
+            // The temporary store is this import's alone: no shared file beside it (StoreSharing).
+            var targetOptions = StoreOptions()
+            targetOptions.sharing = .exclusive
+            let target = try ObjectStore.open(path: temp, model: layout.model, options: targetOptions)
             objectStore = target
             let writer = CoreDataImportWriter(
                 store: target, commitSize: options.commitSize, commitBytes: options.commitBytes)

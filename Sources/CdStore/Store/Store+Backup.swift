@@ -75,6 +75,8 @@ extension Store {
         copyOptions.cacheBytes = min(options.cacheBytes, 16 << 20)
         copyOptions.durability = options.durability == .off ? .off : .full
         copyOptions.checkpointThresholdBytes = UInt64(max(backup.commitBytes, 1 << 20)) * 2
+        // The copy is this backup's alone until it is renamed into place: no shared file beside it.
+        copyOptions.sharing = .exclusive
         do {
             let copy = try Store.open(path: partial, options: copyOptions)
             var progress: BackupProgress

@@ -49,7 +49,7 @@ struct Sharing: ParsableCommand {
     var rows: [Row] {
         let engine = [Workload.loadSequential, .getRandom, .scanFull, .scanRange, .commitDurable].map { w in
             Row(
-                label: "engine  \(w.title)", arguments: ["--system", "cadmium", "--workload", w.rawValue],
+                label: "engine      \(w.title)", arguments: ["--system", "cadmium", "--workload", w.rawValue],
                 prepare: w.readsFixture ? ["--system", "cadmium", "--workload", Workload.prepare.rawValue] : nil)
         }
         let objectWorkloads: [ObjectWorkload] = [
@@ -59,7 +59,7 @@ struct Sharing: ParsableCommand {
         let objectRows = [ObjectSystemID.cadmium, .cdAPI].flatMap { system in
             objectWorkloads.map { w in
                 Row(
-                    label: "\(system == .cdAPI ? "Cd API " : "objects") \(w.title)",
+                    label: "\(system == .cdAPI ? "Cd API     " : "ObjectStore") \(w.title)",
                     arguments: ["--object-system", system.rawValue, "--object-workload", w.rawValue],
                     prepare: ["--object-system", system.rawValue, "--object-workload", ObjectWorkload.prepare.rawValue])
             }
