@@ -257,7 +257,8 @@ public final class ModelContext {
             let storage = ModelStorage<T>(
                 faultFor: id, in: self, storeIdentifier: container.storeIdentifier,
                 table: try? container.table(T.self), record: nil)
-            let model = T(backingData: storage)
+            // No throwaway storage made in `init(backingData:)` (BH1), the class's defaults dropped (MS10).
+            let model = BackingDataHandOff.handing(storage) { T(backingData: storage) }
             storage.bindOwner(model)
             _ = fill(storage)
             return model

@@ -27,6 +27,10 @@
 //       only move forward, so the generation stays taken in.
 //  MS9. `ownerIdentity` is the identity `owner` had when set: a read by that model itself (alive,
 //       since it is reading) finds its owner bound without a weak load.
+//  MS10. A storage made for a model read from the store drops what `setValue(forKey:to:)` writes
+//       into it until `bindOwner` binds it: the class's declared defaults, written by the init
+//       accessors while `init(backingData:)` runs with this storage handed over (BH2 of
+//       BackingDataHandOff.swift); the record or the store gives its values instead.
 
 internal import Cadmium
 internal import CdObjects
@@ -129,6 +133,8 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     private(set) var objectID: ObjectID?
     private var storeIdentifier = ""
     var state: ModelState = .new
+    /// Whether initial values written before the owner is bound are dropped (MS10).
+    private var dropsInitialValues = false
 
     init(for modelType: Model.Type) {
         table = try? ModelPropertyTable.of(Model.self)
@@ -149,6 +155,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         self.storeIdentifier = storeIdentifier
         self.state = .saved
         self.recordLoaded = false
+        self.dropsInitialValues = true  // keeps MS10 until bindOwner
         if let record { fill(from: record, overwrite: true) }
     }
 
@@ -192,6 +199,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     }
 
     func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
+        if dropsInitialValues { return }  // MS10
         if let owner {
             set(key, to: newValue, of: owner)
         } else if let i = slot(key) {
@@ -359,7 +367,10 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     }
 
     /// `bind(_:)` for a model of the class itself, without the cast.
-    func bindOwner(_ model: Model) { owner = model }
+    func bindOwner(_ model: Model) {
+        owner = model
+        dropsInitialValues = false  // keeps MS10
+    }
 
     var setValues: [Any?] { slots }
 

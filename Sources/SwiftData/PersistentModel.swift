@@ -30,8 +30,12 @@ public struct _SwiftDataNoType: Sendable {
 }
 
 extension PersistentModel {
-    /// New, empty backing data for a model created by its own initializer.
-    public static func createBackingData() -> any BackingData<Self> { ModelStorage<Self>(for: Self.self) }
+    /// New, empty backing data for a model created by its own initializer; for a model a context is
+    /// making from the store, the storage the context hands over (BH1 of BackingDataHandOff.swift).
+    public static func createBackingData() -> any BackingData<Self> {
+        if let handed = BackingDataHandOff.take(Self.self) { return handed }
+        return ModelStorage<Self>(for: Self.self)
+    }
 
     /// The value of a persisted property (what `@Model`'s getters call).
     public func getValue<Value>(forKey key: KeyPath<Self, Value>) -> Value {
