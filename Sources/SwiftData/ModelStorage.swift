@@ -101,6 +101,10 @@ protocol AnyModelStorage: AnyObject {
 }
 
 /// The default backing data of `@Model` classes.
+/// Usable from inlinable code (`PersistentModel.getValue`/`setValue`, inlined into the module of
+/// the model classes), so that a property access there finds this class without a lookup of its
+/// generic metadata.
+@usableFromInline
 final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     /// The class's property table; nil when its metadata has no stored form (then every value
     /// is in `others`, and the model cannot be inserted).
@@ -136,6 +140,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     /// Whether initial values written before the owner is bound are dropped (MS10).
     private var dropsInitialValues = false
 
+    @usableFromInline
     init(for modelType: Model.Type) {
         table = try? ModelPropertyTable.of(Model.self)
         slots = Array(repeating: nil, count: table?.properties.count ?? 0)
@@ -159,6 +164,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         if let record { fill(from: record, overwrite: true) }
     }
 
+    @usableFromInline
     var persistentModelID: PersistentIdentifier? { identifier }
 
     var identifier: PersistentIdentifier? {
@@ -192,12 +198,14 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
 
     // MARK: - BackingData
 
+    @usableFromInline
     func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
         if let owner { return value(key, of: owner) }
         if let value = stored(key) as? Value { return value }
         return Self.empty(Value.self, key)
     }
 
+    @usableFromInline
     func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
         if dropsInitialValues { return }  // MS10
         if let owner {
@@ -213,6 +221,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     // MARK: - Reading and writing
 
     /// The value of `key`, read from the store when not loaded.
+    @usableFromInline
     func value<Value>(_ key: KeyPath<Model, Value>, of model: Model) -> Value {
         if ownerIdentity != ObjectIdentifier(model), owner == nil { owner = model }  // MS9
         if let changeLog, changeLog.generation != checkedGeneration { catchUpContext() }  // MS8
@@ -233,6 +242,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
 
     /// Sets `key`; a relationship keeps its inverse in step (MS2) and brings new related models
     /// into the context.
+    @usableFromInline
     func set<Value>(_ key: KeyPath<Model, Value>, to newValue: Value, of model: Model) {
         if owner == nil { owner = model }
         guard let table, let index = slot(key) else {
