@@ -28,9 +28,6 @@ extension ModelContext {
             throw SwiftDataError(.saveNotAllowed, "the container's configuration does not allow saving")
         }
         NotificationCenter.default.post(name: ModelContext.willSave, object: nil)
-        for model in Array(inserted.values) + Array(changed.values) {
-            didRelate(model.storage?.loadedRelatedModels() ?? [])
-        }
         try matchUniqueValues()
         let changes = try pendingChangeSet()
         let applied: AppliedChanges

@@ -301,25 +301,32 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
 
     // MARK: - Inverses (MS2)
 
-    /// Adds `other` to the relationship `name` of this model (sets it, for a to-one).
+    /// Adds `other` to the relationship `name` of this model (sets it, for a to-one); a new `other`
+    /// joins this model's context at once (MC3), as it does when this model's own setter relates it.
     func link(_ name: String, to other: any PersistentModel) {
-        guard let (key, property) = relationship(name) else { return }
+        guard linkInPlace(name, to: other), let context, state == .inserted || state == .saved else { return }
+        context.didRelate([other])  // keeps MC3
+    }
+
+    /// `link(_:to:)` without the context: true when the relationship changed.
+    private func linkInPlace(_ name: String, to other: any PersistentModel) -> Bool {
+        guard let (key, property) = relationship(name) else { return false }
         if slots[key] == nil { load(key) }
         // A non-optional to-many grows by one element, its elements neither cast nor re-wrapped.
         if case .toMany(_, false) = property.kind, let listType = property.valueType as? any ModelArray.Type,
             var known = members[key] ?? (slots[key] as? any ModelArray)?.identities
         {
             let identity = ObjectIdentifier(other)
-            if known.contains(identity) { return }
+            if known.contains(identity) { return false }
             if listType.append(other, into: &slots[key]) {  // keeps MS1: the same array type
                 known.insert(identity)
                 members[key] = known  // keeps MS7
                 noteChanged(key)
-                return
+                return true
             }
         }
         var current = slots[key].map(property.models(in:)) ?? []
-        if current.contains(where: { $0 === other }) { return }
+        if current.contains(where: { $0 === other }) { return false }
         if case .toOne = property.kind {
             // The model leaves the list of its previous holder.
             if let owner, let inverse = property.inverse {
@@ -332,6 +339,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         slots[key] = Self.relationshipValue(property, current)
         members[key] = nil
         noteChanged(key)
+        return true
     }
 
     /// Removes `other` from the relationship `name` of this model (clears it, for a to-one).
