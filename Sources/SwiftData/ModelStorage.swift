@@ -86,6 +86,11 @@ protocol AnyModelStorage: AnyObject {
     /// The links added to and removed from each changed to-many of a saved model since its list
     /// was read (MS5), by relationship name.
     func storeDeltas(isGone: (ObjectID) -> Bool) throws -> [String: ToManyDelta]
+    /// `storeValues(all:isGone:)` in slot form: property i's value at `map[i]` of an array of
+    /// `count` (the entity's stored properties, PS2 of CdObjects' PropertySlots), nil where none.
+    func storeValues(all: Bool, isGone: (ObjectID) -> Bool, slots map: [Int?], count: Int) throws -> [PropertyValue?]
+    /// `storeDeltas(isGone:)` by store slot (`map[i]` for property i).
+    func storeDeltas(isGone: (ObjectID) -> Bool, slots map: [Int?]) throws -> [Int: ToManyDelta]
     /// Takes `record`'s attribute and to-one values (keeps MS4); `overwrite` replaces loaded ones.
     func fill(from record: [String: PropertyValue], overwrite: Bool)
     /// `fill(from:overwrite:)` with a record in slot form: property i's value is
@@ -433,18 +438,35 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     func storeValues(all: Bool, isGone: (ObjectID) -> Bool) throws -> [String: PropertyValue] {
         let table = try propertyTable()
         var result: [String: PropertyValue] = [:]
+        try forEachStoreValue(all: all, isGone: isGone) { i, value in result[table.properties[i].name] = value }
+        return result
+    }
+
+    func storeValues(
+        all: Bool, isGone: (ObjectID) -> Bool, slots map: [Int?], count: Int
+    ) throws -> [PropertyValue?] {
+        var result = [PropertyValue?](repeating: nil, count: count)
+        try forEachStoreValue(all: all, isGone: isGone) { i, value in
+            if i < map.count, let slot = map[i], slot < count { result[slot] = value }
+        }
+        return result
+    }
+
+    /// Calls `put` with the index and store value of each property to write: every one (`all`) or
+    /// the changed ones (MS3), to-manys as `storeValues(all:isGone:)` documents.
+    private func forEachStoreValue(
+        all: Bool, isGone: (ObjectID) -> Bool, _ put: (Int, PropertyValue) -> Void
+    ) throws {
+        let table = try propertyTable()
         for (i, property) in table.properties.enumerated() where all || changed.contains(i) {
             guard i < slots.count, let value = slots[i] else { continue }
             switch property.kind {
             case .attribute:
-                do { result[property.name] = .attribute(try property.coding.store(value)) } catch let e
-                    as SwiftDataError
-                {
+                do { put(i, .attribute(try property.coding.store(value))) } catch let e as SwiftDataError {
                     throw SwiftDataError(.unsupportedValue, "\(table.entityName).\(property.name): \(e.message)")
                 }
             case .toOne:
-                let id = property.models(in: value).first.flatMap { Self.storedID(of: $0, isGone: isGone) }
-                result[property.name] = .toOne(id)
+                put(i, .toOne(property.models(in: value).first.flatMap { Self.storedID(of: $0, isGone: isGone) }))
             case .toMany:
                 // A saved model's list that was read travels as a delta (MS5, `storeDeltas`).
                 if !all, state == .saved, loadedLists[i] != nil { continue }
@@ -452,22 +474,36 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
                 // names this model in its own to-one (MS2), which the change set carries.
                 if state == .inserted, property.inverseIsToOne { continue }
                 let ids = property.models(in: value).compactMap { Self.storedID(of: $0, isGone: isGone) }
-                result[property.name] = ChangeSetParts.toMany(ids)
+                put(i, ChangeSetParts.toMany(ids))
             }
+        }
+    }
+
+    func storeDeltas(isGone: (ObjectID) -> Bool) throws -> [String: ToManyDelta] {
+        let table = try propertyTable()
+        var result: [String: ToManyDelta] = [:]
+        try forEachStoreDelta(isGone: isGone) { i, delta in result[table.properties[i].name] = delta }
+        return result
+    }
+
+    func storeDeltas(isGone: (ObjectID) -> Bool, slots map: [Int?]) throws -> [Int: ToManyDelta] {
+        var result: [Int: ToManyDelta] = [:]
+        try forEachStoreDelta(isGone: isGone) { i, delta in
+            if i < map.count, let slot = map[i] { result[slot] = delta }
         }
         return result
     }
 
-    func storeDeltas(isGone: (ObjectID) -> Bool) throws -> [String: ToManyDelta] {
-        guard state == .saved else { return [:] }
+    /// Calls `put` with the index and delta of each changed to-many of a saved model whose list
+    /// was read (MS5).
+    private func forEachStoreDelta(isGone: (ObjectID) -> Bool, _ put: (Int, ToManyDelta) -> Void) throws {
+        guard state == .saved else { return }
         let table = try propertyTable()
-        var result: [String: ToManyDelta] = [:]
         for (i, property) in table.properties.enumerated() where changed.contains(i) {
             guard case .toMany = property.kind, let loaded = loadedLists[i], let value = slots[i] else { continue }
             let ids = property.models(in: value).compactMap { Self.storedID(of: $0, isGone: isGone) }
-            if let delta = ChangeSetParts.toManyDelta(from: loaded, to: ids) { result[property.name] = delta }
+            if let delta = ChangeSetParts.toManyDelta(from: loaded, to: ids) { put(i, delta) }
         }
-        return result
     }
 
     /// The object a related model stands for in a change set: nil for a model that is deleted
