@@ -50,6 +50,9 @@ public final class ModelContainer: @unchecked Sendable {
     /// Per entity, the store record slot of each property of its table (nil for a to-many),
     /// so that fetched records in slot form fill models without a dictionary by name.
     let recordSlots: [String: [Int?]]
+    /// Per entity, the store slot of each property of its table (to-manys included) and the
+    /// number of stored slots, so that a save sends its values in slot form (`SlotChangeSet`).
+    let storeSlots: [String: (map: [Int?], count: Int)]
     /// Touched on the main actor only (`mainContext`).
     nonisolated(unsafe) private var main: ModelContext?
 
@@ -97,13 +100,19 @@ public final class ModelContainer: @unchecked Sendable {
         self.tablesByType = tablesByType
         let storeSlots = PropertySlots.tables(of: model)
         var recordSlots: [String: [Int?]] = [:]
+        var savedSlots: [String: (map: [Int?], count: Int)] = [:]
         for table in tablesByType.values {
             guard let slots = storeSlots[table.entityName] else { continue }
             recordSlots[table.entityName] = table.properties.map { property in
                 slots.slot(of: property.name).flatMap { $0 < slots.attributeCount + slots.toOneCount ? $0 : nil }
             }
+            let stored = table.properties.map { property in
+                slots.slot(of: property.name).flatMap { $0 < slots.storedCount ? $0 : nil }
+            }
+            savedSlots[table.entityName] = (stored, slots.storedCount)
         }
         self.recordSlots = recordSlots
+        self.storeSlots = savedSlots
         self.migrationPlan = migrationPlan
         self.configurations = Set(configurations)
         self.configuration = configuration

@@ -11,6 +11,9 @@
 //  SV3. Unique values are matched before the change set is built, against the store and the
 //       other inserts of the same save; a constraint with a nil value or a relationship is not
 //       matched (the store then enforces it).
+//  SV4. A save applies the pending changes in slot form (`pendingSlotChangeSet`), the same changes
+//       a fetch overlays by name (`pendingChangeSet`): each value of the one is the value of the
+//       same property in the other, at the property's store slot (the container's `storeSlots`).
 
 internal import CdObjects
 import Foundation
@@ -28,13 +31,10 @@ extension ModelContext {
             throw SwiftDataError(.saveNotAllowed, "the container's configuration does not allow saving")
         }
         NotificationCenter.default.post(name: ModelContext.willSave, object: nil)
-        for model in Array(inserted.values) + Array(changed.values) {
-            didRelate(model.storage?.loadedRelatedModels() ?? [])
-        }
         try matchUniqueValues()
-        let changes = try pendingChangeSet()
+        let changes = try pendingSlotChangeSet()
         let applied: AppliedChanges
-        do { applied = try container.store.apply(changes) } catch { throw SwiftDataError.store(error) }
+        do { applied = try container.store.apply(slots: changes) } catch { throw SwiftDataError.store(error) }
         finishSave(applied)
         container.changeLog.record(updated: applied.updated, deleted: applied.deleted)
         container.lease.announce(applied)  // HY2
@@ -56,6 +56,40 @@ extension ModelContext {
             if !values.isEmpty { changes.updated[id] = values }
             let deltas = try storage.storeDeltas(isGone: gone)
             if !deltas.isEmpty { changes.toManyDeltas[id] = deltas }
+        }
+        changes.deleted = Set(deleted.keys)
+        changes.author = author
+        changes.contextName = HistoryProcess.current.contextName  // TX2 of HistoryTransaction.swift
+        return changes
+    }
+
+    /// The pending changes in the store's slot form, what a save applies: the change set
+    /// `pendingChangeSet()` gives, its values by store slot instead of by name (SV4), objects in
+    /// identifier order, as the store stages a change set by name.
+    func pendingSlotChangeSet() throws -> SlotChangeSet {
+        var changes = SlotChangeSet()
+        let gone: (ObjectID) -> Bool = { [deleted] in deleted[$0] != nil }
+        func slots(_ id: ObjectID) throws -> (map: [Int?], count: Int) {
+            guard let slots = container.storeSlots[id.entity] else {
+                throw SwiftDataError(.unknownSchema, "\(id.entity) is not in the container's schema")
+            }
+            return slots
+        }
+        changes.inserted.reserveCapacity(inserted.count)
+        for id in inserted.keys.sorted() {
+            guard let storage = inserted[id]?.storage else { continue }
+            let (map, count) = try slots(id)
+            changes.inserted.append(
+                SlotChangeSet.Entry(
+                    id: id, values: try storage.storeValues(all: true, isGone: gone, slots: map, count: count)))
+        }
+        for id in changed.keys.sorted() where inserted[id] == nil && deleted[id] == nil {
+            guard let storage = changed[id]?.storage else { continue }
+            let (map, count) = try slots(id)
+            let values = try storage.storeValues(all: false, isGone: gone, slots: map, count: count)
+            let deltas = try storage.storeDeltas(isGone: gone, slots: map)
+            guard values.contains(where: { $0 != nil }) || !deltas.isEmpty else { continue }
+            changes.updated.append(SlotChangeSet.Entry(id: id, values: values, deltas: deltas))
         }
         changes.deleted = Set(deleted.keys)
         changes.author = author

@@ -10,7 +10,11 @@
 //       and every model a fetch, a relationship or `model(for:)` returns comes from it.
 //  MC2. A pending model is held strongly (`inserted`, `changed`, `deleted`) until the save or
 //       rollback that ends it; registered clean models are held weakly.
-//  MC3. Inserting a model inserts every new model its relationships reach (now and at save).
+//  MC3. Inserting a model inserts every new model its relationships reach, and a new model
+//       related to a model of the context later joins it at once, from either side: through the
+//       setter of the model in the context (`ModelStorage.set`) or through the inverse the new
+//       model's own setter keeps (`ModelStorage.link`). So nothing new is reachable from the
+//       context's models that it does not hold, and a save has no graph to walk.
 
 internal import CdObjects
 import Foundation
@@ -257,7 +261,8 @@ public final class ModelContext {
             let storage = ModelStorage<T>(
                 faultFor: id, in: self, storeIdentifier: container.storeIdentifier,
                 table: try? container.table(T.self), record: nil)
-            let model = T(backingData: storage)
+            // No throwaway storage made in `init(backingData:)` (BH1), the class's defaults dropped (MS10).
+            let model = BackingDataHandOff.handing(storage) { T(backingData: storage) }
             storage.bindOwner(model)
             _ = fill(storage)
             return model

@@ -27,6 +27,10 @@
 //       only move forward, so the generation stays taken in.
 //  MS9. `ownerIdentity` is the identity `owner` had when set: a read by that model itself (alive,
 //       since it is reading) finds its owner bound without a weak load.
+//  MS10. A storage made for a model read from the store drops what `setValue(forKey:to:)` writes
+//       into it until `bindOwner` binds it: the class's declared defaults, written by the init
+//       accessors while `init(backingData:)` runs with this storage handed over (BH2 of
+//       BackingDataHandOff.swift); the record or the store gives its values instead.
 
 internal import Cadmium
 internal import CdObjects
@@ -82,6 +86,11 @@ protocol AnyModelStorage: AnyObject {
     /// The links added to and removed from each changed to-many of a saved model since its list
     /// was read (MS5), by relationship name.
     func storeDeltas(isGone: (ObjectID) -> Bool) throws -> [String: ToManyDelta]
+    /// `storeValues(all:isGone:)` in slot form: property i's value at `map[i]` of an array of
+    /// `count` (the entity's stored properties, PS2 of CdObjects' PropertySlots), nil where none.
+    func storeValues(all: Bool, isGone: (ObjectID) -> Bool, slots map: [Int?], count: Int) throws -> [PropertyValue?]
+    /// `storeDeltas(isGone:)` by store slot (`map[i]` for property i).
+    func storeDeltas(isGone: (ObjectID) -> Bool, slots map: [Int?]) throws -> [Int: ToManyDelta]
     /// Takes `record`'s attribute and to-one values (keeps MS4); `overwrite` replaces loaded ones.
     func fill(from record: [String: PropertyValue], overwrite: Bool)
     /// `fill(from:overwrite:)` with a record in slot form: property i's value is
@@ -97,6 +106,10 @@ protocol AnyModelStorage: AnyObject {
 }
 
 /// The default backing data of `@Model` classes.
+/// Usable from inlinable code (`PersistentModel.getValue`/`setValue`, inlined into the module of
+/// the model classes), so that a property access there finds this class without a lookup of its
+/// generic metadata.
+@usableFromInline
 final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     /// The class's property table; nil when its metadata has no stored form (then every value
     /// is in `others`, and the model cannot be inserted).
@@ -129,7 +142,10 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     private(set) var objectID: ObjectID?
     private var storeIdentifier = ""
     var state: ModelState = .new
+    /// Whether initial values written before the owner is bound are dropped (MS10).
+    private var dropsInitialValues = false
 
+    @usableFromInline
     init(for modelType: Model.Type) {
         table = try? ModelPropertyTable.of(Model.self)
         slots = Array(repeating: nil, count: table?.properties.count ?? 0)
@@ -149,9 +165,11 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         self.storeIdentifier = storeIdentifier
         self.state = .saved
         self.recordLoaded = false
+        self.dropsInitialValues = true  // keeps MS10 until bindOwner
         if let record { fill(from: record, overwrite: true) }
     }
 
+    @usableFromInline
     var persistentModelID: PersistentIdentifier? { identifier }
 
     var identifier: PersistentIdentifier? {
@@ -185,13 +203,16 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
 
     // MARK: - BackingData
 
+    @usableFromInline
     func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
         if let owner { return value(key, of: owner) }
         if let value = stored(key) as? Value { return value }
         return Self.empty(Value.self, key)
     }
 
+    @usableFromInline
     func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
+        if dropsInitialValues { return }  // MS10
         if let owner {
             set(key, to: newValue, of: owner)
         } else if let i = slot(key) {
@@ -205,6 +226,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     // MARK: - Reading and writing
 
     /// The value of `key`, read from the store when not loaded.
+    @usableFromInline
     func value<Value>(_ key: KeyPath<Model, Value>, of model: Model) -> Value {
         if ownerIdentity != ObjectIdentifier(model), owner == nil { owner = model }  // MS9
         if let changeLog, changeLog.generation != checkedGeneration { catchUpContext() }  // MS8
@@ -225,6 +247,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
 
     /// Sets `key`; a relationship keeps its inverse in step (MS2) and brings new related models
     /// into the context.
+    @usableFromInline
     func set<Value>(_ key: KeyPath<Model, Value>, to newValue: Value, of model: Model) {
         if owner == nil { owner = model }
         guard let table, let index = slot(key) else {
@@ -283,25 +306,32 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
 
     // MARK: - Inverses (MS2)
 
-    /// Adds `other` to the relationship `name` of this model (sets it, for a to-one).
+    /// Adds `other` to the relationship `name` of this model (sets it, for a to-one); a new `other`
+    /// joins this model's context at once (MC3), as it does when this model's own setter relates it.
     func link(_ name: String, to other: any PersistentModel) {
-        guard let (key, property) = relationship(name) else { return }
+        guard linkInPlace(name, to: other), let context, state == .inserted || state == .saved else { return }
+        context.didRelate([other])  // keeps MC3
+    }
+
+    /// `link(_:to:)` without the context: true when the relationship changed.
+    private func linkInPlace(_ name: String, to other: any PersistentModel) -> Bool {
+        guard let (key, property) = relationship(name) else { return false }
         if slots[key] == nil { load(key) }
         // A non-optional to-many grows by one element, its elements neither cast nor re-wrapped.
         if case .toMany(_, false) = property.kind, let listType = property.valueType as? any ModelArray.Type,
             var known = members[key] ?? (slots[key] as? any ModelArray)?.identities
         {
             let identity = ObjectIdentifier(other)
-            if known.contains(identity) { return }
+            if known.contains(identity) { return false }
             if listType.append(other, into: &slots[key]) {  // keeps MS1: the same array type
                 known.insert(identity)
                 members[key] = known  // keeps MS7
                 noteChanged(key)
-                return
+                return true
             }
         }
         var current = slots[key].map(property.models(in:)) ?? []
-        if current.contains(where: { $0 === other }) { return }
+        if current.contains(where: { $0 === other }) { return false }
         if case .toOne = property.kind {
             // The model leaves the list of its previous holder.
             if let owner, let inverse = property.inverse {
@@ -314,6 +344,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         slots[key] = Self.relationshipValue(property, current)
         members[key] = nil
         noteChanged(key)
+        return true
     }
 
     /// Removes `other` from the relationship `name` of this model (clears it, for a to-one).
@@ -359,7 +390,10 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     }
 
     /// `bind(_:)` for a model of the class itself, without the cast.
-    func bindOwner(_ model: Model) { owner = model }
+    func bindOwner(_ model: Model) {
+        owner = model
+        dropsInitialValues = false  // keeps MS10
+    }
 
     var setValues: [Any?] { slots }
 
@@ -404,18 +438,35 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     func storeValues(all: Bool, isGone: (ObjectID) -> Bool) throws -> [String: PropertyValue] {
         let table = try propertyTable()
         var result: [String: PropertyValue] = [:]
+        try forEachStoreValue(all: all, isGone: isGone) { i, value in result[table.properties[i].name] = value }
+        return result
+    }
+
+    func storeValues(
+        all: Bool, isGone: (ObjectID) -> Bool, slots map: [Int?], count: Int
+    ) throws -> [PropertyValue?] {
+        var result = [PropertyValue?](repeating: nil, count: count)
+        try forEachStoreValue(all: all, isGone: isGone) { i, value in
+            if i < map.count, let slot = map[i], slot < count { result[slot] = value }
+        }
+        return result
+    }
+
+    /// Calls `put` with the index and store value of each property to write: every one (`all`) or
+    /// the changed ones (MS3), to-manys as `storeValues(all:isGone:)` documents.
+    private func forEachStoreValue(
+        all: Bool, isGone: (ObjectID) -> Bool, _ put: (Int, PropertyValue) -> Void
+    ) throws {
+        let table = try propertyTable()
         for (i, property) in table.properties.enumerated() where all || changed.contains(i) {
             guard i < slots.count, let value = slots[i] else { continue }
             switch property.kind {
             case .attribute:
-                do { result[property.name] = .attribute(try property.coding.store(value)) } catch let e
-                    as SwiftDataError
-                {
+                do { put(i, .attribute(try property.coding.store(value))) } catch let e as SwiftDataError {
                     throw SwiftDataError(.unsupportedValue, "\(table.entityName).\(property.name): \(e.message)")
                 }
             case .toOne:
-                let id = property.models(in: value).first.flatMap { Self.storedID(of: $0, isGone: isGone) }
-                result[property.name] = .toOne(id)
+                put(i, .toOne(property.models(in: value).first.flatMap { Self.storedID(of: $0, isGone: isGone) }))
             case .toMany:
                 // A saved model's list that was read travels as a delta (MS5, `storeDeltas`).
                 if !all, state == .saved, loadedLists[i] != nil { continue }
@@ -423,22 +474,36 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
                 // names this model in its own to-one (MS2), which the change set carries.
                 if state == .inserted, property.inverseIsToOne { continue }
                 let ids = property.models(in: value).compactMap { Self.storedID(of: $0, isGone: isGone) }
-                result[property.name] = ChangeSetParts.toMany(ids)
+                put(i, ChangeSetParts.toMany(ids))
             }
+        }
+    }
+
+    func storeDeltas(isGone: (ObjectID) -> Bool) throws -> [String: ToManyDelta] {
+        let table = try propertyTable()
+        var result: [String: ToManyDelta] = [:]
+        try forEachStoreDelta(isGone: isGone) { i, delta in result[table.properties[i].name] = delta }
+        return result
+    }
+
+    func storeDeltas(isGone: (ObjectID) -> Bool, slots map: [Int?]) throws -> [Int: ToManyDelta] {
+        var result: [Int: ToManyDelta] = [:]
+        try forEachStoreDelta(isGone: isGone) { i, delta in
+            if i < map.count, let slot = map[i] { result[slot] = delta }
         }
         return result
     }
 
-    func storeDeltas(isGone: (ObjectID) -> Bool) throws -> [String: ToManyDelta] {
-        guard state == .saved else { return [:] }
+    /// Calls `put` with the index and delta of each changed to-many of a saved model whose list
+    /// was read (MS5).
+    private func forEachStoreDelta(isGone: (ObjectID) -> Bool, _ put: (Int, ToManyDelta) -> Void) throws {
+        guard state == .saved else { return }
         let table = try propertyTable()
-        var result: [String: ToManyDelta] = [:]
         for (i, property) in table.properties.enumerated() where changed.contains(i) {
             guard case .toMany = property.kind, let loaded = loadedLists[i], let value = slots[i] else { continue }
             let ids = property.models(in: value).compactMap { Self.storedID(of: $0, isGone: isGone) }
-            if let delta = ChangeSetParts.toManyDelta(from: loaded, to: ids) { result[property.name] = delta }
+            if let delta = ChangeSetParts.toManyDelta(from: loaded, to: ids) { put(i, delta) }
         }
-        return result
     }
 
     /// The object a related model stands for in a change set: nil for a model that is deleted

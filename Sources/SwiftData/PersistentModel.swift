@@ -30,17 +30,24 @@ public struct _SwiftDataNoType: Sendable {
 }
 
 extension PersistentModel {
-    /// New, empty backing data for a model created by its own initializer.
-    public static func createBackingData() -> any BackingData<Self> { ModelStorage<Self>(for: Self.self) }
+    /// New, empty backing data for a model created by its own initializer; for a model a context is
+    /// making from the store, the storage the context hands over (BH1 of BackingDataHandOff.swift).
+    public static func createBackingData() -> any BackingData<Self> {
+        if let handed = BackingDataHandOff.take(Self.self) { return handed }
+        return ModelStorage<Self>(for: Self.self)
+    }
 
-    /// The value of a persisted property (what `@Model`'s getters call).
+    /// The value of a persisted property (what `@Model`'s getters call). Inlinable, so that in the
+    /// model's own module the cast to the default backing data is to a class known there.
+    @inlinable
     public func getValue<Value>(forKey key: KeyPath<Self, Value>) -> Value {
         if let storage = persistentBackingData as? ModelStorage<Self> { return storage.value(key, of: self) }
         return persistentBackingData.getValue(forKey: key)
     }
 
     /// Sets a persisted property (what `@Model`'s setters call); a relationship's inverse is
-    /// kept in step.
+    /// kept in step. Inlinable, as `getValue(forKey:)` is.
+    @inlinable
     public func setValue<Value>(forKey key: KeyPath<Self, Value>, to newValue: Value) {
         if let storage = persistentBackingData as? ModelStorage<Self> {
             storage.set(key, to: newValue, of: self)

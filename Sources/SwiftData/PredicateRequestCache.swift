@@ -21,6 +21,12 @@
 //       type, which is a type comparison where the conformance check of a conditional
 //       conformance walks the whole type: one check per expression type, which a program has a
 //       fixed number of.
+//  PC5. A tree `persistentModelID == id` (or `id == persistentModelID`) of a captured identifier is
+//       not walked nor bound: its type is recognised once (PC4's table), and each fetch reads the
+//       identifier out of it, checks that its key path is the model's `persistentModelID`, and states
+//       `SELF == id` at once, the form the translation gives it and the store reads by primary key
+//       (FE2 of ModelContext+Fetch.swift). A tree of that type with another key path takes the path
+//       above.
 
 internal import Cadmium
 internal import CdObjects
@@ -49,10 +55,22 @@ final class PredicateRequestCache: @unchecked Sendable {
     /// Lists the leaves of a tree of one expression type; nil for a tree of another type (PC4).
     typealias LeafWalker = @Sendable (any StandardPredicateExpression<Bool>) -> [PredicateLeaf]?
 
+    /// Reads the identifier out of a tree `persistentModelID == id` of one expression type; nil for
+    /// a tree of another type or whose key path is not `persistentModelID` (PC5).
+    typealias IdentifierReader = @Sendable (any StandardPredicateExpression<Bool>) -> PersistentIdentifier?
+
+    /// What one expression type's trees are, found once per type (PC4, PC5).
+    private struct TreeForm {
+        /// The walker, nil when the type's trees do not list leaves.
+        let walker: LeafWalker?
+        /// The identifier reader, for the type of `persistentModelID == id` in either order.
+        let identifier: IdentifierReader?
+    }
+
     /// What is known per expression type.
     private struct Shapes {
-        /// The walker of each type seen, nil for a type whose trees do not list leaves (PC4).
-        var walkers: [ObjectIdentifier: LeafWalker?] = [:]
+        /// The form of each type seen (PC4, PC5).
+        var forms: [ObjectIdentifier: TreeForm] = [:]
         /// The translated shapes of each type (PC1, PC3).
         var entries: [ObjectIdentifier: [Entry]] = [:]
     }
@@ -63,15 +81,21 @@ final class PredicateRequestCache: @unchecked Sendable {
     /// (and its template kept when its shape allows one).
     func translate<T: PersistentModel>(_ predicate: Predicate<T>) throws -> CdPredicate {
         let type = ObjectIdentifier(Swift.type(of: predicate.expression))
-        let (seenWalker, known) = shapes.withLock { ($0.walkers[type], $0.entries[type] ?? []) }
-        let walker: LeafWalker?
-        if let seenWalker {
-            walker = seenWalker
+        let (seenForm, known) = shapes.withLock { ($0.forms[type], $0.entries[type] ?? []) }
+        let form: TreeForm
+        if let seenForm {
+            form = seenForm
         } else {
-            walker = Self.walker(for: predicate.expression)
-            shapes.withLock { $0.walkers[type] = .some(walker) }  // keeps PC4
+            form = TreeForm(
+                walker: Self.walker(for: predicate.expression), identifier: Self.identifierReader(predicate))
+            shapes.withLock { $0.forms[type] = form }  // keeps PC4
         }
-        guard let leaves = walker?(predicate.expression) else { return try PredicateTranslation.translate(predicate) }
+        if let read = form.identifier, let id = read(predicate.expression) {
+            return Self.identityPredicate(id)  // keeps PC5
+        }
+        guard let leaves = form.walker?(predicate.expression) else {
+            return try PredicateTranslation.translate(predicate)
+        }
         var keyPaths: [AnyKeyPath] = []
         var operators: [Int] = []
         var values: [CdPredicateExpression] = []
@@ -115,6 +139,40 @@ final class PredicateRequestCache: @unchecked Sendable {
             }
         }
         return walker(tree)
+    }
+
+    /// The identifier reader of `predicate`'s expression type (PC5): nil unless the type is that of
+    /// `persistentModelID == id` or `id == persistentModelID` with a captured identifier.
+    static func identifierReader<T: PersistentModel>(_ predicate: Predicate<T>) -> IdentifierReader? {
+        typealias Member = PredicateExpressions.KeyPath<PredicateExpressions.Variable<T>, PersistentIdentifier>
+        typealias Captured = PredicateExpressions.Value<PersistentIdentifier>
+        // A key path is immutable once made; the readers only compare it.
+        nonisolated(unsafe) let identity: AnyKeyPath = \T.persistentModelID
+        switch predicate.expression {
+        case is PredicateExpressions.Equal<Member, Captured>:
+            return { expression in
+                guard let tree = expression as? PredicateExpressions.Equal<Member, Captured>,
+                    tree.lhs.keyPath == identity
+                else { return nil }
+                return tree.rhs.value
+            }
+        case is PredicateExpressions.Equal<Captured, Member>:
+            return { expression in
+                guard let tree = expression as? PredicateExpressions.Equal<Captured, Member>,
+                    tree.rhs.keyPath == identity
+                else { return nil }
+                return tree.lhs.value
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// `SELF == id`: what the translation gives `persistentModelID == id` in either order, once
+    /// the context states it the way the store reads by primary key (PC5, FE2).
+    static func identityPredicate(_ id: PersistentIdentifier) -> CdPredicate {
+        .comparison(
+            PredicateComparison(.evaluatedObject, .equal, .object(PredicateObjectID(id.objectID.predicateIdentity))))
     }
 
     /// The name of the variable standing for value leaf `index` (PC2).

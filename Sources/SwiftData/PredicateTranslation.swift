@@ -18,7 +18,7 @@ enum PredicateTranslation {
         if let predicate = descriptor.predicate {
             request.predicate = try cache?.translate(predicate) ?? translate(predicate)
         }
-        request.sortDescriptors = try descriptor.sortBy.map(sort)
+        if !descriptor.sortBy.isEmpty { request.sortDescriptors = try descriptor.sortBy.map(sort) }
         request.limit = descriptor.fetchLimit
         request.offset = max(0, descriptor.fetchOffset ?? 0)
         request.includesSubentities = descriptor.includeSubentities

@@ -98,6 +98,30 @@ import Testing
         #expect(try reader.fetch(FetchDescriptor<Shelf>()).first?.books.map(\.title) == ["Late"])
     }
 
+    @Test func aNewModelRelatedFromItsOwnSideJoinsTheContextAtOnce() throws {
+        let context = ModelContext(try libraryContainer())
+        let shelf = Shelf(label: "Saved")
+        context.insert(shelf)
+        try context.save()
+        // The new book's own to-one names the saved shelf; the shelf's list takes it (the
+        // inverse), and the book, with the new author it already points at, joins the context.
+        let book = Book(title: "Mensagem", pages: 60)
+        let author = Author(name: "Fernando Pessoa")
+        book.author = author
+        #expect(book.modelContext == nil)
+        book.shelf = shelf
+        #expect(book.modelContext === context)
+        #expect(author.modelContext === context)
+        #expect(context.insertedModelsArray.count == 2)
+        #expect(context.hasChanges)
+        #expect(try context.fetch(FetchDescriptor<Book>()).first === book)  // pending inserts count
+        try context.save()
+        let reader = ModelContext(context.container)
+        let stored = try reader.fetch(FetchDescriptor<Shelf>()).first?.books.first
+        #expect(stored?.title == "Mensagem")
+        #expect(stored?.author?.name == "Fernando Pessoa")
+    }
+
     @Test func anInsertDeletedBeforeItsSaveIsNotReferenced() throws {
         let context = ModelContext(try libraryContainer())
         let shelf = Shelf(label: "Kept")
