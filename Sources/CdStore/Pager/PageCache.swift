@@ -123,17 +123,16 @@ final class PageCache: @unchecked Sendable {
         lock.withLock { state.put(key, buffer, capacity: capacity) }
     }
 
-    /// Files a commit's pages under (page, `commit`), each in the slot of the version `superseding`
-    /// names for its page when that is cached (PC4): one lock for the commit, and no eviction for
-    /// a page that replaces its own earlier version.
-    func putCommitted(
-        _ pages: [(PageNumber, PageBuffer)], commit: UInt64, superseding: [PageNumber: Key]
-    ) {
+    /// Files a commit's pages under (page, `commit`), each in the slot of the version at the same
+    /// position of `superseding` when that is cached (PC4; an empty list supersedes nothing): one
+    /// lock for the commit, and no eviction for a page that replaces its own earlier version.
+    func putCommitted(_ pages: [(PageNumber, PageBuffer)], commit: UInt64, superseding: [Key?]) {
+        precondition(superseding.isEmpty || superseding.count == pages.count, "one superseded version per page")
         lock.withLock {
-            for (number, buffer) in pages {
+            for (i, (number, buffer)) in pages.enumerated() {
                 state.put(
-                    Key(page: number.rawValue, commit: commit), buffer, replacing: superseding[number],
-                    capacity: capacity)
+                    Key(page: number.rawValue, commit: commit), buffer,
+                    replacing: superseding.isEmpty ? nil : superseding[i], capacity: capacity)
             }
         }
     }

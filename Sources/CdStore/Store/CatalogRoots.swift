@@ -48,7 +48,7 @@ final class CatalogRoots: @unchecked Sendable {
         state.withLock { s in
             if commit > s.commit {
                 s.commit = commit
-                s.roots = [:]
+                s.roots.removeAll(keepingCapacity: true)
             }
             guard commit == s.commit else { return }
             s.roots[name] = .some(root)
@@ -62,7 +62,7 @@ final class CatalogRoots: @unchecked Sendable {
         state.withLock { s in
             if commit > s.commit {
                 s.commit = commit
-                s.roots = [:]
+                s.roots.removeAll(keepingCapacity: true)
             }
             guard commit == s.commit else { return }
             for (name, tree) in trees { s.roots[name] = .some(tree.root) }

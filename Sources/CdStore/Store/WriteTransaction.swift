@@ -427,19 +427,19 @@ public final class WriteTransaction: Transaction, PageSink {
             store.commitBuffer = out
         }
         let durable = store.options.durability != .full
-        let superseded = store.stateLock.withLock { () -> [PageNumber: PageCache.Key] in
-            // R7: the WAL versions this commit supersedes, looked up before it is indexed; only
-            // while no reader of this process holds a snapshot (every registered one is older).
-            var old: [PageNumber: PageCache.Key] = [:]
+        // R7: the WAL versions this commit supersedes (for `pages`, then the spilled pages), looked
+        // up before it is indexed; only while no reader of this process holds a snapshot (every
+        // registered one is older).
+        var superseded: [PageCache.Key?] = []
+        var supersededSpilled: [PageCache.Key] = []
+        store.stateLock.withLock {
             if store.readers.isEmpty {
-                for list in [pages, spill?.order ?? []] {
-                    for number in list {
-                        guard let e = store.walIndex.lookup(number, atOrBefore: snapshot), !e.isTombstone else {
-                            continue
-                        }
-                        old[number] = PageCache.Key(page: number.rawValue, commit: e.commit.rawValue)
-                    }
+                func version(_ number: PageNumber) -> PageCache.Key? {
+                    guard let e = store.walIndex.lookup(number, atOrBefore: snapshot), !e.isTombstone else { return nil }
+                    return PageCache.Key(page: number.rawValue, commit: e.commit.rawValue)
                 }
+                superseded = pages.map(version)
+                if let spill { supersededSpilled = spill.order.compactMap(version) }
             }
             store.walIndex.add(commit: sequence, frames: frames, pageCount: meta.pageCount)
             store.written = sequence
@@ -448,7 +448,6 @@ public final class WriteTransaction: Transaction, PageSink {
                 store.committed = sequence
                 store.committedWALEnd = store.walEnd
             }
-            return old
         }
         store.walChainCRC = crc
         // CatalogRoots CR4: the trees this transaction knows, at the commit just written (their
@@ -458,12 +457,12 @@ public final class WriteTransaction: Transaction, PageSink {
         if durable { store.coordination.publishDurable(sequence) }
         store.cache.putCommitted(
             pages.map { ($0, dirty[$0]!) }, commit: sequence.rawValue, superseding: superseded)
+        for old in supersededSpilled { store.cache.remove(old) }
         if let spill {
             // A spilled version that is the commit's (not freed since) is now the committed one.
             for number in spill.order where !(freed.contains(number) && dirty[number] == nil) {
                 store.cache.rename(
                     spill.slot(number)!.cacheKey, to: PageCache.Key(page: number.rawValue, commit: sequence.rawValue))
-                if let old = superseded[number] { store.cache.remove(old) }
             }
         }
         dirty = [:]
