@@ -22,7 +22,7 @@
 //       each entry is what that commit's catalog holds. The next write transaction then finds
 //       its trees without a descent of the catalog.
 
-/// The shared catalog entries of one commit (CR1–CR3). Thread-safe.
+/// The shared catalog entries of one commit (CR1–CR4). Thread-safe.
 final class CatalogRoots: @unchecked Sendable {
     private struct State {
         var commit = CommitSequence(0)
