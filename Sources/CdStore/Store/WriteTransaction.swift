@@ -435,7 +435,9 @@ public final class WriteTransaction: Transaction, PageSink {
         store.stateLock.withLock {
             if store.readers.isEmpty {
                 func version(_ number: PageNumber) -> PageCache.Key? {
-                    guard let e = store.walIndex.lookup(number, atOrBefore: snapshot), !e.isTombstone else { return nil }
+                    guard let e = store.walIndex.lookup(number, atOrBefore: snapshot), !e.isTombstone else {
+                        return nil
+                    }
                     return PageCache.Key(page: number.rawValue, commit: e.commit.rawValue)
                 }
                 superseded = pages.map(version)
