@@ -8,6 +8,10 @@
 //       is CLOCK (second chance): a hit sets the slot's reference bit, the hand clears bits until it
 //       finds a slot without one.
 //  PC3. Cached buffers are immutable (PB2); writers copy before changing.
+//  PC4. A version is dropped before its turn only when a newer version of its page replaces it
+//       and nothing can read it from here (WriteTransaction R7): a commit files its page in the
+//       superseded version's slot instead of evicting another page, and gives the old buffer's
+//       block back to the pool, where the next writer's copy takes it.
 
 /// The shared page cache of one store. Thread-safe.
 final class PageCache: @unchecked Sendable {
@@ -72,6 +76,16 @@ final class PageCache: @unchecked Sendable {
             hand = (hand + 1) % slots.count
         }
 
+        /// Files `buffer` under `key` in the slot of `old` when that is cached (PC4), else as `put`.
+        mutating func put(_ key: Key, _ buffer: PageBuffer, replacing old: Key?, capacity: Int) {
+            if let old, index[key] == nil, let i = index.removeValue(forKey: old) {
+                slots[i] = Slot(key: key, buffer: buffer, referenced: false)
+                index[key] = i
+                return
+            }
+            put(key, buffer, capacity: capacity)
+        }
+
         /// Empties the slot of `key`, if cached; the next put fills it before evicting anything.
         mutating func remove(_ key: Key) {
             guard let i = index.removeValue(forKey: key) else { return }
@@ -108,6 +122,23 @@ final class PageCache: @unchecked Sendable {
     func put(_ key: Key, _ buffer: PageBuffer) {
         lock.withLock { state.put(key, buffer, capacity: capacity) }
     }
+
+    /// Files a commit's pages under (page, `commit`), each in the slot of the version at the same
+    /// position of `superseding` when that is cached (PC4; an empty list supersedes nothing): one
+    /// lock for the commit, and no eviction for a page that replaces its own earlier version.
+    func putCommitted(_ pages: [(PageNumber, PageBuffer)], commit: UInt64, superseding: [Key?]) {
+        precondition(superseding.isEmpty || superseding.count == pages.count, "one superseded version per page")
+        lock.withLock {
+            for (i, (number, buffer)) in pages.enumerated() {
+                state.put(
+                    Key(page: number.rawValue, commit: commit), buffer,
+                    replacing: superseding.isEmpty ? nil : superseding[i], capacity: capacity)
+            }
+        }
+    }
+
+    /// Whether the version `key` names is cached, for tests.
+    func contains(_ key: Key) -> Bool { lock.withLock { state.index[key] != nil } }
 
     /// Drops the entry under `key`, if cached: a write transaction's private version it has
     /// changed again (SpillLog SP4).

@@ -14,6 +14,10 @@ public class Transaction: PageSource {
     public let snapshot: CommitSequence
     var finished = false
     var trees: [String: BTree] = [:]
+    /// Whether this transaction changed the catalog (created or dropped a tree): from then on its
+    /// catalog is not its snapshot's, so it neither reads nor notes shared entries (CatalogRoots
+    /// CR2). Only a write transaction sets it.
+    var catalogChanged = false
 
     init(store: Store, snapshot: CommitSequence) {
         self.store = store
@@ -32,8 +36,9 @@ public class Transaction: PageSource {
     /// The tree named `name`, or nil when there is none.
     public func tree(_ name: String) throws -> Tree? {
         if let t = trees[name] { return Tree(name: name, btree: t, transaction: self) }
-        // A read transaction shares the catalog entries of its commit (CatalogRoots CR2).
-        let shared = self is ReadTransaction
+        // A transaction shares the catalog entries of its snapshot's commit while its catalog is
+        // that commit's (CatalogRoots CR2).
+        let shared = !catalogChanged
         if shared {
             if finished { throw StoreError.transactionFinished }
             if let known = store.catalogRoots.root(of: name, at: snapshot) {

@@ -18,6 +18,11 @@
 //      start and against the free list at every allocation and free; a page popped from the
 //      free list must have no image (MetaPage M2). A disagreement is corruption, never an
 //      allocation for a page count nobody wrote, a wrapped counter, or a live page handed out.
+//  R7. A commit files its pages in the cache in place of the WAL versions they supersede when no
+//      reader of this process is registered (every registered snapshot is older than the commit
+//      and may still read them): the next snapshots read the new versions, so the old ones would
+//      only take cache room until evicted. A reader that begins before the commit is durable
+//      reads a superseded version from the WAL again; the cache only ever saves reads (PC1).
 //  R5. A commit of at most `rawImagePageLimit` pages writes its images raw: a stream of small
 //      commits rewrites the same few pages, and compressing each version would cost a deflate per
 //      page per commit; the checkpoint compresses the one version it copies. Larger commits
@@ -226,6 +231,7 @@ public final class WriteTransaction: Transaction, PageSink {
     public func createTree(_ name: String) throws -> Tree {
         try Catalog.validateName(name)
         if try tree(name) != nil { throw StoreError.treeExists(name) }
+        catalogChanged = true
         let t = try BTree.create(in: self)
         try catalog.put(Array(name.utf8), Catalog.encodeRoot(t), in: self)
         trees[name] = t
@@ -241,6 +247,7 @@ public final class WriteTransaction: Transaction, PageSink {
     /// Deletes the tree named `name` and frees its pages; throws `treeNotFound` when missing.
     public func dropTree(_ name: String) throws {
         guard let t = try tree(name) else { throw StoreError.treeNotFound(name) }
+        catalogChanged = true
         try t.btree.drop(in: self)
         try catalog.delete(Array(name.utf8), in: self)
         trees[name] = nil
@@ -248,6 +255,7 @@ public final class WriteTransaction: Transaction, PageSink {
 
     /// Formats a new store: the meta page (1) and the empty catalog tree (2).
     func formatStore() throws {
+        catalogChanged = true
         let metaPage = try allocatePage()
         let catalogTree = try BTree.create(in: self)
         precondition(
@@ -419,7 +427,22 @@ public final class WriteTransaction: Transaction, PageSink {
             store.commitBuffer = out
         }
         let durable = store.options.durability != .full
+        // R7: the WAL versions this commit supersedes (for `pages`, then the spilled pages), looked
+        // up before it is indexed; only while no reader of this process holds a snapshot (every
+        // registered one is older).
+        var superseded: [PageCache.Key?] = []
+        var supersededSpilled: [PageCache.Key] = []
         store.stateLock.withLock {
+            if store.readers.isEmpty {
+                func version(_ number: PageNumber) -> PageCache.Key? {
+                    guard let e = store.walIndex.lookup(number, atOrBefore: snapshot), !e.isTombstone else {
+                        return nil
+                    }
+                    return PageCache.Key(page: number.rawValue, commit: e.commit.rawValue)
+                }
+                superseded = pages.map(version)
+                if let spill { supersededSpilled = spill.order.compactMap(version) }
+            }
             store.walIndex.add(commit: sequence, frames: frames, pageCount: meta.pageCount)
             store.written = sequence
             store.walEnd = start + written
@@ -429,11 +452,14 @@ public final class WriteTransaction: Transaction, PageSink {
             }
         }
         store.walChainCRC = crc
+        // CatalogRoots CR4: the trees this transaction knows, at the commit just written (their
+        // roots never move, BTree T1; a tree it dropped is not among them).
+        store.catalogRoots.noteWritten(trees, at: sequence)
         store.publishSharedState()
         if durable { store.coordination.publishDurable(sequence) }
-        for number in pages {
-            store.cache.put(PageCache.Key(page: number.rawValue, commit: sequence.rawValue), dirty[number]!)
-        }
+        store.cache.putCommitted(
+            pages.map { ($0, dirty[$0]!) }, commit: sequence.rawValue, superseding: superseded)
+        for old in supersededSpilled { store.cache.remove(old) }
         if let spill {
             // A spilled version that is the commit's (not freed since) is now the committed one.
             for number in spill.order where !(freed.contains(number) && dirty[number] == nil) {

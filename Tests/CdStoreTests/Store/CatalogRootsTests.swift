@@ -27,15 +27,65 @@ import Testing
         try Self.put(store, "a", "k", "1")
         let before = store.catalogRoots.hits
         for _ in 0..<10 { #expect(try Self.value(store, "a", "k") == "1") }
-        // The first reader looks "a" up in the catalog, the nine after it find it shared.
-        #expect(store.catalogRoots.hits - before == 9)
-        // A name without a tree is shared too, as none.
+        // The writer noted "a" for the commit it wrote (CR4): every reader finds it shared.
+        #expect(store.catalogRoots.hits - before == 10)
+        // A name without a tree is shared too, as none: the first reader looks it up.
         for _ in 0..<3 { #expect(try Self.value(store, "missing", "k") == nil) }
-        #expect(store.catalogRoots.hits - before == 11)
-        // A write transaction never uses the shared entries (CR2).
+        #expect(store.catalogRoots.hits - before == 12)
+        // A write transaction of the same commit uses them too while its catalog is that
+        // commit's (CR2).
         let found = try store.write { tx in try tx.tree("a") != nil }
         #expect(found)
-        #expect(store.catalogRoots.hits - before == 11)
+        #expect(store.catalogRoots.hits - before == 13)
+    }
+
+    @Test func theNextWriterFindsTheTreesTheLastOneWrote() throws {
+        let store = try Store.open(path: "/w", options: Self.options(InMemoryFileSystem()))
+        defer { try? store.close() }
+        try Self.put(store, "a", "k", "1")
+        let before = store.catalogRoots.hits
+        for i in 0..<5 { try Self.put(store, "a", "k", "\(i)") }
+        // Each writer finds "a" among the entries its predecessor noted (CR4), with no descent.
+        #expect(store.catalogRoots.hits - before == 5)
+        #expect(try Self.value(store, "a", "k") == "4")
+    }
+
+    @Test func aWriterThatChangedTheCatalogReadsItsOwn() throws {
+        let store = try Store.open(path: "/d", options: Self.options(InMemoryFileSystem()))
+        defer { try? store.close() }
+        try store.write { tx in
+            try tx.createTree("a").put(Array("k".utf8), Array("1".utf8))
+            try tx.createTree("b").put(Array("k".utf8), Array("1".utf8))
+        }
+        // The writer noted "a" and "b" for its commit (CR4); once the writer drops "a", neither is read from
+        // the shared entries: "a" is gone in its catalog, "b" is looked up in its own (CR2).
+        let before = store.catalogRoots.hits
+        let (aAfterDrop, bFound) = try store.write { tx -> (Bool, Bool) in
+            try tx.dropTree("a")
+            return (try tx.tree("a") != nil, try tx.tree("b") != nil)
+        }
+        #expect(!aAfterDrop)
+        #expect(bFound)
+        #expect(store.catalogRoots.hits - before == 1)  // the drop's own look-up of "a"
+        // The dropped tree is not among the entries noted for the new commit.
+        #expect(try Self.value(store, "a", "k") == nil)
+        #expect(try Self.value(store, "b", "k") == "1")
+        // Created again at another root in one transaction, then read by the next one.
+        try store.write { tx in
+            try tx.createTree("a").put(Array("k".utf8), Array("2".utf8))
+        }
+        #expect(try Self.value(store, "a", "k") == "2")
+    }
+
+    @Test func aWriteThatAbortsNotesNothing() throws {
+        let store = try Store.open(path: "/x", options: Self.options(InMemoryFileSystem()))
+        defer { try? store.close() }
+        try Self.put(store, "a", "k", "1")
+        let tx = try store.beginWrite()
+        _ = try tx.createTree("b")
+        tx.abort()
+        #expect(try Self.value(store, "b", "k") == nil)
+        #expect(try Self.value(store, "a", "k") == "1")
     }
 
     @Test(arguments: ["memory", "posix"])

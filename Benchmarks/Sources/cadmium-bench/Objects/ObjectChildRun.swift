@@ -34,7 +34,7 @@ func runObjectWorkload(
         let db = try system.open(path: path, durable: true)
         try db.insert([], withDepartments: true)
         let writers = workload.writers
-        seconds = try timed {
+        (seconds, cpu) = try timedWithCPU {
             if writers == 1 {
                 try db.insertEach(employees)
             } else {
