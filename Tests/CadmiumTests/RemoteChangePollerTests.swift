@@ -24,8 +24,9 @@ extension CadmiumSuites {
             }
             let containers = try urls.map { try CdContainer(model: model, storeURL: $0) }
             let watchers = try containers.map { container in try #require(container.remoteWatcher.withLock { $0 }) }
+            // Polling begins on the main queue's next turn (RM4).
+            #expect(await waitUntil { watchers.allSatisfy { RemoteChangePoller.shared.isPolling($0) } })
             #expect(RemoteChangePoller.shared.threadsStarted == 1)
-            #expect(watchers.allSatisfy { RemoteChangePoller.shared.isPolling($0) })
 
             for (container, url) in zip(containers, urls) {
                 let seen = LockedBox<[CdRemoteChange]>([])

@@ -1,10 +1,11 @@
 // The one thread per process that polls every RemoteChangeWatcher of the process.
 //
-// Why a thread of its own, and one for all containers: a watcher is started by every open of a
-// store other processes may share, so its start is part of a cold open. A Dispatch timer on a
-// queue of its own made libdispatch start two threads there (its timer manager and a worker),
-// about 0.1 ms of the open in a fresh process; one plain thread, made once per process by the
-// first shared open, is about half of that, and every later open registers with it for free.
+// Why a thread of its own, and one for all containers: a watcher is made by every open of a
+// store other processes may share. A Dispatch timer per watcher made libdispatch start two
+// threads (its timer manager and a worker) inside the cold open of a fresh process, about 0.1 ms
+// of it; one plain thread serves every watcher of the process, and it is made by the first
+// watcher that joins, on the main queue after the open (RM4 of RemoteChangeWatcher.swift), so
+// an open makes no thread at all.
 //
 // Invariants:
 //  RP1. At most one polling thread per process. It is started by the first `add` and never

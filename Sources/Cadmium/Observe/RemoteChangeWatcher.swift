@@ -31,6 +31,10 @@
 //  RM3. The watcher stops (`stop`) before its store closes; a poll already running finishes
 //       first, no poll runs after it, and no block it queued touches a container that is gone
 //       (they hold the container).
+//  RM4. Polling begins on the main queue's first turn after the open, not in the open: what a
+//       poll finds reaches the app only through the main queue (RM1), and the stamp and the
+//       newest foreign commit are read in the open, so a commit made in between is found by the
+//       first poll. The open of a shared store thus starts no thread (RemoteChangePoller RP1).
 //
 // Confinement: `poll` runs on the polling thread with `pollLock` held, which `stop` takes too;
 // the deliveries run on the main queue.
@@ -81,7 +85,16 @@ final class RemoteChangeWatcher: @unchecked Sendable {
             throw error
         }
         lastStamp = store.sharedStamp
-        RemoteChangePoller.shared.add(self)
+        // Polling starts from the main queue (RM4): every poll's finding is delivered there, so
+        // nothing is lost before it runs, and the open itself makes no thread.
+        DispatchQueue.main.async { [weak self] in self?.startPolling() }
+    }
+
+    /// Joins the polling thread's rounds, unless stopped meanwhile (RM3, RM4).
+    private func startPolling() {
+        pollLock.withLock {
+            if !stopped { RemoteChangePoller.shared.add(self) }
+        }
     }
 
     /// This watcher's own transactions up to `last` (OH2 of OwnHistoryNumbers.swift).

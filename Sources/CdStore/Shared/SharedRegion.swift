@@ -39,3 +39,13 @@ package protocol SharedRegionProvider {
     /// LMDB's lock file does, and the next store to open it alone rebuilds what it holds.
     func openSharedRegion(_ path: String, size: Int) throws -> any SharedRegion
 }
+
+/// The shared regions of `fileSystem`, if it has any. The file systems of this module are matched
+/// by their concrete types first: a cast to a concrete type compares metadata, while the first
+/// cast of a process to a protocol searches every conformance the process has loaded (about
+/// 0.2 ms, measured in the cold open of a shared store).
+package func sharedRegionProvider(of fileSystem: any StoreFileSystem) -> (any SharedRegionProvider)? {
+    if let posix = fileSystem as? POSIXFileSystem { return posix }
+    if let memory = fileSystem as? InMemoryFileSystem { return memory }
+    return fileSystem as? SharedRegionProvider
+}

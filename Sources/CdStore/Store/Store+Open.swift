@@ -99,7 +99,7 @@ extension Store {
     /// shared file cannot be opened, the store is one process's alone, as before: an exclusive
     /// `flock` (a shared one read-only).
     static func attach(_ file: any StoreFile, options: StoreOptions) throws -> any StoreCoordination {
-        if options.sharing == .processes, let provider = options.fileSystem as? SharedRegionProvider {
+        if options.sharing == .processes, let provider = sharedRegionProvider(of: options.fileSystem) {
             try file.lock(.shared, waitingUpTo: options.lockWaitSeconds)
             let region: any SharedRegion
             do {

@@ -40,7 +40,7 @@ struct VerifierSnapshot {
 
     /// Attaches to the shared file of the store at `path` and takes the snapshot (VS1).
     static func take(path: String, fileSystem: any StoreFileSystem) throws -> VerifierSnapshot {
-        guard let provider = fileSystem as? SharedRegionProvider else {
+        guard let provider = sharedRegionProvider(of: fileSystem) else {
             return VerifierSnapshot(coordination: nil, holdsWriter: false, walLimit: nil)
         }
         let region: any SharedRegion
