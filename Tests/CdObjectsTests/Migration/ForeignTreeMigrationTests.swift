@@ -1,0 +1,71 @@
+import CdStore
+import Foundation
+import Testing
+@testable import CdObjects
+
+/// Engine trees outside the `cd.` prefix (another layer's: CadmiumSync's `sync.state`) across a
+/// migration (MG12 of StoreMigrator+ForeignTrees.swift): carried unchanged when every object
+/// keeps its ID, dropped when some object's ID changes, since their entries name objects by ID.
+@Suite struct ForeignTreeMigrationTests {
+    static let path = "/data/foreign.cdstore"
+
+    static let v1 = try! ObjectModel(entities: [
+        EntityDescription(name: "Item", attributes: [.init(name: "name", type: .string)])
+    ])
+    /// v1 with a property added: every object keeps its ID.
+    static let added = try! ObjectModel(entities: [
+        EntityDescription(
+            name: "Item", attributes: [.init(name: "name", type: .string), .init(name: "note", type: .string)])
+    ])
+    /// v1 with the entity renamed: every object's ID changes.
+    static let renamed = try! ObjectModel(entities: [
+        EntityDescription(name: "Thing", attributes: [.init(name: "name", type: .string)], renamingIdentifier: "Item")
+    ])
+
+    static let entries: [(key: [UInt8], value: [UInt8])] = [
+        (Array("m.replica".utf8), Array(repeating: 7, count: 16)), (Array("l.Item\u{0}1".utf8), [1, 2, 3]),
+    ]
+
+    /// A store of v1 with two items and the foreign tree `app.state`.
+    static func makeStore(_ fs: InMemoryFileSystem) throws {
+        let store = try ObjectStore.open(path: path, model: v1, options: StoreOptions(fileSystem: fs))
+        let ids = try store.newObjectIDs(entity: "Item", count: 2)
+        var changes = ChangeSet(inserted: [ids[0]: ["name": .attribute(.string("a"))], ids[1]: [:]])
+        changes.sideWrites = entries.map { SideTreeWrite(tree: "app.state", key: $0.key, value: $0.value) }
+        try store.apply(changes)
+        try store.close()
+    }
+
+    static func foreignEntries(_ store: ObjectStore) throws -> [[UInt8]: [UInt8]]? {
+        try store.read { snapshot in
+            guard let tree = try snapshot.sideTree("app.state") else { return nil }
+            var found: [[UInt8]: [UInt8]] = [:]
+            try tree.scan { key, value in
+                found[key] = value
+                return true
+            }
+            return found
+        }
+    }
+
+    @Test func migrationThatKeepsEveryIDCarriesForeignTrees() throws {
+        let fs = InMemoryFileSystem()
+        try Self.makeStore(fs)
+        let store = try ObjectStore.open(
+            path: Self.path, model: Self.added, options: StoreOptions(fileSystem: fs), migration: .automatic)
+        defer { try? store.close() }
+        #expect(try store.read { try $0.fetchIDs(FetchRequest(entity: "Item")) }.count == 2)
+        let carried = try #require(try Self.foreignEntries(store), "the foreign tree was dropped")
+        #expect(carried == Dictionary(uniqueKeysWithValues: Self.entries.map { ($0.key, $0.value) }))
+    }
+
+    @Test func migrationThatChangesAnIDDropsForeignTrees() throws {
+        let fs = InMemoryFileSystem()
+        try Self.makeStore(fs)
+        let store = try ObjectStore.open(
+            path: Self.path, model: Self.renamed, options: StoreOptions(fileSystem: fs), migration: .automatic)
+        defer { try? store.close() }
+        #expect(try store.read { try $0.fetchIDs(FetchRequest(entity: "Thing")) }.count == 2)
+        #expect(try Self.foreignEntries(store) == nil)
+    }
+}
