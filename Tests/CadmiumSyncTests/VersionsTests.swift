@@ -136,6 +136,32 @@ import Testing
         #expect(try pair.old.canonicalState() == pair.new.canonicalState())
     }
 
+    @Test(.timeLimit(.minutes(1))) func entityAddedToTheSyncedListIsCaughtUp() async throws {
+        guard let server = TestServer.url() else { return }
+        let pair = try Pair(server: server, scope: TestServer.scope())
+        defer { Task { [pair] in await pair.close() } }
+        try pair.new.create("Label", ["name": .string("urgent")])
+        try await pair.new.engine.syncNow()
+        // A third replica on the newer model that syncs no labels yet: it skips them (PA4) while
+        // its cursor moves past them.
+        let path = pair.dir.appendingPathComponent("third.cdstore").path
+        var third = try TestReplica(
+            path: path, server: server, scope: pair.scope, model: try SyncTestModel.newer(),
+            entities: SyncTestModel.entities, options: .smallPages)
+        try await third.engine.syncNow()
+        #expect(try third.find("Label", "name", "urgent").isEmpty)
+        // Labels added to its entities: its next pull reads every label, not only those changed
+        // after its cursor (VR2).
+        try await third.close()
+        third = try TestReplica(
+            path: path, server: server, scope: pair.scope, model: try SyncTestModel.newer(),
+            entities: SyncTestModel.newerEntities, options: .smallPages)
+        try await third.engine.syncNow()
+        #expect(try third.find("Label", "name", "urgent").count == 1)
+        #expect(try third.canonicalState() == pair.new.canonicalState())
+        try await third.close()
+    }
+
     /// Sets the scope's `min_model_version` as an operator would, in SQL.
     static func setMinimumModelVersion(_ version: Int, server: URL, scope: String) async throws {
         let c = try await ServerConnection.open(ServerAddress(server))
