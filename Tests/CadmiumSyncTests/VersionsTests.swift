@@ -5,6 +5,7 @@
 // labels (`SyncTestModel.older()`); the newer one has both (`SyncTestModel.newer()`).
 
 @testable import CadmiumSync
+import Cadmium
 import CdObjects
 import CdSyncTesting
 import Foundation
@@ -160,6 +161,36 @@ import Testing
         #expect(try third.find("Label", "name", "urgent").count == 1)
         #expect(try third.canonicalState() == pair.new.canonicalState())
         try await third.close()
+    }
+
+    @Test(.timeLimit(.minutes(1))) func cdSyncDeclaresTheAppsModelVersion() async throws {
+        guard let server = TestServer.url() else { return }
+        let pair = try Pair(server: server, scope: TestServer.scope())
+        defer { Task { [pair] in await pair.close() } }
+        try await pair.new.engine.syncNow()  // the scope exists
+        try await Self.setMinimumModelVersion(2, server: server, scope: pair.scope)
+        var options = StoreOptions()
+        options.history = .tracked
+        let container = try CdContainer(
+            model: CdModel(objectModel: SyncTestModel.newer(), classes: []),
+            storeURL: pair.dir.appendingPathComponent("app.cdstore"), options: options)
+        defer { try? container.close() }
+        try await Cd.withContainer(container) {
+            try await Cd.transaction {
+                try Cd.create(entityNamed: "Note").setValue("from the app", forKey: "title")
+            }
+            // The default version, 1, is below the scope's minimum.
+            let old = try CdSync(server: server, scope: pair.scope, entities: SyncTestModel.newerEntities)
+            let error = try await #require(throws: CdSyncError.self) { try await old.syncNow() }
+            #expect(error.code == .modelTooOld)
+            await old.stop()
+            let current = try CdSync(
+                server: server, scope: pair.scope, entities: SyncTestModel.newerEntities, modelVersion: 2)
+            try await current.syncNow()
+            await current.stop()
+        }
+        try await pair.new.engine.syncNow()
+        #expect(try pair.new.find("Note", "title", "from the app").count == 1)
     }
 
     /// Sets the scope's `min_model_version` as an operator would, in SQL.
