@@ -8,9 +8,11 @@
 //        into the new store unchanged before it is closed and swapped in (MG6: the swap brings
 //        the objects and these trees together, or neither): an entry still names the object it
 //        named. A migration that gives some object a new ID (an entity renamed, a key taken in a
-//        new hierarchy) carries none: their entries would name other objects or none, and their
-//        owners rebuild them (a synced store then starts syncing as a new replica, docs/SYNC.md,
-//        Versions).
+//        new hierarchy) carries none — their entries would name other objects or none — and so
+//        is refused (`MigrationRefusal.Reason.wouldDropForeignState`, after the mapping of step 3,
+//        before any file is created) unless `allowsDataLoss` asks for it: a synced store that lost
+//        its sync state would start syncing as a new replica and send its objects again under
+//        new global IDs (docs/SYNC.md, Versions).
 
 import CdStore
 
@@ -18,9 +20,26 @@ extension StoreMigrator {
     /// One foreign tree's entries, in key order.
     typealias ForeignTree = (name: String, entries: [(key: [UInt8], value: [UInt8])])
 
-    /// The foreign trees of `old` when the migration kept every object's ID (MG12), else none.
-    static func carriedForeignTrees(of old: ObjectStore, originalIDs: [ObjectID: ObjectID]) throws -> [ForeignTree] {
-        guard originalIDs.allSatisfy({ $0.key == $0.value }) else { return [] }
+    /// The foreign trees of `old` to carry (MG12): all of them when the migration kept every
+    /// object's ID; none when it did not and `allowsDataLoss` is on; otherwise, when there are
+    /// some, the migration is refused.
+    static func carriedForeignTrees(
+        of old: ObjectStore, originalIDs: [ObjectID: ObjectID], path: String, stored: StoredModel,
+        target: ObjectModel, allowsDataLoss: Bool
+    ) throws -> [ForeignTree] {
+        let trees = try foreignTrees(of: old)
+        guard !trees.isEmpty, !originalIDs.allSatisfy({ $0.key == $0.value }) else { return trees }
+        guard allowsDataLoss else {
+            throw MigrationError.refused(
+                MigrationRefusal(
+                    path: path, storeVersionHash: stored.hash, modelVersionHash: target.versionHash,
+                    reason: .wouldDropForeignState(trees: trees.map(\.name)), dropped: []))
+        }
+        return []
+    }
+
+    /// Every foreign tree of `old`, with its entries.
+    private static func foreignTrees(of old: ObjectStore) throws -> [ForeignTree] {
         do {
             return try old.engine.read { tx in
                 var trees: [ForeignTree] = []

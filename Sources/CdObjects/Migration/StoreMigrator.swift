@@ -41,7 +41,8 @@
 //       carries the history over instead: the same history ID and transactions, and tokens stay
 //       valid.
 //  MG12. Engine trees outside the `cd.` prefix (another layer's) are carried over when every
-//       object keeps its ID, and dropped otherwise (StoreMigrator+ForeignTrees.swift).
+//       object keeps its ID; otherwise the migration is refused, or with `allowsDataLoss` drops
+//       them (StoreMigrator+ForeignTrees.swift).
 
 import CdStore
 import Foundation
@@ -128,6 +129,9 @@ enum StoreMigrator {
         }
         data.raiseNextKeys()
         try data.checkUniqueness(originalIDs: originalIDs)
+        let foreign = try carriedForeignTrees(
+            of: old, originalIDs: originalIDs, path: path, stored: stored, target: target,
+            allowsDataLoss: migration.allowsDataLoss)  // MG12: a refusal comes before any file is made
         // 4. Write the new store beside the old one (MG8 on failure).
         do {
             // History starts anew in the new store when the old one kept it or the open asks for
@@ -135,7 +139,6 @@ enum StoreMigrator {
             let tracked = options.history == .tracked || old.isHistoryTracked
             // A rewrite to the same model (compaction) keeps every ID, so the history is carried.
             let carried = stored.hash == target.versionHash && old.isHistoryTracked ? old : nil
-            let foreign = try carriedForeignTrees(of: old, originalIDs: originalIDs)  // MG12
             try write(
                 data, at: newPath, options: options, tracked: tracked, carrying: carried, foreign: foreign,
                 report: report)

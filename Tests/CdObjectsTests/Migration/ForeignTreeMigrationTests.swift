@@ -5,7 +5,8 @@ import Testing
 
 /// Engine trees outside the `cd.` prefix (another layer's: CadmiumSync's `sync.state`) across a
 /// migration (MG12 of StoreMigrator+ForeignTrees.swift): carried unchanged when every object
-/// keeps its ID, dropped when some object's ID changes, since their entries name objects by ID.
+/// keeps its ID; when some object's ID changes (their entries would name other objects), refused,
+/// or dropped when data loss is allowed.
 @Suite struct ForeignTreeMigrationTests {
     static let path = "/data/foreign.cdstore"
 
@@ -59,11 +60,32 @@ import Testing
         #expect(carried == Dictionary(uniqueKeysWithValues: Self.entries.map { ($0.key, $0.value) }))
     }
 
-    @Test func migrationThatChangesAnIDDropsForeignTrees() throws {
+    @Test func migrationThatChangesAnIDIsRefusedWhileForeignTreesWouldGo() throws {
+        let fs = InMemoryFileSystem()
+        try Self.makeStore(fs)
+        let error = try #require(throws: MigrationError.self) {
+            _ = try ObjectStore.open(
+                path: Self.path, model: Self.renamed, options: StoreOptions(fileSystem: fs), migration: .automatic)
+        }
+        guard case let .refused(refusal) = error else {
+            Issue.record("not a refusal: \(error)")
+            return
+        }
+        #expect(refusal.reason == .wouldDropForeignState(trees: ["app.state"]))
+        #expect(refusal.description.contains("app.state"), "\(refusal)")
+        // The store is as it was: it opens with its own model, objects and tree.
+        let store = try ObjectStore.open(path: Self.path, model: Self.v1, options: StoreOptions(fileSystem: fs))
+        defer { try? store.close() }
+        #expect(try store.read { try $0.fetchIDs(FetchRequest(entity: "Item")) }.count == 2)
+        #expect(try Self.foreignEntries(store)?.count == Self.entries.count)
+    }
+
+    @Test func migrationThatChangesAnIDDropsForeignTreesWhenDataLossIsAllowed() throws {
         let fs = InMemoryFileSystem()
         try Self.makeStore(fs)
         let store = try ObjectStore.open(
-            path: Self.path, model: Self.renamed, options: StoreOptions(fileSystem: fs), migration: .automatic)
+            path: Self.path, model: Self.renamed, options: StoreOptions(fileSystem: fs),
+            migration: MigrationOptions(allowsDataLoss: true))
         defer { try? store.close() }
         #expect(try store.read { try $0.fetchIDs(FetchRequest(entity: "Thing")) }.count == 2)
         #expect(try Self.foreignEntries(store) == nil)
