@@ -60,6 +60,18 @@ import Testing
         #expect(carried == Dictionary(uniqueKeysWithValues: Self.entries.map { ($0.key, $0.value) }))
     }
 
+    /// Compaction is a migration to the same model (CP1): a synced store compacted keeps its
+    /// sync state (before MG12 `cdstore compact` dropped it).
+    @Test func compactionCarriesForeignTrees() throws {
+        let fs = InMemoryFileSystem()
+        try Self.makeStore(fs)
+        try ObjectStore.compact(path: Self.path, options: StoreOptions(fileSystem: fs))
+        let store = try ObjectStore.open(path: Self.path, model: Self.v1, options: StoreOptions(fileSystem: fs))
+        defer { try? store.close() }
+        #expect(
+            try Self.foreignEntries(store) == Dictionary(uniqueKeysWithValues: Self.entries.map { ($0.key, $0.value) }))
+    }
+
     @Test func migrationThatChangesAnIDIsRefusedWhileForeignTreesWouldGo() throws {
         let fs = InMemoryFileSystem()
         try Self.makeStore(fs)
