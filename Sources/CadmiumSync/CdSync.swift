@@ -26,14 +26,23 @@ public final class CdSync: Sendable {
     /// A sync of the current `Cd` stack's store with `server` (a `postgres://` URL), for the
     /// objects of `entities` (and their sub-entities) in `scope`, a name that the replicas sharing
     /// one data set agree on. `policies` chooses a conflict policy per entity (default: newest
-    /// edit wins). Throws when there is no stack, when the store keeps no history, or when an
-    /// entity breaks a model rule of sync (the error names the entity and the rule).
+    /// edit wins). `modelVersion` is the version of the app's model that its pushes declare: a
+    /// scope whose `min_model_version` is higher refuses them with
+    /// ``CdSyncError/Code/modelTooOld`` (docs/SYNC.md, Versions). Throws when there is no stack,
+    /// when the store keeps no history, or when an entity breaks a model rule of sync (the error
+    /// names the entity and the rule).
+    ///
+    /// ```swift
+    /// let sync = try CdSync(server: url, scope: "team-42", entities: ["Note", "Tag"], modelVersion: 3)
+    /// ```
     public convenience init(
-        server: URL, scope: String, entities: [String], policies: [String: CdSyncConflictPolicy] = [:]
+        server: URL, scope: String, entities: [String], policies: [String: CdSyncConflictPolicy] = [:],
+        modelVersion: Int = 1
     ) throws {
         let path = try Cd.commitPath("CdSync(server:scope:entities:)")
         var options = SyncEngineOptions()
         options.policies = policies
+        options.modelVersion = modelVersion
         try self.init(
             engine: SyncEngine(
                 store: path.store, commitPath: SyncCommitPath(begin: path.beginWriter, commit: path.commitWriter),

@@ -15,7 +15,9 @@
 //       (deleted, or of an entity it does not sync) is dropped, as every replica drops it: a
 //       to-one becomes nil, a list loses it.
 //  PA4. Entities and properties this model does not know are skipped and their objects kept on
-//       the server: a replica on a newer model pulls from its cursor with those intact there.
+//       the server: a replica on a newer model pulls from its cursor with those intact there,
+//       and this replica, once its schema knows them, reads them again (VR2 of
+//       SyncedSchemaRecord.swift).
 
 import CdObjects
 import Foundation

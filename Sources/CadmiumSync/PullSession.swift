@@ -58,12 +58,12 @@ final class PullSession: @unchecked Sendable {
         }
     }
 
-    /// Writes the cursor and the clock in the last batch and commits every page as one local
-    /// commit (PG2); returns what the commit changed.
-    func commit(_ cursor: PullCursor) throws -> AppliedChanges {
+    /// Writes the cursor, the clock and the schema record (VR1) in the last batch and commits
+    /// every page as one local commit (PG2); returns what the commit changed.
+    func commit(_ cursor: PullCursor, record: Set<String>) throws -> AppliedChanges {
         var last = ChangeSet()
         last.author = PushCollector.author
-        last.sideWrites = [ReplicaState.write(cursor), ReplicaState.write(clock)]
+        last.sideWrites = [ReplicaState.write(cursor), ReplicaState.write(clock), ReplicaState.write(record: record)]
         do {
             try writer.apply(last)
             return try path.commit(writer, direct)

@@ -3,9 +3,10 @@
 // same snapshot (so the batch is exactly the state after its last transaction).
 //
 // Invariants:
-//  PC1. The batch's `to` is the snapshot's last history transaction: the values read are the
-//       state after it, and every transaction up to it is covered, so each local commit is in
-//       exactly one acknowledged batch.
+//  PC1. The batch's `to` is its last history transaction, a boundary past which none of its
+//       objects changes (PB2 of PushBatchSplit.swift): the values read in the snapshot are, for
+//       its objects, the state after it, and every transaction up to it is covered, so each
+//       local commit is in exactly one acknowledged batch.
 //  PC2. The engine's own (pulled) transactions contribute deletes only: the objects a pulled
 //       delete cascaded to, which the server must learn of; a delete the server has already is a
 //       no-op there (PU2).
@@ -41,6 +42,8 @@ struct PushCollector: Sendable {
     let replica: UUID
     let policies: [String: CdSyncConflictPolicy]
     let modelVersion: Int
+    /// How large one batch may grow (PB3).
+    let limit: PushBatchLimit
     /// Added to the wall clock for the hybrid clock's physical part (fault injection: a skewed
     /// clock).
     let clockOffset: TimeInterval
@@ -60,6 +63,7 @@ struct PushCollector: Sendable {
                 pushed = nil  // PC4
             }
             if pushed != nil && transactions.isEmpty { return nil }
+            if pushed != nil { transactions = Array(limit.firstBatch(of: transactions, schema: schema)) }  // PB1–PB3
         }
         var clock = state.clock
         var ops: [ObjectID: PushOp] = [:]

@@ -8,14 +8,17 @@
 //                               the last local transaction the server acknowledged
 //   "m.cursor"                  server change number (i64 BE) ‖ server epoch (16)
 //   "m.clock"                   the hybrid clock's last stamp (i64 BE)
+//   "m.schema"                  the synced names the last pull applied with, sorted, one per
+//                               line (UTF-8): "Entity" and "Entity.property" (VR1)
 //   "g" ‖ global ID (16)        entity name (UTF-8) ‖ 0 ‖ primary key (i64 BE)
 //   "l" ‖ root ‖ 0 ‖ key (8)    global ID (16)
 //
 // Invariants:
 //  RS1. "m.pushed" names a transaction the server has applied; every local transaction after it
 //       that is not the sync engine's own is pending (pushed by the next push).
-//  RS2. "m.cursor" and the objects a pull applied are written in one local commit: the store
-//       holds every server change up to the cursor and none after it that was pulled.
+//  RS2. "m.cursor", "m.schema" and the objects a pull applied are written in one local commit:
+//       the store holds every server change up to the cursor, of the names "m.schema" lists, and
+//       none after it that was pulled.
 //  RS3. The two identity maps ("g", "l") agree: a global ID maps to one local object, which maps
 //       back to it (GI3).
 
@@ -49,6 +52,8 @@ struct ReplicaState: Sendable {
     var pushed: PushedPosition?
     var cursor: PullCursor?
     var clock = HybridClock()
+    /// The schema record of the last pull (VR1); nil before the first, or from an older build.
+    var schemaRecord: Set<String>?
 
     /// Reads the state in `snapshot`.
     init(_ snapshot: ObjectSnapshot) throws {
@@ -65,6 +70,7 @@ struct ReplicaState: Sendable {
                 cursor = PullCursor(sequence: Self.i64(b, 0), epoch: epoch)
             }
             if let b = try tree.get(Array("m.clock".utf8)), b.count == 8 { clock = HybridClock(last: Self.i64(b, 0)) }
+            if let b = try tree.get(Array("m.schema".utf8)) { schemaRecord = Self.record(b) }
         } catch let e as StoreError {
             throw CdError.store(e)
         }

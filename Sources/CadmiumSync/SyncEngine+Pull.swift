@@ -48,16 +48,18 @@ extension SyncEngine {
     /// and `force` is off, or the server's record of our pushes differs (reconciled instead).
     func pullOnce(force: Bool) async throws -> Bool {
         let replica = try await identity()
-        let (cursor, pushed) = try await read { snapshot in
+        let (cursor, pushed, recorded) = try await read { snapshot in
             let state = try ReplicaState(snapshot)
-            return (state.cursor, state.pushed)
+            return (state.cursor, state.pushed, state.schemaRecord)
         }
+        // VR2, VR3: the entities this schema knows more of than the last pull did.
+        let catchUp = cursor == nil ? [] : schema.grown(since: recorded)
         let server = try await connection()
         let scope = self.scope
         let start: PullStart
         do {
             start = try await deadline(server, "starting a pull") {
-                try await server.beginPull(scope, replica: replica, after: cursor)
+                try await server.beginPull(scope, replica: replica, after: cursor, catchUp: catchUp)
             }
         } catch {
             throw ServerConnection.wrap(error, "pulling from \(scope)", address)
@@ -104,7 +106,8 @@ extension SyncEngine {
                 try await server.finishPull(scope, replica: replica, start)
             }
             let cursor = PullCursor(sequence: start.sequence, epoch: start.epoch)
-            let applied = try await thread.run { try session.commit(cursor) }  // PG2
+            let record = schema.record
+            let applied = try await thread.run { try session.commit(cursor, record: record) }  // PG2, VR1
             lastPull = Date()
             let objects = applied.inserted.count + applied.updated.count + applied.deleted.count
             events.yield(.pulled(objects: objects, cursor: start.sequence))

@@ -54,6 +54,9 @@ package struct SyncEngineOptions: Sendable {
     /// How long one exchange with the server (connecting, a push, a page of a pull) may take
     /// before its connection is closed.
     package var serverTimeout: Duration = .seconds(20)
+    /// How large one push batch may grow before it is cut at the next clean boundary (PB3 of
+    /// PushBatchSplit.swift).
+    package var pushBatchLimit = PushBatchLimit(transactions: 500, changes: 2000)
     /// How many objects one page of a pull reads (PG3 of SyncEngine+Pull.swift).
     package var pullPageSize = 500
     /// Runs after each page of a pull is applied to the pull's uncommitted local write, with the
@@ -177,7 +180,7 @@ package actor SyncEngine {
         let replica = try await identity()
         let collector = PushCollector(
             store: store, schema: schema, scope: scope, replica: replica, policies: options.policies,
-            modelVersion: options.modelVersion, clockOffset: options.clockOffset)
+            modelVersion: options.modelVersion, limit: options.pushBatchLimit, clockOffset: options.clockOffset)
         let (batch, state) = try await read { snapshot in
             let state = try ReplicaState(snapshot)
             return (try collector.collect(snapshot, state), state)

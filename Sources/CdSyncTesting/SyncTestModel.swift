@@ -7,7 +7,25 @@ import CdObjects
 /// The sync tests' model.
 package enum SyncTestModel {
     package static func make() throws -> ObjectModel {
-        try ObjectModel(entities: [
+        try ObjectModel(entities: entities(body: true))
+    }
+
+    /// The model before notes had a body (the versions tests' older replica).
+    package static func older() throws -> ObjectModel { try ObjectModel(entities: entities(body: false)) }
+
+    /// The model after labels came (the versions tests' newer replica): `make()` and `Label`.
+    package static func newer() throws -> ObjectModel {
+        try ObjectModel(
+            entities: entities(body: true) + [
+                EntityDescription(name: "Label", attributes: [AttributeDescription(name: "name", type: .string)])
+            ])
+    }
+
+    /// The entities of `newer()`.
+    package static let newerEntities = entities + ["Label"]
+
+    private static func entities(body: Bool) -> [EntityDescription] {
+        [
             EntityDescription(
                 name: "Folder",
                 attributes: [AttributeDescription(name: "name", type: .string)],
@@ -18,9 +36,9 @@ package enum SyncTestModel {
             EntityDescription(
                 name: "Note",
                 attributes: [
-                    AttributeDescription(name: "title", type: .string),
-                    AttributeDescription(name: "body", type: .string),
-                    AttributeDescription(name: "rank", type: .integer64, isOptional: false, defaultValue: .integer(0)),
+                    AttributeDescription(name: "title", type: .string)
+                ] + (body ? [AttributeDescription(name: "body", type: .string)] : []) + [
+                    AttributeDescription(name: "rank", type: .integer64, isOptional: false, defaultValue: .integer(0))
                 ],
                 relationships: [
                     RelationshipDescription(
@@ -36,7 +54,7 @@ package enum SyncTestModel {
                         name: "notes", destination: "Note", inverse: "tags", isToMany: true, deleteRule: .nullify)
                 ],
                 uniquenessConstraints: [["name"]]),
-        ])
+        ]
     }
 
     /// The synced entities.

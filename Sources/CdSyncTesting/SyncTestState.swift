@@ -11,7 +11,7 @@ package enum SyncTestState {
     package static func canonical(_ snapshot: ObjectSnapshot, model: ObjectModel) throws -> [String: String] {
         let gids = try SyncIdentity.globalIDs(snapshot)
         var result: [String: String] = [:]
-        for entity in SyncTestModel.entities {
+        for entity in model.entityNames.sorted() {
             for id in try snapshot.fetchIDs(FetchRequest(entity: entity)) {
                 guard let gid = gids[id] else {
                     result["unmapped \(id)"] = "object \(id) has no global ID"

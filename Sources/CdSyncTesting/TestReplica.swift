@@ -13,15 +13,27 @@ package final class TestReplica: Sendable {
     package let path: String
 
     /// Opens (creating) the store at `path` and an engine syncing `scope` on `server`.
-    package init(path: String, server: URL, scope: String, options: SyncEngineOptions = SyncEngineOptions()) throws {
+    package convenience init(
+        path: String, server: URL, scope: String, options: SyncEngineOptions = SyncEngineOptions()
+    ) throws {
+        try self.init(
+            path: path, server: server, scope: scope, model: try SyncTestModel.make(),
+            entities: SyncTestModel.entities, options: options)
+    }
+
+    /// Opens (creating, or migrating to `model` when it was written with another) the store at
+    /// `path` and an engine syncing `entities` of `scope` on `server`.
+    package init(
+        path: String, server: URL, scope: String, model: ObjectModel, entities: [String],
+        options: SyncEngineOptions = SyncEngineOptions()
+    ) throws {
         var storeOptions = StoreOptions()
         storeOptions.history = .tracked
-        let store = try ObjectStore.open(path: path, model: try SyncTestModel.make(), options: storeOptions)
+        let store = try ObjectStore.open(path: path, model: model, options: storeOptions, migration: .automatic)
         self.store = store
         self.path = path
         engine = try SyncEngine(
-            store: store, commitPath: .store(store), server: server, scope: scope,
-            entities: SyncTestModel.entities, options: options)
+            store: store, commitPath: .store(store), server: server, scope: scope, entities: entities, options: options)
     }
 
     /// Closes the engine's connection and the store.

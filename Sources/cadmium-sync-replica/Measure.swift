@@ -2,7 +2,8 @@
 // docs/BENCHMARKS.md (Sync). Two replicas in this process on one server:
 //   latency     a note committed on replica A (which then syncs) until replica B, syncing in the
 //               background (LISTEN/NOTIFY), holds it — p50 and p99 over `commits` notes;
-//   push        10,000 notes committed on A in 100 commits, then pushed: objects per second;
+//   push        10,000 notes committed on A in 100 commits, then pushed (in batches of
+//               `SyncEngineOptions.pushBatchLimit`): objects per second, and the batches;
 //   pull        B takes them in one sync (pages of 500, one local commit): objects per second.
 
 import CadmiumSync
@@ -51,14 +52,16 @@ func runMeasure(dir: String, server: URL, commits: Int) async throws {
         }
         try a.store.apply(changes)
     }
+    let batchesBefore = try await a.engine.status().acknowledgedBatches
     let start = ContinuousClock.now
     try await a.engine.syncNow()
     let d = ContinuousClock.now - start
+    let batches = try await a.engine.status().acknowledgedBatches - batchesBefore
     let seconds = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     print(
         String(
-            format: "push: %d notes in 100 local commits, one sync: %.2f s, %.0f objects/s", objects, seconds,
-            Double(objects) / seconds))
+            format: "push: %d notes in 100 local commits, one sync: %.2f s, %.0f objects/s, %d batches (%.2f s each)",
+            objects, seconds, Double(objects) / seconds, Int(batches), seconds / Double(max(batches, 1))))
     // Pull: B, whose background loop has stopped, takes the 10,000 notes in one pull (20 pages of
     // 500 from one server snapshot, one local commit).
     let pullStart = ContinuousClock.now

@@ -22,7 +22,8 @@ import Testing
             return try PushCollector(
                 store: a.store, schema: SyncSchema(model: a.store.model, entities: SyncTestModel.entities),
                 scope: scope,
-                replica: UUID(), policies: [:], modelVersion: 1, clockOffset: 0
+                replica: UUID(), policies: [:], modelVersion: 1, limit: SyncEngineOptions().pushBatchLimit,
+                clockOffset: 0
             ).collect(snapshot, state)
         }
         var request = try #require(batch).request

@@ -32,6 +32,10 @@
 //       number (`renumbered`), so that the replica pulls the server's state of it again even
 //       when its cursor is past the winning change: without this, a losing create stamped
 //       below a tombstone it had pulled stayed on its replica alone, for ever.
+//  PR7. A state (PC4) writes only the properties the server lacks, whatever the policy: under
+//       newest edit wins its lowest stamp already lost to every stored one, but "last push wins"
+//       let it overwrite them — a store migrated to a newer model (its history started anew,
+//       MG11) sent its defaults for the new properties over the values newer replicas had set.
 
 import Foundation
 
@@ -194,6 +198,8 @@ struct PushResolution {
             let concurrent = s.replica != request.replica && s.seq > request.seen && !Self.sameValue(s.json, json)
             let wins: Bool
             switch policy {
+            case _ where op.kind == .state:
+                wins = false  // PR7: a state fills in only what the server lacks
             case .newestEditWins:
                 wins = (p.hlc, request.replica.uuidString) > (s.hlc, s.replica.uuidString)
             case .mergeByPropertyObjectTrump:

@@ -49,9 +49,12 @@ struct PullStart: Sendable {
     var position: PushedPosition?
     /// Whether the scope has a row (a pull of a scope nobody pushed to records nothing).
     var scopeExists: Bool
+    /// Entities whose every object is read, changed after the cursor or not (a catch-up, VR2 of
+    /// SyncedSchemaRecord.swift).
+    var catchUp: [String] = []
 
-    /// The key before the first page (SP2).
-    var firstKey: PageKey { PageKey(sequence: after, gid: UUID(uuid: UUID.zero)) }
+    /// The key before the first page (SP2): a catch-up reads from the first change.
+    var firstKey: PageKey { PageKey(sequence: catchUp.isEmpty ? after : 0, gid: UUID(uuid: UUID.zero)) }
 }
 
 /// The keyset position of a page: the (change number, global ID) of its last object (SP2).
@@ -68,8 +71,11 @@ extension UUID {
 extension ServerConnection {
     /// Opens the pull's transaction and reads where it starts: everything after `cursor`, or
     /// after 0 for nil, another epoch, or a cursor the server has no record of (a server restored
-    /// from an older backup). Leaves the transaction open for `pullPage` and `finishPull`.
-    func beginPull(_ scope: String, replica: UUID, after cursor: PullCursor?) async throws -> PullStart {
+    /// from an older backup); the objects of `catchUp` entities are read whatever their change
+    /// number (VR2). Leaves the transaction open for `pullPage` and `finishPull`.
+    func beginPull(
+        _ scope: String, replica: UUID, after cursor: PullCursor?, catchUp: [String] = []
+    ) async throws -> PullStart {
         try await run("BEGIN ISOLATION LEVEL REPEATABLE READ", "pulling \(scope): BEGIN")
         let rows = try await run(
             "SELECT seq, epoch FROM cadmium_sync.scopes WHERE scope = \(scope)", "reading scope \(scope)")
@@ -86,7 +92,9 @@ extension ServerConnection {
         if let cursor, cursor.epoch == epoch, cursor.sequence <= sequence, let pulled, cursor.sequence <= pulled {
             after = cursor.sequence
         }
-        return PullStart(sequence: sequence, epoch: epoch, after: after, position: position, scopeExists: true)
+        return PullStart(
+            sequence: sequence, epoch: epoch, after: after, position: position, scopeExists: true,
+            catchUp: after == 0 ? [] : catchUp)
     }
 
     /// The next page of the pull `start` began: at most `limit` objects changed after `after`
@@ -100,7 +108,8 @@ extension ServerConnection {
         for row in try await run(
             """
             SELECT gid, entity, deleted, seq FROM cadmium_sync.objects
-            WHERE scope = \(scope) AND seq > \(start.after) AND seq <= \(start.sequence)
+            WHERE scope = \(scope) AND (seq > \(start.after) OR entity = ANY(\(start.catchUp)::text[]))
+                AND seq <= \(start.sequence)
                 AND (seq, gid) > (\(key.sequence), \(key.gid)) AND (NOT deleted OR NOT \(liveOnly))
             ORDER BY seq, gid LIMIT \(limit)
             """, "reading changed objects")

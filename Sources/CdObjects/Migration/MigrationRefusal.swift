@@ -9,7 +9,8 @@
 //       link (`LightweightMapping.droppedData`). Anything else is refused with this error before
 //       a byte is written: the store is as it was (docs/MIGRATION.md, "Stepping back").
 //  MR2. `dropped` lists what the refused step would have dropped, entity by entity, so that the
-//       message says what is at stake; it may be empty only for `.storeIsNewer`.
+//       message says what is at stake; it may be empty only for `.storeIsNewer` and
+//       `.wouldDropForeignState` (which names the trees instead).
 
 /// A migration refused because it would step a newer store back or drop stored data that nothing
 /// asked to drop (Core Data error 134100, NSPersistentStoreIncompatibleVersionHashError: the store
@@ -35,6 +36,11 @@ public struct MigrationRefusal: Sendable, Hashable, CustomStringConvertible {
         /// model the store records to the model opened drops data the store holds: an older build
         /// meeting a store a newer one wrote looks exactly like this.
         case wouldDropData
+        /// The step gives some objects new IDs (an entity renamed, a key taken in a new
+        /// hierarchy), and the store holds engine trees of a layer above CdObjects that name
+        /// objects by ID (`trees`, such as CadmiumSync's `sync.state`), which would be dropped
+        /// (MG12 of StoreMigrator+ForeignTrees.swift).
+        case wouldDropForeignState(trees: [String])
     }
 
     /// Stored data that a refused migration would have dropped.
@@ -99,6 +105,11 @@ public struct MigrationRefusal: Sendable, Hashable, CustomStringConvertible {
             why =
                 "its model is not among the versions of the model opened, and migrating to the model opened "
                 + "would drop data (the store may have been written by a newer build)"
+        case let .wouldDropForeignState(trees):
+            why =
+                "the migration gives some objects new IDs, and the store's \(trees.joined(separator: ", ")) "
+                + "(state kept by a layer above the object store, such as sync, that names objects by ID) "
+                + "would be dropped"
         }
         let loss =
             dropped.isEmpty

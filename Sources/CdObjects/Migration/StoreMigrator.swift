@@ -40,6 +40,9 @@
 //       A rewrite to the same model (no step: `cdstore compact`) keeps every object ID, so it
 //       carries the history over instead: the same history ID and transactions, and tokens stay
 //       valid.
+//  MG12. Engine trees outside the `cd.` prefix (another layer's) are carried over when every
+//       object keeps its ID; otherwise the migration is refused, or with `allowsDataLoss` drops
+//       them (StoreMigrator+ForeignTrees.swift).
 
 import CdStore
 import Foundation
@@ -126,6 +129,9 @@ enum StoreMigrator {
         }
         data.raiseNextKeys()
         try data.checkUniqueness(originalIDs: originalIDs)
+        let foreign = try carriedForeignTrees(
+            of: old, originalIDs: originalIDs, path: path, stored: stored, target: target,
+            allowsDataLoss: migration.allowsDataLoss)  // MG12: a refusal comes before any file is made
         // 4. Write the new store beside the old one (MG8 on failure).
         do {
             // History starts anew in the new store when the old one kept it or the open asks for
@@ -133,7 +139,9 @@ enum StoreMigrator {
             let tracked = options.history == .tracked || old.isHistoryTracked
             // A rewrite to the same model (compaction) keeps every ID, so the history is carried.
             let carried = stored.hash == target.versionHash && old.isHistoryTracked ? old : nil
-            try write(data, at: newPath, options: options, tracked: tracked, carrying: carried, report: report)
+            try write(
+                data, at: newPath, options: options, tracked: tracked, carrying: carried, foreign: foreign,
+                report: report)
         } catch {
             try? removeNewFiles(newPath, fs)
             if let cd = error as? CdError, case .store = cd { throw error }
@@ -164,6 +172,7 @@ enum StoreMigrator {
     /// Writes `data` into a new store at `path` and closes it (step 4).
     private static func write(
         _ data: MigrationData, at path: String, options: StoreOptions, tracked: Bool, carrying old: ObjectStore?,
+        foreign: [ForeignTree],
         report: (MigrationProgress) -> Void
     ) throws {
         // The copy of the objects is no change anybody made: it is written without history,
@@ -175,6 +184,7 @@ enum StoreMigrator {
             report(MigrationProgress(phase: .writing, completed: 0, total: data.objects.count))
             try store.apply(data.changeSet())
             try store.raiseStoredNextKeys(data.nextKeys)
+            try writeForeignTrees(foreign, into: store)  // MG12
             if let old {
                 try store.copyHistory(from: old)
             } else if tracked {

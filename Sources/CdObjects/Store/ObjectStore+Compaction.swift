@@ -13,7 +13,8 @@
 //  CP2. A store another handle has open is refused (`StoreError.locked`) before any file is made:
 //       the old store is opened for writing, which takes its exclusive lock.
 //  CP3. The persistent history is kept: same model, same IDs, so the history ID and every
-//       transaction are copied (MG11).
+//       transaction are copied (MG11); so are the engine trees of other layers, such as a synced
+//       store's `sync.state` (MG12).
 
 import CdStore
 import Foundation
