@@ -63,22 +63,29 @@ struct Orchestrator {
 
     /// Runs this executable with `arguments` and decodes the result line it prints.
     func childProcess(_ arguments: [String], what: String) throws -> RunResult {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        p.arguments = arguments
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let bytes = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw BenchError.child("\(what) exited with status \(p.terminationStatus)")
-        }
-        do {
-            return try JSONDecoder().decode(RunResult.self, from: bytes)
-        } catch {
-            throw BenchError.child("\(what) printed no result: \(String(decoding: bytes, as: UTF8.self))")
-        }
+        try runChild(arguments, what: what)
+    }
+}
+
+/// Runs this executable with `arguments` (and `environment`, else this process's) and decodes the
+/// result line it prints.
+func runChild(_ arguments: [String], environment: [String: String]? = nil, what: String) throws -> RunResult {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+    p.arguments = arguments
+    if let environment { p.environment = environment }
+    let out = Pipe()
+    p.standardOutput = out
+    try p.run()
+    let bytes = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    guard p.terminationStatus == 0 else {
+        throw BenchError.child("\(what) exited with status \(p.terminationStatus)")
+    }
+    do {
+        return try JSONDecoder().decode(RunResult.self, from: bytes)
+    } catch {
+        throw BenchError.child("\(what) printed no result: \(String(decoding: bytes, as: UTF8.self))")
     }
 }
 

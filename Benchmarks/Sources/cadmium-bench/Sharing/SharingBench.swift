@@ -82,29 +82,11 @@ struct Sharing: ParsableCommand {
 
     /// Runs one child on `side` and decodes its result.
     func child(_ arguments: [String], side: Side) throws -> RunResult {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        p.arguments = ["run-one"] + arguments + sizes + ["--dir", directory(side)]
         var environment = ProcessInfo.processInfo.environment
-        if side == .exclusive {
-            environment["CADMIUM_BENCH_SHARING"] = "exclusive"
-        } else {
-            environment["CADMIUM_BENCH_SHARING"] = nil
-        }
-        p.environment = environment
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let bytes = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let what = "\(side.rawValue) \(arguments.joined(separator: " "))"
-        guard p.terminationStatus == 0 else {
-            throw BenchError.child("\(what) exited with status \(p.terminationStatus)")
-        }
-        guard let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").last,
-            let result = try? JSONDecoder().decode(RunResult.self, from: Data(line.utf8))
-        else { throw BenchError.child("\(what) printed no result") }
-        return result
+        environment["CADMIUM_BENCH_SHARING"] = side == .exclusive ? "exclusive" : nil
+        return try runChild(
+            ["run-one"] + arguments + sizes + ["--dir", directory(side)], environment: environment,
+            what: "\(side.rawValue) \(arguments.joined(separator: " "))")
     }
 
     func run() throws {
