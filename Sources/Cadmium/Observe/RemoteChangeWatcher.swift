@@ -105,8 +105,10 @@ final class RemoteChangeWatcher: @unchecked Sendable {
 
     /// Stops polling and waits for a poll in progress (RM3).
     func stop() {
-        RemoteChangePoller.shared.remove(self)
+        // Stopped first, then out of the rounds: a `startPolling` that runs after this cannot add
+        // the watcher back, and one that ran before is undone by the removal.
         pollLock.withLock { stopped = true }
+        RemoteChangePoller.shared.remove(self)
         if let ownRecord { store.ownHistory.stop(ownRecord) }
     }
 
