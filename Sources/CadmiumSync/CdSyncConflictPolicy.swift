@@ -49,10 +49,15 @@ public struct CdSyncConflict: Sendable, Hashable, CustomStringConvertible {
     public let entity: String
     /// The property, or nil when the loss is of a whole object (``Kind/deleted``, ``Kind/created``).
     public let property: String?
-    /// The replica whose change lost.
+    /// The replica whose change lost; ``unknownReplica`` for a delete the server recorded before
+    /// its migration 2, which kept no deleting replica.
     public let loser: UUID
     /// What lost.
     public let kind: Kind
+
+    /// The loser of a ``Kind/created`` conflict over a tombstone from before the server's
+    /// migration 2, which does not name the replica that deleted it (the nil UUID).
+    public static let unknownReplica = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
     /// `Note 1B4E…/title lost by <replica>`, `Tag 9C0D…/(created) lost by <replica>`.
     public var description: String {

@@ -7,7 +7,17 @@
 //  GI2. An object of an entity with a uniqueness constraint gets the UUID derived from the
 //       entity's root and the values of its first constraint, so two replicas that create the
 //       same tag create one object.
-//  GI3. Once assigned, a global ID never changes (the identity map keeps it, ReplicaState.swift).
+//  GI3. Once assigned, a global ID never changes (the identity map keeps it, ReplicaState.swift),
+//       but by GI4.
+//  GI4. A global ID derived from unique values (GI2) always names the object that holds those
+//       values. A replica that changes an object's unique values (renames the tag "swift" to
+//       "swiftlang") pushes, in one batch, a delete of the old ID and a create of the ID of the
+//       new values with every synced property (`PushOp.renamedFrom`), maps the object to the new
+//       ID (IR3 of IdentityResolver.swift), and the server moves the references the replica had
+//       seen (PU5 of ServerConnection+Rename.swift). Otherwise a renamed tag kept the old ID: a
+//       new "swift" created anywhere was the same global ID as "swiftlang" (two local objects
+//       under one ID, merged into one on the server), and a "swiftlang" created elsewhere was
+//       another ID with the same name (refused by every pull's uniqueness check).
 
 import CdObjects
 import Foundation

@@ -20,6 +20,10 @@
 //       before the next batch is collected from that position (SE1). So each is applied exactly
 //       once; a crash between batches leaves the rest pending, and the cut is made again from
 //       the acknowledged position (it depends on nothing else).
+//  PB5. The pending history is read and cut once per backlog, not once per batch: the cuts are
+//       made in one pass and kept, in memory only, as a plan (PushPlan.swift) that later batches
+//       of the backlog are taken from. A backlog of n transactions in batches of b costs one
+//       read of n transactions, not n²/2b.
 
 import CdObjects
 
@@ -35,21 +39,37 @@ package struct PushBatchLimit: Sendable, Hashable {
         self.changes = max(1, changes)
     }
 
-    /// The first batch of `pending` (oldest first, not empty): a prefix of it (PB1–PB3).
-    func firstBatch(of pending: [CdHistoryTransaction], schema: SyncSchema) -> ArraySlice<CdHistoryTransaction> {
+    /// `pending` (oldest first) cut into batches (PB1–PB3), in one pass over it (PB5).
+    func batches(of pending: ArraySlice<CdHistoryTransaction>, schema: SyncSchema) -> [PlannedBatch] {
         var lastTouch: [ObjectID: Int] = [:]
-        for (i, t) in pending.enumerated() {
-            for c in t.changes where schema.entities[c.objectID.entity] != nil { lastTouch[c.objectID] = i }
+        for i in pending.indices {
+            for c in pending[i].changes where schema.entities[c.objectID.entity] != nil { lastTouch[c.objectID] = i }
         }
-        var reach = 0  // the last transaction that touches an object of the batch so far (PB2)
+        var result: [PlannedBatch] = []
+        var start = pending.startIndex
+        var reach = start  // the last transaction that touches an object of the batch so far (PB2)
         var changes = 0
-        for (i, t) in pending.enumerated() {
-            for c in t.changes where schema.entities[c.objectID.entity] != nil {
+        var objects = Set<ObjectID>()
+        for i in pending.indices {
+            for c in pending[i].changes where schema.entities[c.objectID.entity] != nil {
                 reach = max(reach, lastTouch[c.objectID]!)
                 changes += 1
+                objects.insert(c.objectID)
             }
-            if i >= reach && (i + 1 >= transactions || changes >= self.changes) { return pending[...i] }
+            if i >= reach && (i + 1 - start >= transactions || changes >= self.changes) || i == pending.endIndex - 1 {
+                result.append(PlannedBatch(transactions: pending[start...i], objects: objects))
+                start = i + 1
+                reach = start
+                changes = 0
+                objects = []
+            }
         }
-        return pending[...]
+        return result
     }
+}
+
+/// One batch of a plan: its transactions and the synced objects they touch (PB2, PB5).
+struct PlannedBatch: Sendable {
+    var transactions: ArraySlice<CdHistoryTransaction>
+    var objects: Set<ObjectID>
 }

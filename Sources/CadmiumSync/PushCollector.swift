@@ -20,6 +20,10 @@
 //       The batch's `from` is still the acknowledged position, which the server holds: with none
 //       (nil) the compare-and-set failed, and the reconciliation that followed read the pruned
 //       history and failed (or, for a history started anew, called the replica forked).
+//  PC5. A batch sends its deletes before its other operations, whose order is kept: an object
+//       deleted by the batch ends deleted locally, so when another object of the batch ends
+//       under the same global ID (a tag deleted and made again, or renamed to the name a deleted
+//       tag had, GI4) the server must see the delete first (PR4 decides in the batch's order).
 
 import CdObjects
 import Foundation
@@ -31,6 +35,11 @@ struct CollectedBatch: Sendable {
     var prepare: [SideTreeWrite]
     /// The clock after the batch's stamps.
     var clock: HybridClock
+    /// The batches of the backlog left after this one (PB5), for the next push once this one is
+    /// acknowledged (PP1 of PushPlan.swift).
+    var rest: PushPlan?
+    /// How many history transactions collecting the batch read (PB5).
+    var historyRead: Int
 }
 
 struct PushCollector: Sendable {
@@ -48,30 +57,44 @@ struct PushCollector: Sendable {
     /// clock).
     let clockOffset: TimeInterval
 
-    /// The next batch, or nil when nothing after the acknowledged position is left.
-    func collect(_ snapshot: ObjectSnapshot, _ state: ReplicaState) throws -> CollectedBatch? {
+    /// The next batch, or nil when nothing after the acknowledged position is left; taken from
+    /// `plan` when it still holds (PP2, PP3 of PushPlan.swift), else from the history read again.
+    func collect(_ snapshot: ObjectSnapshot, _ state: ReplicaState, plan: PushPlan? = nil) throws -> CollectedBatch? {
         guard let historyID = store.historyID else {
             throw CdSyncError(.historyNotTracked, "the store keeps no persistent history (StoreOptions.history)")
         }
         var pushed = state.pushed
         if let p = pushed, p.historyID != historyID { pushed = nil }  // history started anew: PC4
-        var transactions: [CdHistoryTransaction] = []
+        var transactions: ArraySlice<CdHistoryTransaction> = []
+        var rest: PushPlan?
+        var historyRead = 0
         if let p = pushed {
-            do {
-                transactions = try snapshot.history(after: CdHistoryToken(storeID: historyID, number: p.number))
-            } catch let e as CdError where e.code == 134301 {
-                pushed = nil  // PC4
+            if let plan, let next = try plan.next(snapshot, pushed: p, schema: schema) {
+                transactions = next.transactions  // PB5
+                rest = plan.advanced()
+            } else {
+                do {
+                    let pending = try snapshot.history(after: CdHistoryToken(storeID: historyID, number: p.number))
+                    historyRead += pending.count
+                    if pending.isEmpty { return nil }
+                    let fresh = PushPlan(
+                        historyID: historyID, after: p.number, pending: pending, limit: limit, schema: schema)
+                    transactions = fresh.batches.first!.transactions  // PB1–PB3
+                    rest = fresh.advanced()
+                } catch let e as CdError where e.code == 134301 {
+                    pushed = nil  // PC4
+                }
             }
-            if pushed != nil && transactions.isEmpty { return nil }
-            if pushed != nil { transactions = Array(limit.firstBatch(of: transactions, schema: schema)) }  // PB1–PB3
         }
         var clock = state.clock
         var ops: [ObjectID: PushOp] = [:]
         var order: [ObjectID] = []
+        var uniqueTouched = Set<ObjectID>()  // objects whose unique values an update changed (GI4)
         var ids = IdentityResolver(snapshot: snapshot, schema: schema, replica: replica)
         let to: PushedPosition
         if pushed == nil {
             let all = try snapshot.history(after: nil)
+            historyRead += all.count
             let last = all.last
             to = PushedPosition(
                 historyID: historyID, number: last?.token.number ?? 0,
@@ -116,6 +139,11 @@ struct PushCollector: Sendable {
                                 properties: [])
                         }
                         ops[id]!.hlc = hlc
+                        if c.kind == .update, let unique = entity.uniqueness,
+                            !c.updatedProperties.isDisjoint(with: unique)
+                        {
+                            uniqueTouched.insert(id)
+                        }
                         let names = c.kind == .insert ? entity.synced : c.updatedProperties.intersection(entity.synced)
                         var byName = Dictionary(uniqueKeysWithValues: ops[id]!.properties.map { ($0.name, $0) })
                         for n in names { byName[n] = .init(name: n, value: .toOne(nil), hlc: hlc) }
@@ -124,19 +152,38 @@ struct PushCollector: Sendable {
                 }
             }
         }
-        // Current values and global IDs (PC1, PC3).
+        // Renames first, so that every reference of the batch names a renamed object's new ID
+        // (GI4; IR2 of IdentityResolver.swift).
+        var renames: [ObjectID: UUID] = [:]
+        for id in order where ops[id]?.kind == .update && uniqueTouched.contains(id) {
+            if let values = try snapshot.values(of: id), let old = try ids.rename(id, values: values) {
+                renames[id] = old
+            }
+        }
+        // Current values and global IDs (PC1, PC3). Deletes go first (PC5).
+        var deletes: [PushOp] = []
         var result: [PushOp] = []
         for id in order {
             guard var op = ops[id] else { continue }
             let entity = schema.entities[op.entity]!
             if op.kind == .delete {
                 op.gid = try ids.gid(of: id, values: nil)
-                result.append(op)
+                deletes.append(op)
                 continue
             }
             guard let values = try snapshot.values(of: id) else { continue }  // deleted later: its delete follows
             if pushed == nil, try ids.isMapped(id) { op.kind = .state }  // PC4
             op.gid = try ids.gid(of: id, values: values)
+            if let old = renames[id] {
+                // GI4: the old ID is deleted and the object created under its new one, whole.
+                deletes.append(PushOp(gid: old, entity: op.entity, kind: .delete, hlc: op.hlc, properties: []))
+                let stamps = Dictionary(uniqueKeysWithValues: op.properties.map { ($0.name, $0.hlc) })
+                op.kind = .insert
+                op.renamedFrom = old
+                op.properties = entity.synced.sorted().map {
+                    .init(name: $0, value: .toOne(nil), hlc: stamps[$0] ?? op.hlc)
+                }
+            }
             for i in op.properties.indices {
                 let name = op.properties[i].name
                 if let rel = entity.relationships[name] {
@@ -156,55 +203,12 @@ struct PushCollector: Sendable {
         var prepare = ids.newMappings
         if clock != state.clock { prepare.append(ReplicaState.write(clock)) }
         let request = PushRequest(
-            scope: scope, replica: replica, from: state.pushed, to: to, ops: result, seen: state.cursor?.sequence ?? 0,
+            scope: scope, replica: replica, from: state.pushed, to: to, ops: deletes + result,
+            seen: state.cursor?.sequence ?? 0,
             modelVersion: modelVersion, policies: policies)
-        return CollectedBatch(request: request, prepare: prepare, clock: clock)
+        return CollectedBatch(request: request, prepare: prepare, clock: clock, rest: rest, historyRead: historyRead)
     }
 
     /// A transaction's timestamp in microseconds: the fingerprint of a pushed position.
     static func stamp(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
-}
-
-/// Global IDs of local objects within one snapshot: the identity map's, else derived (GI1, GI2),
-/// remembering the new map entries (PC3).
-struct IdentityResolver {
-    let snapshot: ObjectSnapshot
-    let schema: SyncSchema
-    let replica: UUID
-    var known: [ObjectID: UUID] = [:]
-    var newMappings: [SideTreeWrite] = []
-
-    init(snapshot: ObjectSnapshot, schema: SyncSchema, replica: UUID) {
-        self.snapshot = snapshot
-        self.schema = schema
-        self.replica = replica
-    }
-
-    /// Whether `id` had a global ID in the identity map before this batch (it was synced).
-    func isMapped(_ id: ObjectID) throws -> Bool {
-        let root = schema.entities[id.entity]?.root ?? id.entity
-        return try ReplicaState.global(root: root, primaryKey: id.primaryKey, in: snapshot) != nil
-    }
-
-    /// The global ID of `id`; `values` (its stored values) when the caller has them.
-    mutating func gid(of id: ObjectID, values: [String: PropertyValue]?) throws -> UUID {
-        if let g = known[id] { return g }
-        let entity = schema.entities[id.entity]
-        let root = entity?.root ?? id.entity
-        if let g = try ReplicaState.global(root: root, primaryKey: id.primaryKey, in: snapshot) {
-            known[id] = g
-            return g
-        }
-        var gid = GlobalID.created(replica: replica, root: root, primaryKey: id.primaryKey)
-        if let unique = entity?.uniqueness, let values = try values ?? snapshot.values(of: id) {
-            let parts = unique.map { name -> String in
-                if case let .attribute(v)? = values[name] { return WireValue.attribute(v).json }
-                return "{}"
-            }
-            gid = GlobalID.unique(root: root, values: parts)
-        }
-        known[id] = gid
-        if try snapshot.exists(id) { newMappings += ReplicaState.map(gid, to: id, root: root) }
-        return gid
-    }
 }

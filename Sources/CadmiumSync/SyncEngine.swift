@@ -93,6 +93,12 @@ package actor SyncEngine {
     /// Whether a sync step runs, and the steps waiting for it (SE4), first come first served.
     private var stepRunning = false
     private var stepWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The batches of the backlog being pushed that follow the last acknowledged one (PP1 of
+    /// PushPlan.swift): set only after an acknowledgement, taken by the next push.
+    private var pushPlan: PushPlan?
+    /// How many history transactions this engine's pushes have read (PB5): a backlog of n
+    /// transactions is read once, whatever its number of batches.
+    package private(set) var pushHistoryReads = 0
 
     /// An engine for `store`, committing pulled changes through `commitPath` (the `Cd` stack's
     /// commit path, or the store's own writer: `.store(store)`).
@@ -181,11 +187,14 @@ package actor SyncEngine {
         let collector = PushCollector(
             store: store, schema: schema, scope: scope, replica: replica, policies: options.policies,
             modelVersion: options.modelVersion, limit: options.pushBatchLimit, clockOffset: options.clockOffset)
+        let plan = pushPlan
+        pushPlan = nil  // PP1: given back only after this push's acknowledgement
         let (batch, state) = try await read { snapshot in
             let state = try ReplicaState(snapshot)
-            return (try collector.collect(snapshot, state), state)
+            return (try collector.collect(snapshot, state, plan: plan), state)
         }
         guard let batch else { return nil }
+        pushHistoryReads += batch.historyRead
         if !batch.prepare.isEmpty { try await sideCommit(batch.prepare, "recording the batch's global IDs") }  // PC3
         let server = try await connection()
         let outcome: PushOutcome
@@ -208,6 +217,7 @@ package actor SyncEngine {
             }
             try await sideCommit(
                 [ReplicaState.write(batch.request.to)], "acknowledging batch \(batch.request.to.batches)")
+            pushPlan = batch.rest  // PP1
             lastPush = Date()
             events.yield(.pushed(batch: batch.request.to.batches, objects: batch.request.ops.count))
             for c in conflicts { events.yield(.conflict(c)) }

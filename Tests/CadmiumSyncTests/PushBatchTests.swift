@@ -111,4 +111,21 @@ import Testing
         #expect(try b.store.read { try $0.fetchIDs(FetchRequest(entity: "Note")) }.count == 24)
         try set.expectConverged()
     }
+
+    /// A backlog of 40 transactions in batches of 5 is read from the history once (PB5), not
+    /// once per batch (40 + 35 + … + 5 = 180 transactions before the plan).
+    @Test(.timeLimit(.minutes(1))) func aBacklogIsReadFromTheHistoryOnce() async throws {
+        guard let server = TestServer.url() else { return }
+        let set = try ReplicaSet(server: server, scope: TestServer.scope(), options: [Self.fiveTransactions()])
+        defer { Task { await set.close() } }
+        let a = set[0]
+        try await a.engine.syncNow()
+        let before = try await a.engine.status().acknowledgedBatches
+        let readBefore = await a.engine.pushHistoryReads
+        try Self.backlog(a, "n", 40)
+        try await a.engine.syncNow()
+        #expect(try await a.engine.status().acknowledgedBatches - before == 8)
+        #expect(await a.engine.pushHistoryReads - readBefore == 40)
+        #expect(try await a.engine.status().pendingTransactions == 0)
+    }
 }

@@ -31,6 +31,10 @@ struct PushOp: Sendable, Hashable {
     /// The stamp of the insert or delete (for an update, the newest of its properties').
     var hlc: Int64
     var properties: [Property]
+    /// For an insert that renames an object of a uniqueness-derived ID (GI4 of GlobalID.swift):
+    /// the global ID the object had, which the same batch deletes. The server moves the
+    /// references the replica had seen from it to this op's ID (PU5).
+    var renamedFrom: UUID? = nil
 }
 
 /// One batch: the replica's local transactions after `from` up to `to`, coalesced per object and

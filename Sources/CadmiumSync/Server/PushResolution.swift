@@ -36,6 +36,12 @@
 //       newest edit wins its lowest stamp already lost to every stored one, but "last push wins"
 //       let it overwrite them — a store migrated to a newer model (its history started anew,
 //       MG11) sent its defaults for the new properties over the values newer replicas had set.
+//  PR8. Rows from before the server's migration 2 hold no create or delete record (NULL). A
+//       create that brings back such a tombstone without having pulled it records its `created`
+//       conflict with the nil UUID as the loser (`CdSyncConflict.unknownReplica`), as the delete's
+//       replica is unknown (before, it recorded nothing); its change number still tells whether
+//       the creator had pulled it. A live object from before holds no create, so a delete of it
+//       wins as it did before migration 2 (PR2 cannot know of a create it does not record).
 
 import Foundation
 
@@ -147,7 +153,9 @@ struct PushResolution {
         case .insert:
             if let object = objects[op.gid], object.deleted {
                 // PR1: a create brings the object back, with nothing of the deleted one.
-                if let deleter = object.deleteReplica, deleter != me, object.seq > request.seen {
+                // PR8: a tombstone from before migration 2 names no deleting replica.
+                let deleter = object.deleteReplica ?? CdSyncConflict.unknownReplica
+                if deleter != me, object.seq > request.seen {
                     lose(op, property: nil, kind: .created, hlc: object.deleteHLC ?? 0, loser: deleter)
                 }
                 objects[op.gid] = ServerObject(deleted: false, seq: seq)

@@ -11,7 +11,8 @@
 //       properties; an edit of a deleted object is dropped, and a create brings it back. Creates
 //       and deletes of one global ID are decided by PR1–PR6 of PushResolution.swift. The rows are
 //       written in an order that makes the batch's order of operations hold (PR4): new objects,
-//       deletes, the repair of references to them (PU4), objects brought back, creates,
+//       deletes, the repair of references to them (PU4), the references that renames move
+//       (PU5–PU6, ServerConnection+Rename.swift), objects brought back, creates,
 //       properties, the repair of the references just written.
 //  PU3. Everything the push changes carries the change number `seq + 1`, and the scope's `seq`
 //       becomes that number in the same transaction, under the scope's row lock (SS4).
@@ -135,6 +136,7 @@ extension ServerConnection {
     /// Writes what `resolution` decided, in a handful of set-wise statements, in the order PU2
     /// gives.
     private func write(_ r: PushResolution, scope: String, replica: UUID, seq: Int64) async throws {
+        let moved = try await referencesToMove(r.request)  // PU6: read before anything is written
         if !r.newObjects.isEmpty {
             try await run(
                 """
@@ -162,6 +164,7 @@ extension ServerConnection {
                 "dropping deleted objects' properties")
             try await repairReferences(to: Set(gids), scope: scope, seq: seq)  // PU4
         }
+        try await writeMovedReferences(moved, r.request, deleted: Set(r.deletes.map(\.gid)), seq: seq)  // PU6
         let revived = r.revived
         if !revived.isEmpty {
             try await run(
