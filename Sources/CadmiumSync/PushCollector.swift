@@ -14,7 +14,8 @@
 //       commit before the batch is sent, so a crash after the server's commit finds them.
 //  PC4. With no acknowledged position (a store that starts syncing, or whose history no longer
 //       reaches back to it) the batch is every synced object's state, stamped with the lowest
-//       clock value: it fills the server without beating any edit made elsewhere. An object
+//       clock value: it fills the server without beating any edit made elsewhere (but the
+//       replica's own edits since its last pull, PC6). An object
 //       with a global ID already (synced before) goes as its `state`, which never brings back
 //       an object deleted on the server; one without (never synced) as an `insert`, a create.
 //       The batch's `from` is still the acknowledged position, which the server holds: with none
@@ -24,6 +25,13 @@
 //       deleted by the batch ends deleted locally, so when another object of the batch ends
 //       under the same global ID (a tag deleted and made again, or renamed to the name a deleted
 //       tag had, GI4) the server must see the delete first (PR4 decides in the batch's order).
+//  PC6. The state carries what the replica changed and had not pushed when its history stopped
+//       reaching its position (a store migration starts history anew, MG11, or history pruned):
+//       each property its last pull applied (the schema record, VR1) is marked `pulled`, so that
+//       a value differing from one the replica had seen is taken as its edit (PR9); and every
+//       object of the identity map that the store no longer holds goes as a delete (a tombstone
+//       the server has already ignores it). Before, such edits lost to the server's values and
+//       such deletes were never sent: the object stayed live everywhere else.
 
 import CdObjects
 import Foundation
@@ -99,6 +107,7 @@ struct PushCollector: Sendable {
             to = PushedPosition(
                 historyID: historyID, number: last?.token.number ?? 0,
                 stamp: last.map { Self.stamp($0.timestamp) } ?? 0, batches: (state.pushed?.batches ?? 0) + 1)
+            let record = state.schemaRecord ?? []  // PC6: what the last pull applied
             for entity in schema.entities.values where store.model.entity(named: entity.name)?.isAbstract == false {
                 var request = FetchRequest(entity: entity.name)
                 request.includesSubentities = false
@@ -106,9 +115,18 @@ struct PushCollector: Sendable {
                     order.append(id)
                     ops[id] = PushOp(gid: UUID(), entity: entity.name, kind: .insert, hlc: 1, properties: [])
                     for name in entity.synced {
-                        ops[id]!.properties.append(.init(name: name, value: .toOne(nil), hlc: 1))
+                        ops[id]!.properties.append(
+                            .init(
+                                name: name, value: .toOne(nil), hlc: 1,
+                                pulled: record.contains("\(entity.name).\(name)")))
                     }
                 }
+            }
+            // PC6: a synced object the replica no longer holds was deleted, by it or by a pull.
+            for (id, _) in try SyncIdentity.globalIDs(snapshot) where schema.entities[id.entity] != nil {
+                guard ops[id] == nil, try !snapshot.exists(id) else { continue }
+                order.append(id)
+                ops[id] = PushOp(gid: UUID(), entity: id.entity, kind: .delete, hlc: 1, properties: [])
             }
         } else {
             let last = transactions.last!

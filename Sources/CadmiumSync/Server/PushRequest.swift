@@ -23,6 +23,10 @@ struct PushOp: Sendable, Hashable {
         var name: String
         var value: WireValue
         var hlc: Int64
+        /// For a `state` op: the replica's last pull applied this property (its schema record
+        /// names it, VR1), so a value that differs from a stored one the replica had seen is the
+        /// replica's own edit since (PR9 of PushResolution.swift).
+        var pulled = false
     }
 
     var gid: UUID

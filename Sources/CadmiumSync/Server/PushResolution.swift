@@ -36,6 +36,14 @@
 //       newest edit wins its lowest stamp already lost to every stored one, but "last push wins"
 //       let it overwrite them — a store migrated to a newer model (its history started anew,
 //       MG11) sent its defaults for the new properties over the values newer replicas had set.
+//  PR9. A state property marked `pulled` (PC6 of PushCollector.swift) whose value differs from
+//       a stored one that the pushing replica had seen (its own, or numbered at or below
+//       `seen`) is the replica's edit, made after it saw the stored one: it wins, whatever the
+//       policy, stamped just above the stored stamp (causally after it). One concurrent with a
+//       stored edit the replica had not seen loses to it (a `property` conflict, the replica the
+//       loser), as PR7 has it. A property not marked (one the replica's model lacked when it
+//       last pulled, such as a field a migration added) keeps PR7: it fills in only what the
+//       server lacks.
 //  PR8. Rows from before the server's migration 2 hold no create or delete record (NULL). A
 //       create that brings back such a tombstone without having pulled it records its `created`
 //       conflict with the nil UUID as the loser (`CdSyncConflict.unknownReplica`), as the delete's
@@ -207,7 +215,9 @@ struct PushResolution {
             let wins: Bool
             switch policy {
             case _ where op.kind == .state:
-                wins = false  // PR7: a state fills in only what the server lacks
+                // PR7: a state fills in only what the server lacks, but for the replica's own
+                // edits of what it had pulled (PR9).
+                wins = p.pulled && !concurrent && !Self.sameValue(s.json, json)
             case .newestEditWins:
                 wins = (p.hlc, request.replica.uuidString) > (s.hlc, s.replica.uuidString)
             case .mergeByPropertyObjectTrump:
@@ -225,6 +235,8 @@ struct PushResolution {
                 wins = true
             }
             if wins {
+                var p = p
+                if op.kind == .state { p.hlc = max(p.hlc, s.hlc + 1) }  // PR9: it follows what it had seen
                 win(op.gid, p, json)
                 if concurrent { lose(op, property: p.name, kind: .property, hlc: s.hlc, loser: s.replica) }
             } else if concurrent || !Self.sameValue(s.json, json) {
