@@ -6,10 +6,14 @@
 //       object named by several ops and references of a batch travels under one ID.
 //  IR2. A renamed object (GI4) resolves to the ID of its new unique values before any reference
 //       to it is resolved, so every reference the batch carries names the new ID.
-//  IR3. The identity map writes of a push (PC3) drop a renamed object's old entry before they
-//       write any new one, so an object of the batch that takes the old ID (a new tag of the old
-//       name) keeps its own entry, and a later pull of the old ID's tombstone finds no local
-//       object to delete.
+//  IR3. A rename's identity map writes (the old ID's entry dropped, the new one written) are
+//       made with the batch's acknowledgement, not before the batch is sent (PC3): a push that
+//       fails leaves the map as it was, so the next attempt finds the rename again and sends it
+//       again. Written before the send, they made a retried batch send the renamed object as an
+//       edit of its new ID, never deleting the old one (the campaign's server stops and cut
+//       connections met it). The old entry is dropped only when no other object of the batch
+//       takes the old ID (a new tag of the old name, whose entry PC3 wrote), so a later pull of
+//       the old ID's tombstone finds no local object to delete.
 
 import CdObjects
 import Foundation
@@ -20,9 +24,10 @@ struct IdentityResolver {
     let schema: SyncSchema
     let replica: UUID
     var known: [ObjectID: UUID] = [:]
-    /// Identity map entries to drop (renamed objects' old IDs, IR3), then those to write.
-    private var dropped: [SideTreeWrite] = []
+    /// Identity map entries of the batch's new objects (PC3).
     private var written: [SideTreeWrite] = []
+    /// The batch's renames: object, old ID, new ID (IR3).
+    private var renames: [(id: ObjectID, old: UUID, new: UUID)] = []
 
     init(snapshot: ObjectSnapshot, schema: SyncSchema, replica: UUID) {
         self.snapshot = snapshot
@@ -30,8 +35,18 @@ struct IdentityResolver {
         self.replica = replica
     }
 
-    /// The identity map writes of the push, in the order IR3 needs.
-    var newMappings: [SideTreeWrite] { dropped + written }
+    /// The identity map writes to make before the batch is sent (PC3).
+    var newMappings: [SideTreeWrite] { written }
+
+    /// The identity map writes of the batch's renames, made with its acknowledgement (IR3).
+    var renameMappings: [SideTreeWrite] {
+        renames.flatMap { r -> [SideTreeWrite] in
+            let root = schema.entities[r.id.entity]?.root ?? r.id.entity
+            let taken = known.contains { $0.key != r.id && $0.value == r.old }
+            let drop = SideTreeWrite(tree: ReplicaState.tree, key: [UInt8(ascii: "g")] + r.old.bytes, value: nil)
+            return (taken ? [] : [drop]) + ReplicaState.map(r.new, to: r.id, root: root)
+        }
+    }
 
     /// Whether `id` had a global ID in the identity map before this batch (it was synced).
     func isMapped(_ id: ObjectID) throws -> Bool {
@@ -61,15 +76,14 @@ struct IdentityResolver {
 
     /// When `id`, of a uniqueness-derived entity, holds unique values (`values`, as stored) that no
     /// longer derive the global ID it is mapped to, it was renamed (GI4): from now on it resolves
-    /// to the ID of its values (IR2), the map is rewritten (IR3), and the old ID is returned.
+    /// to the ID of its values (IR2), its map entries are rewritten on acknowledgement (IR3), and
+    /// the old ID is returned.
     mutating func rename(_ id: ObjectID, values: [String: PropertyValue]) throws -> UUID? {
         guard known[id] == nil, let old = try mapped(id), let new = try derived(id, values: values), new != old else {
             return nil
         }
-        let root = schema.entities[id.entity]?.root ?? id.entity
         known[id] = new
-        dropped.append(SideTreeWrite(tree: ReplicaState.tree, key: [UInt8(ascii: "g")] + old.bytes, value: nil))
-        written += ReplicaState.map(new, to: id, root: root)
+        renames.append((id, old, new))
         return old
     }
 

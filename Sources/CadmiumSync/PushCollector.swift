@@ -48,6 +48,9 @@ struct CollectedBatch: Sendable {
     var rest: PushPlan?
     /// How many history transactions collecting the batch read (PB5).
     var historyRead: Int
+    /// Identity map writes to make with the acknowledgement (renames, IR3 of
+    /// IdentityResolver.swift).
+    var acknowledge: [SideTreeWrite] = []
 }
 
 struct PushCollector: Sendable {
@@ -224,7 +227,9 @@ struct PushCollector: Sendable {
             scope: scope, replica: replica, from: state.pushed, to: to, ops: deletes + result,
             seen: state.cursor?.sequence ?? 0,
             modelVersion: modelVersion, policies: policies)
-        return CollectedBatch(request: request, prepare: prepare, clock: clock, rest: rest, historyRead: historyRead)
+        return CollectedBatch(
+            request: request, prepare: prepare, clock: clock, rest: rest, historyRead: historyRead,
+            acknowledge: ids.renameMappings)
     }
 
     /// A transaction's timestamp in microseconds: the fingerprint of a pushed position.

@@ -216,7 +216,8 @@ package actor SyncEngine {
                 throw CdSyncError(.serverUnreachable, "test fault: stopped after the server's commit")
             }
             try await sideCommit(
-                [ReplicaState.write(batch.request.to)], "acknowledging batch \(batch.request.to.batches)")
+                [ReplicaState.write(batch.request.to)] + batch.acknowledge,
+                "acknowledging batch \(batch.request.to.batches)")
             pushPlan = batch.rest  // PP1
             lastPush = Date()
             events.yield(.pushed(batch: batch.request.to.batches, objects: batch.request.ops.count))

@@ -162,6 +162,36 @@ import Testing
         }
     }
 
+    /// a's push of its rename fails after the batch was prepared (the scope refuses a's model
+    /// version for a while): the next push sends the rename again, whole (IR3), and the links
+    /// follow it. Before, the retried batch sent an edit of the new ID only, and "swift" stayed
+    /// live on the server beside a "swiftlang" that held nothing but its name.
+    @Test(.timeLimit(.minutes(1))) func aRenameWhosePushFailedIsSentAgain() async throws {
+        guard let server = TestServer.url() else { return }
+        let set = try ReplicaSet(3, server: server, scope: TestServer.scope())
+        defer { Task { await set.close() } }
+        let a = set[0], b = set[1]
+        let old = try a.create("Tag", ["name": .string("swift")])
+        try await set.syncAll()
+        let bTag = try #require(try b.find("Tag", "name", "swift").first)
+        try b.create("Note", ["title": .string("b's note"), "tags": .toMany([bTag])])
+        try await set.syncAll()
+
+        try a.update(old, ["name": .string("swiftlang")])
+        try await VersionsTests.setMinimumModelVersion(2, server: server, scope: set.scope)
+        await #expect(throws: CdSyncError.self) { try await a.engine.syncNow() }
+        try await VersionsTests.setMinimumModelVersion(0, server: server, scope: set.scope)
+        try await a.engine.syncNow()
+        try await set.syncAll()
+
+        try set.expectConverged()
+        for (i, r) in set.replicas.enumerated() {
+            #expect(try Self.tagNames(r) == ["swiftlang"], "replica \(i)")
+            #expect(try Self.linkedTagNames(r, note: "b's note") == ["swiftlang"], "replica \(i)")
+        }
+        #expect(try await Self.serverTags(server, set.scope) == ["swiftlang": "swiftlang"])
+    }
+
     /// The live tags on the server: for each, the name its global ID derives from (GI2) and the
     /// name it holds. Renamed objects under an ID of another name would show as a mismatch.
     static func serverTags(_ server: URL, _ scope: String) async throws -> [String: String] {
