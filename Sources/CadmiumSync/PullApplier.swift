@@ -14,6 +14,16 @@
 //  PA3. A reference to an object this replica does not hold once the attribute pass is done
 //       (deleted, or of an entity it does not sync) is dropped, as every replica drops it: a
 //       to-one becomes nil, a list loses it.
+//  PA5. A pulled object is the local object that the identity map names for its global ID only
+//       when that object's own entry names the ID back (RS3); and a pulled object of a
+//       uniqueness-derived ID (GI2) that no local object is mapped to, but whose unique values a
+//       live local object holds, is that object: its map entries are written and it is updated,
+//       not created again. This is what a rename whose acknowledgement was lost leaves (IR3: the
+//       server applied it, the replica adopted its position without the rename's map writes): the
+//       renamed object, still mapped to its old ID, takes the new one, and the old ID's tombstone,
+//       whose entry no longer agrees, deletes nothing. Before, the new ID was created as a second
+//       object with the same unique values, and the pull was refused for ever when the old ID's
+//       delete fell in a later page.
 //  PA4. Entities and properties this model does not know are skipped and their objects kept on
 //       the server: a replica on a newer model pulls from its cursor with those intact there,
 //       and this replica, once its schema knows them, reads them again (VR2 of
@@ -41,9 +51,10 @@ struct PullApplier: Sendable {
     func attributes(of page: [PulledObject], snapshot: ObjectSnapshot, clock: inout HybridClock) throws -> ChangeSet {
         var changes = ChangeSet()
         changes.author = PushCollector.author
+        var adopted: [ObjectID: UUID] = [:]  // PA5, within this page
         for o in page {
             for p in o.properties.values { clock.observe(p.hlc) }
-            let mapped = try ReplicaState.local(o.gid, in: snapshot)
+            let mapped = try local(o.gid, snapshot, adopted: adopted)
             let live = try mapped.map { try snapshot.exists($0) } ?? false
             if o.deleted {
                 if let mapped, live { changes.deleted.insert(mapped) }
@@ -60,6 +71,16 @@ struct PullApplier: Sendable {
                 values[name] = .attribute(v)
             }
             guard let mapped, live else {
+                if let holder = try holder(of: values, entity, snapshot), !changes.deleted.contains(holder),
+                    adopted[holder] == nil
+                {
+                    adopted[holder] = o.gid  // PA5
+                    changes.sideWrites += ReplicaState.map(o.gid, to: holder, root: entity.root)
+                    let current = try snapshot.values(of: holder) ?? [:]
+                    let differing = values.filter { current[$0.key] != $0.value }
+                    if !differing.isEmpty { changes.updated[holder] = differing }
+                    continue
+                }
                 let id = try store.newObjectIDs(entity: o.entity, count: 1)[0]
                 changes.inserted[id] = values
                 changes.sideWrites += ReplicaState.map(o.gid, to: id, root: entity.root)
@@ -78,12 +99,12 @@ struct PullApplier: Sendable {
         var changes = ChangeSet()
         changes.author = PushCollector.author
         func target(_ gid: UUID) throws -> ObjectID? {
-            guard let id = try ReplicaState.local(gid, in: snapshot), try snapshot.exists(id) else { return nil }
+            guard let id = try local(gid, snapshot), try snapshot.exists(id) else { return nil }
             return id  // PA3
         }
         for o in page where !o.deleted {
             for p in o.properties.values { clock.observe(p.hlc) }
-            guard let entity = schema.entities[o.entity], let id = try ReplicaState.local(o.gid, in: snapshot),
+            guard let entity = schema.entities[o.entity], let id = try local(o.gid, snapshot),
                 let current = try snapshot.values(of: id)
             else {
                 continue  // PA4, or an object the attribute pass could not create
@@ -107,5 +128,31 @@ struct PullApplier: Sendable {
             if !differing.isEmpty { changes.updated[id] = differing }
         }
         return changes
+    }
+
+    /// The local object of `gid` when the identity map's two entries agree on it (PA5); objects
+    /// this page adopted count with their new ID.
+    private func local(_ gid: UUID, _ snapshot: ObjectSnapshot, adopted: [ObjectID: UUID] = [:]) throws -> ObjectID? {
+        guard let id = try ReplicaState.local(gid, in: snapshot) else { return nil }
+        if let g = adopted[id] { return g == gid ? id : nil }
+        let root = schema.entities[id.entity]?.root ?? store.model.rootEntity(of: id.entity)?.name ?? id.entity
+        return try ReplicaState.global(root: root, primaryKey: id.primaryKey, in: snapshot) == gid ? id : nil
+    }
+
+    /// The live local object of `entity` that holds the unique values in `values` (the entity's
+    /// first uniqueness constraint, GI2), if any (PA5).
+    private func holder(
+        of values: [String: PropertyValue], _ entity: SyncSchema.Entity, _ snapshot: ObjectSnapshot
+    ) throws -> ObjectID? {
+        guard let unique = entity.uniqueness else { return nil }
+        var predicate: CdPredicate?
+        for name in unique {
+            guard case let .attribute(v)? = values[name] else { return nil }
+            let equal = CdPredicate.comparison(PredicateComparison(.key(name), .equal, .constant(v)))
+            predicate = predicate.map { .and($0, equal) } ?? equal
+        }
+        var request = FetchRequest(entity: entity.name)
+        request.predicate = predicate
+        return try snapshot.fetchIDs(request).first
     }
 }

@@ -7,18 +7,26 @@ import Foundation
 /// The identity map of a synced store.
 package enum SyncIdentity {
     /// Every mapped local object with its global ID, as `snapshot` sees the map (objects since
-    /// deleted included).
+    /// deleted included): the entries on which the map's two directions agree (RS3; PA5 of
+    /// PullApplier.swift), so an object keeps one ID when a stale entry names it too.
     package static func globalIDs(_ snapshot: ObjectSnapshot) throws -> [ObjectID: UUID] {
         guard let tree = try snapshot.sideTree(ReplicaState.tree) else { return [:] }
+        var byGlobal: [UUID: ObjectID] = [:]
         var result: [ObjectID: UUID] = [:]
         do {
             try tree.scan(from: [UInt8(ascii: "g")], upTo: [UInt8(ascii: "h")]) { key, value in
                 guard let gid = UUID(bytes: Array(key.dropFirst())), let zero = value.firstIndex(of: 0),
                     value.count - zero == 9
                 else { return true }
-                let id = ObjectID(
+                byGlobal[gid] = ObjectID(
                     entity: String(decoding: value[..<zero], as: UTF8.self),
                     primaryKey: ReplicaState.i64(Array(value[(zero + 1)...]), 0))
+                return true
+            }
+            try tree.scan(from: [UInt8(ascii: "l")], upTo: [UInt8(ascii: "m")]) { key, value in
+                guard key.count >= 9, let gid = UUID(bytes: value), let id = byGlobal[gid],
+                    id.primaryKey == ReplicaState.i64(Array(key.suffix(8)), 0)
+                else { return true }
                 result[id] = gid
                 return true
             }

@@ -18,13 +18,19 @@ package struct CampaignCounts: Sendable, CustomStringConvertible {
     package var syncs = 0
     package var failedSyncs = 0
     package var torn = 0
-    package var description: String { "steps=\(steps) syncs=\(syncs) failed=\(failedSyncs) torn=\(torn)" }
+    /// Tags renamed (GI4 of GlobalID.swift).
+    package var renames = 0
+    package var description: String {
+        "steps=\(steps) syncs=\(syncs) failed=\(failedSyncs) torn=\(torn) renames=\(renames)"
+    }
 }
 
 package struct CampaignWorkload {
     let replica: TestReplica
     let index: Int
     var random: SplitMix64
+    /// Tags this workload renamed so far.
+    var renames = 0
 
     package init(replica: TestReplica, index: Int, seed: UInt64) {
         self.replica = replica
@@ -51,6 +57,7 @@ package struct CampaignWorkload {
             }
             try? await Task.sleep(for: pause)
         }
+        counts.renames = renames
         return counts
     }
 
@@ -117,8 +124,16 @@ package struct CampaignWorkload {
                 try replica.delete(f)
             }
         case 18:
-            if let t = tags.randomElement(using: &random), Int.random(in: 0..<3, using: &random) == 0 {
+            guard let t = tags.randomElement(using: &random) else { return }
+            if Int.random(in: 0..<3, using: &random) == 0 {
                 try replica.delete(t)
+            } else if Bool.random(using: &random) {
+                // A rename: the tag takes the global ID of its new name (GI4 of GlobalID.swift).
+                let name = "tag\(random.next() % 6)"
+                if try replica.find("Tag", "name", name).isEmpty {
+                    try replica.update(t, ["name": .attribute(.string(name))])
+                    renames += 1
+                }
             }
         default:
             let k = "pair \(index)-\(random.next() % 1_000_000)"

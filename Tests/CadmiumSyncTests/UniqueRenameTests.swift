@@ -192,6 +192,47 @@ import Testing
         #expect(try await Self.serverTags(server, set.scope) == ["swiftlang": "swiftlang"])
     }
 
+    /// a's rename reaches the server, and a stops before acknowledging it: a adopts the server's
+    /// position without the rename's map writes (IR3), so its map still names the renamed tag by
+    /// the old ID. Its pull, in pages of one object, brings the new ID before the old one's
+    /// tombstone (names chosen so): the renamed tag takes the new ID (PA5) instead of a second
+    /// tag of the same name being created, which the uniqueness check refused on every pull.
+    @Test(.timeLimit(.minutes(1))) func aRenameWhoseAcknowledgementWasLostIsAdoptedByThePull() async throws {
+        guard let server = TestServer.url() else { return }
+        func gid(_ name: String) -> String {
+            GlobalID.unique(root: "Tag", values: [WireValue.attribute(.string(name)).json]).uuidString
+        }
+        let names = (0..<50).map { "tag\($0)" }
+        let old = try #require(names.first { o in names.contains { gid($0) < gid(o) } })
+        let new = try #require(names.first { gid($0) < gid(old) })
+        var onePage = SyncEngineOptions.smallPages
+        onePage.pullPageSize = 1
+        let set = try ReplicaSet(server: server, scope: TestServer.scope(), options: [onePage, .smallPages])
+        defer { Task { await set.close() } }
+        let a = set[0], b = set[1]
+        let tag = try a.create("Tag", ["name": .string(old)])
+        try await set.syncAll()
+        let bTag = try #require(try b.find("Tag", "name", old).first)
+        try b.create("Note", ["title": .string("b's note"), "tags": .toMany([bTag])])
+        try await set.syncAll()
+
+        try a.update(tag, ["name": .string(new)])
+        var failing = onePage
+        failing.failAfterServerCommit = true
+        await a.engine.setOptions(failing)
+        await #expect(throws: CdSyncError.self) { try await a.engine.syncNow() }
+        await a.engine.setOptions(onePage)
+        try await a.engine.syncNow()
+        try await set.syncAll()
+
+        try set.expectConverged()
+        for (i, r) in set.replicas.enumerated() {
+            #expect(try Self.tagNames(r) == [new], "replica \(i)")
+            #expect(try Self.linkedTagNames(r, note: "b's note") == [new], "replica \(i)")
+        }
+        #expect(try a.find("Tag", "name", new) == [tag], "the renamed tag kept its local object")
+    }
+
     /// The live tags on the server: for each, the name its global ID derives from (GI2) and the
     /// name it holds. Renamed objects under an ID of another name would show as a mismatch.
     static func serverTags(_ server: URL, _ scope: String) async throws -> [String: String] {
