@@ -14,6 +14,10 @@
 //  PA3. A reference to an object this replica does not hold once the attribute pass is done
 //       (deleted, or of an entity it does not sync) is dropped, as every replica drops it: a
 //       to-one becomes nil, a list loses it.
+//  PA4. Entities and properties this model does not know are skipped and their objects kept on
+//       the server: a replica on a newer model pulls from its cursor with those intact there,
+//       and this replica, once its schema knows them, reads them again (VR2 of
+//       SyncedSchemaRecord.swift).
 //  PA5. A pulled object is the local object that the identity map names for its global ID only
 //       when that object's own entry names the ID back (RS3); and a pulled object of a
 //       uniqueness-derived ID (GI2) that no local object is mapped to, but whose unique values a
@@ -24,10 +28,6 @@
 //       whose entry no longer agrees, deletes nothing. Before, the new ID was created as a second
 //       object with the same unique values, and the pull was refused for ever when the old ID's
 //       delete fell in a later page.
-//  PA4. Entities and properties this model does not know are skipped and their objects kept on
-//       the server: a replica on a newer model pulls from its cursor with those intact there,
-//       and this replica, once its schema knows them, reads them again (VR2 of
-//       SyncedSchemaRecord.swift).
 
 import CdObjects
 import Foundation
