@@ -186,7 +186,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     }
 
     /// The slot of `key`, nil for a key path the table does not list.
-    private func slot(_ key: AnyKeyPath) -> Int? { table?.indexByKeyPath[key] }
+    private func slot(_ key: AnyKeyPath) -> Int? { table?.slot(of: key) }
 
     /// The value of `key`, loaded or set (MS1).
     private func stored(_ key: AnyKeyPath) -> Any? {
@@ -224,6 +224,20 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     }
 
     // MARK: - Reading and writing
+
+    /// The value in the slot of `key`, read from the store when not loaded; nil when there is none
+    /// or `key` is not in the table (then `value(_:of:)` answers). Not generic over the value, so
+    /// that the cast to it is made where it is known (`PersistentModel.getValue`, inlined into the
+    /// model's module), not with its metadata looked up on every read.
+    @usableFromInline
+    func slotValue(_ key: AnyKeyPath, of model: Model) -> Any? {
+        if ownerIdentity != ObjectIdentifier(model), owner == nil { owner = model }  // MS9
+        if let changeLog, changeLog.generation != checkedGeneration { catchUpContext() }  // MS8
+        guard let i = slot(key) else { return nil }
+        if let present = slots[i] { return present }
+        load(i)
+        return slots[i]
+    }
 
     /// The value of `key`, read from the store when not loaded.
     @usableFromInline
