@@ -128,7 +128,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     /// test of a slot and dropped whenever the slot is written otherwise than by `link` (MS7).
     private var members: [Int: Set<ObjectIdentifier>] = [:]
     /// To-ones read with the record whose models are not made yet, by slot (MS6).
-    private var unmadeToOnes: [Int: ObjectID?] = [:]
+    private var unmadeToOnes = UnmadeToOnes()
     private weak var owner: Model? {
         didSet { ownerIdentity = owner.map(ObjectIdentifier.init) }  // keeps MS9
     }
@@ -271,7 +271,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         let property = table.properties[index]
         if property.isRelationship {
             if slots[index] == nil { load(index) }
-            unmadeToOnes[index] = nil
+            _ = unmadeToOnes.remove(index)
             let old = slots[index].map(property.models(in:)) ?? []
             slots[index] = newValue
             members[index] = nil
@@ -306,7 +306,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         }
         guard slots[index] == nil else { return }
         let property = table.properties[index]
-        if let target = unmadeToOnes.removeValue(forKey: index) {  // keeps MS6
+        if let target = unmadeToOnes.remove(index) {  // keeps MS6
             let model = target.flatMap { context.instance(for: $0, record: nil) }
             slots[index] = Self.relationshipValue(property, model.map { [$0] } ?? [])
             return
@@ -554,9 +554,10 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
             case let (.toOne, .toOne(id)?):
                 if let id, let registered = context?.registry(id) {
                     slots[i] = Self.relationshipValue(table.properties[i], [registered])
+                    _ = unmadeToOnes.remove(i)  // keeps MS6: a slot set has no entry
                 } else {
                     slots[i] = nil
-                    unmadeToOnes[i] = .some(id)  // keeps MS6: made on first use
+                    unmadeToOnes.set(i, id)  // keeps MS6: made on first use
                 }
             case (.toMany, _):
                 if overwrite {  // read again on next access
@@ -577,7 +578,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         members = [:]
         others = [:]
         loadedLists = [:]
-        unmadeToOnes = [:]
+        unmadeToOnes.removeAll()
         recordLoaded = false
     }
 
