@@ -50,6 +50,9 @@ public final class ModelContainer: @unchecked Sendable {
     /// Per entity, the store record slot of each property of its table (nil for a to-many),
     /// so that fetched records in slot form fill models without a dictionary by name.
     let recordSlots: [String: [Int?]]
+    /// The class, table and record slots of each entity, by the interned name an `ObjectID` carries,
+    /// so that making a fetched model looks its entity up once, by an integer.
+    let entitiesByCode: [EntityNameCode: ModelEntity]
     /// Per entity, the store slot of each property of its table (to-manys included) and the
     /// number of stored slots, so that a save sends its values in slot form (`SlotChangeSet`).
     let storeSlots: [String: (map: [Int?], count: Int)]
@@ -112,6 +115,13 @@ public final class ModelContainer: @unchecked Sendable {
             savedSlots[table.entityName] = (stored, slots.storedCount)
         }
         self.recordSlots = recordSlots
+        var entitiesByCode: [EntityNameCode: ModelEntity] = [:]
+        for (name, type) in typesByEntity {
+            guard let table = tablesByType[ObjectIdentifier(type)] else { continue }
+            entitiesByCode[EntityNames.shared.code(for: name)] = ModelEntity(
+                type: type, table: table, recordSlots: recordSlots[name])
+        }
+        self.entitiesByCode = entitiesByCode
         self.storeSlots = savedSlots
         self.migrationPlan = migrationPlan
         self.configurations = Set(configurations)
@@ -141,6 +151,15 @@ public final class ModelContainer: @unchecked Sendable {
         lease.observeOtherCommits { [changeLog] applied in
             changeLog.record(updated: applied.updated, deleted: applied.deleted)  // keeps HY2
         }
+    }
+
+    /// What a context needs to make a model of one entity (`entitiesByCode`).
+    struct ModelEntity {
+        let type: any PersistentModel.Type
+        let table: ModelPropertyTable
+        /// The store record slot of each property of `table`, nil for a to-many; nil when the
+        /// store has no such entity.
+        let recordSlots: [Int?]?
     }
 
     /// How containers open their stores: with persistent history tracked (HY1), as Apple's

@@ -10,6 +10,11 @@
 //       overlay, reads that one record by primary key instead of running a query (the object
 //       store's keyed fetch, ObjectSnapshot+KeyFetch FK1–FK2): the same answer (the object if a
 //       record of the fetched entity exists, else nothing) without planning, in slot form.
+//  FE3. Such a fetch with no sort either (the common `fetch by id`) is recognised before any
+//       request is made: the identifier is read out of the predicate's tree (PC5 of
+//       PredicateRequestCache.swift) and the store reads its record by ID (FK4), with the
+//       descriptor's entity, subentities and paging as the request would state them. So it
+//       answers exactly what FE2 answers, without the request, its boxed identifier or a plan.
 
 internal import CdObjects
 import Foundation
@@ -22,6 +27,7 @@ extension ModelContext {
     /// ```
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         if needsCatchUp { catchUp() }
+        if let found = try fetchByIdentifier(descriptor) { return found }  // FE3
         let request = try request(descriptor)
         let pending = try overlay(descriptor.includePendingChanges)
         // Without pending changes, a fetch by identifier is read by primary key (FE2).
@@ -30,6 +36,28 @@ extension ModelContext {
             throw SwiftDataError.store(error)
         }
         return matches.compactMap { instance(for: $0.id, slots: $0.values) as? T }  // keeps FE1
+    }
+
+    /// The models of a fetch whose whole predicate is `persistentModelID == id` (either order),
+    /// with no sort and no pending changes to overlay, read by ID (FE3); nil for any other fetch.
+    private func fetchByIdentifier<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T]? {
+        guard let predicate = descriptor.predicate, descriptor.sortBy.isEmpty,
+            !(descriptor.includePendingChanges && hasChanges),
+            let id = container.predicateCache.identifier(in: predicate)
+        else { return nil }
+        let entity = container.entityName(T.self)
+        let matches: [(id: ObjectID, values: [PropertyValue?]?)]?
+        do {
+            matches = try container.store.read { snapshot in
+                // The offset and limit as `PredicateTranslation.request` states them.
+                try snapshot.keyedSlotObjects(
+                    [id.objectID], entity: entity, includesSubentities: descriptor.includeSubentities,
+                    offset: max(0, descriptor.fetchOffset ?? 0), limit: descriptor.fetchLimit)
+            }
+        } catch {
+            throw SwiftDataError.store(error)
+        }
+        return matches?.compactMap { instance(for: $0.id, slots: $0.values) as? T }  // keeps FE1
     }
 
     /// The number of models `descriptor` matches.

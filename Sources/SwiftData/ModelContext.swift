@@ -19,9 +19,10 @@
 internal import CdObjects
 import Foundation
 
-/// A weak reference to a registered model.
+/// A weak reference to a registered model, kept as the model existential, so that reading it
+/// back needs no conformance look-up.
 struct WeakModel {
-    weak var model: AnyObject?
+    weak var model: (any PersistentModel)?
 }
 
 /// An editing context on a `ModelContainer`.
@@ -226,7 +227,7 @@ public final class ModelContext {
     }
 
     /// The registered model of `id`, if it is alive.
-    func registry(_ id: ObjectID) -> (any PersistentModel)? { registered[id]?.model as? any PersistentModel }
+    func registry(_ id: ObjectID) -> (any PersistentModel)? { registered[id]?.model }
 
     /// Registers `model` as the instance of `id` (MC1).
     func register(_ model: any PersistentModel, as id: ObjectID) { registered[id] = WeakModel(model: model) }
@@ -237,37 +238,42 @@ public final class ModelContext {
     /// The registered instance of `id`, or a new one from the store (MC1); `record` refreshes a
     /// registered instance that has no pending change.
     func instance(for id: ObjectID, record: [String: PropertyValue]?) -> (any PersistentModel)? {
-        instance(for: id) { storage in record.map { storage.fill(from: $0, overwrite: true) } != nil }
+        instance(for: id, entity: container.entitiesByCode[id.entityCode]) { storage in
+            record.map { storage.fill(from: $0, overwrite: true) } != nil
+        }
     }
 
     /// `instance(for:record:)` with a record in slot form (`ObjectSnapshot.fetchSlotObjects`).
     func instance(for id: ObjectID, slots record: [PropertyValue?]?) -> (any PersistentModel)? {
-        instance(for: id) { storage in
-            guard let record, let map = container.recordSlots[id.entity] else { return false }
+        let entity = container.entitiesByCode[id.entityCode]
+        return instance(for: id, entity: entity) { storage in
+            guard let record, let map = entity?.recordSlots else { return false }
             storage.fill(fromSlots: record, map: map, overwrite: true)
             return true
         }
     }
 
-    /// The registered instance of `id` or a new one, `fill` giving it the fetched record's
-    /// values, if any (not to a registered instance with pending changes).
-    private func instance(for id: ObjectID, fill: (any AnyModelStorage) -> Bool) -> (any PersistentModel)? {
+    /// The registered instance of `id` (of `entity`, nil when the schema lacks it) or a new one,
+    /// `fill` giving it the fetched record's values, if any (not to a registered instance with
+    /// pending changes).
+    private func instance(
+        for id: ObjectID, entity: ModelContainer.ModelEntity?, fill: (any AnyModelStorage) -> Bool
+    ) -> (any PersistentModel)? {
         if let model = registry(id) {
             if let storage = model.storage, !storage.hasChanges { _ = fill(storage) }
             return model
         }
-        guard let type = container.typesByEntity[id.entity] else { return nil }
+        guard let entity else { return nil }
         func make<T: PersistentModel>(_: T.Type) -> T {
             let storage = ModelStorage<T>(
-                faultFor: id, in: self, storeIdentifier: container.storeIdentifier,
-                table: try? container.table(T.self), record: nil)
+                faultFor: id, in: self, storeIdentifier: container.storeIdentifier, table: entity.table, record: nil)
             // No throwaway storage made in `init(backingData:)` (BH1), the class's defaults dropped (MS10).
             let model = BackingDataHandOff.handing(storage) { T(backingData: storage) }
             storage.bindOwner(model)
             _ = fill(storage)
             return model
         }
-        let model = make(type)
+        let model = make(entity.type)
         registered[id] = WeakModel(model: model)
         return model
     }

@@ -15,6 +15,8 @@
 //       Swift type (`valueType`, which backing data keeps, MS1) with one cast to that concrete
 //       type, and gives what `ModelStorage.models(in:)` gives for such a value; a value of any
 //       other type reads as no models.
+//  MT5. `slot(of:)` answers what `indexByKeyPath` answers: by the key path object's identity once
+//       learned from an equality look-up (KeyPathIdentitySlots KI1–KI3), else by equality.
 
 internal import CdObjects
 import Foundation
@@ -60,6 +62,8 @@ final class ModelPropertyTable: @unchecked Sendable {
     let entityName: String
     let properties: [Property]
     let indexByKeyPath: [AnyKeyPath: Int]
+    /// Slots by key path identity, learned from `indexByKeyPath` (MT5).
+    let identitySlots: KeyPathIdentitySlots
     let indexByName: [String: Int]
     /// The indexes of the relationships in `properties`.
     let relationshipSlots: [Int]
@@ -150,6 +154,8 @@ final class ModelPropertyTable: @unchecked Sendable {
         self.properties = properties
         self.relationshipSlots = properties.indices.filter { properties[$0].isRelationship }
         self.indexByKeyPath = byKeyPath
+        // The getters' literals and a few more (a key path the program makes, or forms of it).
+        self.identitySlots = KeyPathIdentitySlots(limit: max(16, 4 * properties.count))
         self.indexByName = byName
         self.uniquenessConstraints = unique
         self.indexes = indexes
@@ -232,6 +238,15 @@ final class ModelPropertyTable: @unchecked Sendable {
 
     /// The property at `keyPath`, or nil when it is not persisted.
     func property(_ keyPath: AnyKeyPath) -> Int? { indexByKeyPath[keyPath] }
+
+    /// `property(_:)` by the key path object's identity when learned, learning it otherwise (MT5):
+    /// what each property read of a model asks.
+    func slot(of keyPath: AnyKeyPath) -> Int? {
+        if let known = identitySlots.slot(of: keyPath) { return known }
+        guard let index = indexByKeyPath[keyPath] else { return nil }
+        identitySlots.learn(keyPath, slot: index)
+        return index
+    }
 }
 
 /// An array of models: a to-many relationship's Swift type.

@@ -128,7 +128,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     /// test of a slot and dropped whenever the slot is written otherwise than by `link` (MS7).
     private var members: [Int: Set<ObjectIdentifier>] = [:]
     /// To-ones read with the record whose models are not made yet, by slot (MS6).
-    private var unmadeToOnes: [Int: ObjectID?] = [:]
+    private var unmadeToOnes = UnmadeToOnes()
     private weak var owner: Model? {
         didSet { ownerIdentity = owner.map(ObjectIdentifier.init) }  // keeps MS9
     }
@@ -186,7 +186,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     }
 
     /// The slot of `key`, nil for a key path the table does not list.
-    private func slot(_ key: AnyKeyPath) -> Int? { table?.indexByKeyPath[key] }
+    private func slot(_ key: AnyKeyPath) -> Int? { table?.slot(of: key) }
 
     /// The value of `key`, loaded or set (MS1).
     private func stored(_ key: AnyKeyPath) -> Any? {
@@ -225,6 +225,20 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
 
     // MARK: - Reading and writing
 
+    /// The value in the slot of `key`, read from the store when not loaded; nil when there is none
+    /// or `key` is not in the table (then `value(_:of:)` answers). Not generic over the value, so
+    /// that the cast to it is made where it is known (`PersistentModel.getValue`, inlined into the
+    /// model's module), not with its metadata looked up on every read.
+    @usableFromInline
+    func slotValue(_ key: AnyKeyPath, of model: Model) -> Any? {
+        if ownerIdentity != ObjectIdentifier(model), owner == nil { owner = model }  // MS9
+        if let changeLog, changeLog.generation != checkedGeneration { catchUpContext() }  // MS8
+        guard let i = slot(key) else { return nil }
+        if let present = slots[i] { return present }
+        load(i)
+        return slots[i]
+    }
+
     /// The value of `key`, read from the store when not loaded.
     @usableFromInline
     func value<Value>(_ key: KeyPath<Model, Value>, of model: Model) -> Value {
@@ -257,7 +271,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         let property = table.properties[index]
         if property.isRelationship {
             if slots[index] == nil { load(index) }
-            unmadeToOnes[index] = nil
+            _ = unmadeToOnes.remove(index)
             let old = slots[index].map(property.models(in:)) ?? []
             slots[index] = newValue
             members[index] = nil
@@ -292,7 +306,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         }
         guard slots[index] == nil else { return }
         let property = table.properties[index]
-        if let target = unmadeToOnes.removeValue(forKey: index) {  // keeps MS6
+        if let target = unmadeToOnes.remove(index) {  // keeps MS6
             let model = target.flatMap { context.instance(for: $0, record: nil) }
             slots[index] = Self.relationshipValue(property, model.map { [$0] } ?? [])
             return
@@ -540,9 +554,10 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
             case let (.toOne, .toOne(id)?):
                 if let id, let registered = context?.registry(id) {
                     slots[i] = Self.relationshipValue(table.properties[i], [registered])
+                    _ = unmadeToOnes.remove(i)  // keeps MS6: a slot set has no entry
                 } else {
                     slots[i] = nil
-                    unmadeToOnes[i] = .some(id)  // keeps MS6: made on first use
+                    unmadeToOnes.set(i, id)  // keeps MS6: made on first use
                 }
             case (.toMany, _):
                 if overwrite {  // read again on next access
@@ -563,7 +578,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         members = [:]
         others = [:]
         loadedLists = [:]
-        unmadeToOnes = [:]
+        unmadeToOnes.removeAll()
         recordLoaded = false
     }
 

@@ -41,7 +41,11 @@ extension PersistentModel {
     /// model's own module the cast to the default backing data is to a class known there.
     @inlinable
     public func getValue<Value>(forKey key: KeyPath<Self, Value>) -> Value {
-        if let storage = persistentBackingData as? ModelStorage<Self> { return storage.value(key, of: self) }
+        if let storage = persistentBackingData as? ModelStorage<Self> {
+            // The slot's value is of `Value` itself (MS1); cast here, where `Value` is known.
+            if let present = storage.slotValue(key, of: self), let value = present as? Value { return value }
+            return storage.value(key, of: self)
+        }
         return persistentBackingData.getValue(forKey: key)
     }
 

@@ -82,14 +82,7 @@ final class PredicateRequestCache: @unchecked Sendable {
     func translate<T: PersistentModel>(_ predicate: Predicate<T>) throws -> CdPredicate {
         let type = ObjectIdentifier(Swift.type(of: predicate.expression))
         let (seenForm, known) = shapes.withLock { ($0.forms[type], $0.entries[type] ?? []) }
-        let form: TreeForm
-        if let seenForm {
-            form = seenForm
-        } else {
-            form = TreeForm(
-                walker: Self.walker(for: predicate.expression), identifier: Self.identifierReader(predicate))
-            shapes.withLock { $0.forms[type] = form }  // keeps PC4
-        }
+        let form = seenForm ?? self.form(of: predicate, type: type)
         if let read = form.identifier, let id = read(predicate.expression) {
             return Self.identityPredicate(id)  // keeps PC5
         }
@@ -125,6 +118,23 @@ final class PredicateRequestCache: @unchecked Sendable {
             shapes.entries[type] = list
         }
         return entry.bind(values)
+    }
+
+    /// The identifier `predicate` compares `persistentModelID` with, when that comparison is the
+    /// whole predicate (PC5): the fetch by identifier a context reads without a request (FE3 of
+    /// ModelContext+Fetch.swift). Nil for any other predicate.
+    func identifier<T: PersistentModel>(in predicate: Predicate<T>) -> PersistentIdentifier? {
+        let type = ObjectIdentifier(Swift.type(of: predicate.expression))
+        let form = shapes.withLock { $0.forms[type] } ?? self.form(of: predicate, type: type)
+        return form.identifier?(predicate.expression)
+    }
+
+    /// The form of `predicate`'s expression type, found and kept (keeps PC4).
+    private func form<T: PersistentModel>(of predicate: Predicate<T>, type: ObjectIdentifier) -> TreeForm {
+        let form = TreeForm(
+            walker: Self.walker(for: predicate.expression), identifier: Self.identifierReader(predicate))
+        shapes.withLock { $0.forms[type] = form }  // keeps PC4
+        return form
     }
 
     /// The walker of `expression`'s type (PC4): nil when its trees do not list their leaves.

@@ -1,6 +1,7 @@
-// The fetch paths that skip work: a fetch by identifier alone reads one record (FE2), with the
-// query's answer in every case (found, gone, pending changes, another entity), and a fetched
-// model's to-one is made on first use (MS6), the context's one instance of its target.
+// The fetch paths that skip work: a fetch by identifier alone reads one record (FE2, without a
+// request when it has no sort: FE3), with the query's answer in every case (found, gone, pending
+// changes, another entity, paging), and a fetched model's to-one is made on first use (MS6), the
+// context's one instance of its target.
 
 import Foundation
 import SwiftData
@@ -45,6 +46,37 @@ import Testing
         // A pending delete counts, as in every fetch that includes pending changes.
         context.delete(try #require(first.first))
         #expect(try books(context, ids[0]).isEmpty)
+    }
+
+    /// A fetch by identifier without a sort is read before any request is made (FE3); with a sort
+    /// it takes the request's path. Both give the same models, with every paging, for an
+    /// identifier of the entity, of another entity, and with pending changes left out.
+    @Test(arguments: [nil, 0, 1, 2] as [Int?], [nil, 0, 1, 3] as [Int?])
+    func aFetchByIdentifierPagesAsTheRequestDoes(offset: Int?, limit: Int?) throws {
+        let (container, author) = try library()
+        let context = ModelContext(container)
+        let ids = author.books.map(\.persistentModelID) + [author.persistentModelID]
+        for (i, id) in ids.enumerated() {
+            var unsorted = FetchDescriptor<Book>(predicate: #Predicate { $0.persistentModelID == id })
+            unsorted.fetchOffset = offset
+            unsorted.fetchLimit = limit
+            var sorted = unsorted
+            sorted.sortBy = [SortDescriptor(\.title)]
+            let direct = try context.fetch(unsorted)
+            let requested = try context.fetch(sorted)
+            let expected = i < 2 && (offset ?? 0) == 0 && (limit ?? 1) > 0 ? 1 : 0
+            #expect(direct.count == expected, "identifier \(i)")
+            #expect(direct.count == requested.count && zip(direct, requested).allSatisfy { $0 === $1 })
+            // A pending delete is left out when pending changes are.
+            if let book = direct.first {
+                context.delete(book)
+                unsorted.includePendingChanges = false
+                #expect(try context.fetch(unsorted).first === book)
+                unsorted.includePendingChanges = true
+                #expect(try context.fetch(unsorted).isEmpty)
+                context.rollback()
+            }
+        }
     }
 
     @Test func aFetchedModelsToOneIsMadeOnFirstUse() throws {

@@ -14,6 +14,10 @@
 //  OH2. `take(through:for:)` forgets the numbers it returns for that consumer only: each record
 //       holds only transactions its consumer has not read past, so it stays as small as the
 //       commits between two of its reads.
+//  OH3. The records are a short array searched by consumer, not a dictionary keyed by `Consumer`:
+//       a process has one consumer per container on the store, and the first dictionary of a new
+//       key type makes the Swift runtime search every protocol conformance of the process (about
+//       0.1 ms), which the cold open of every shared store paid (`start` runs in it).
 
 import CdStore
 
@@ -26,7 +30,7 @@ package final class OwnHistoryNumbers: @unchecked Sendable {
 
     private let lock = Lock()
     private var nextID = 0
-    private var records: [Consumer: Set<UInt64>] = [:]
+    private var records: [(consumer: Consumer, numbers: Set<UInt64>)] = []  // OH3
 
     init() {}
 
@@ -36,30 +40,30 @@ package final class OwnHistoryNumbers: @unchecked Sendable {
         lock.withLock {
             let consumer = Consumer(id: nextID)
             nextID += 1
-            records[consumer] = []
+            records.append((consumer, []))
             return consumer
         }
     }
 
     /// Unregisters `consumer` and forgets its record.
     package func stop(_ consumer: Consumer) {
-        lock.withLock { _ = records.removeValue(forKey: consumer) }
+        lock.withLock { records.removeAll { $0.consumer == consumer } }
     }
 
     /// Records `number` as written by this store, for every consumer (OH1).
     func record(_ number: UInt64?) {
         guard let number else { return }
         lock.withLock {
-            for consumer in records.keys { records[consumer]?.insert(number) }
+            for index in records.indices { records[index].numbers.insert(number) }
         }
     }
 
     /// The numbers recorded for `consumer` up to `last`, forgotten as they are returned (OH2).
     package func take(through last: UInt64, for consumer: Consumer) -> Set<UInt64> {
         lock.withLock {
-            guard let numbers = records[consumer] else { return [] }
-            let taken = numbers.filter { $0 <= last }
-            records[consumer] = numbers.subtracting(taken)
+            guard let index = records.firstIndex(where: { $0.consumer == consumer }) else { return [] }
+            let taken = records[index].numbers.filter { $0 <= last }
+            records[index].numbers.subtract(taken)
             return taken
         }
     }

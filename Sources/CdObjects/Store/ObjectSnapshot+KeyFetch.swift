@@ -18,6 +18,9 @@
 //  FK3. Pending changes are never answered here: an overlay can touch objects the request names
 //       without naming them itself (inverse updates, cascades), so the caller overlays them on
 //       the general path.
+//  FK4. The form by IDs (`keyedSlotObjects(_:entity:includesSubentities:offset:limit:)`) answers
+//       exactly what FK2 gives for the request that states those IDs, entity and paging; the form
+//       by request only finds the IDs in its predicate and calls it.
 
 import CdStore
 
@@ -38,9 +41,25 @@ extension ObjectSnapshot {
     func keyedSlotObjects(
         _ request: FetchRequest, pending: ChangeSet?
     ) throws -> [(id: ObjectID, values: [PropertyValue?]?)]? {
-        guard pending?.isEmpty ?? true, let ids = request.keyedIDs, request.offset >= 0,
-            (request.limit ?? 0) >= 0, let entity = store.layout.entities[request.entity]
-        else { return nil }
+        guard pending?.isEmpty ?? true, let ids = request.keyedIDs else { return nil }
+        return try keyedSlotObjects(
+            ids, entity: request.entity, includesSubentities: request.includesSubentities, offset: request.offset,
+            limit: request.limit)
+    }
+
+    /// The slot-form matches of a fetch of `entity` whose predicate is `SELF IN ids` (`SELF == id`
+    /// for one), with no sort keys and no pending changes, read by primary key (FK2) without a
+    /// request made for it (FK4): what a front end that recognised such a fetch itself reads. Nil
+    /// when the general path must answer (an entity the model lacks, negative paging: FK1).
+    ///
+    /// ```swift
+    /// let found = try snapshot.keyedSlotObjects([id], entity: "Employee", includesSubentities: true,
+    ///                                          offset: 0, limit: 1)
+    /// ```
+    package func keyedSlotObjects(
+        _ ids: [ObjectID], entity name: String, includesSubentities: Bool, offset: Int, limit: Int?
+    ) throws -> [(id: ObjectID, values: [PropertyValue?]?)]? {
+        guard offset >= 0, (limit ?? 0) >= 0, let entity = store.layout.entities[name] else { return nil }
         // As QueryPlanner orders a PRIMARY KEY plan: each ID once, by primary key (keeps FK2).
         let ordered: [ObjectID]
         if ids.count == 1 {
@@ -49,16 +68,20 @@ extension ObjectSnapshot {
             var unique = Set<ObjectID>()
             ordered = ids.filter { unique.insert($0).inserted }.sorted { $0.primaryKey < $1.primaryKey }
         }
-        let end = request.limit.map { request.offset + $0 }
+        let end = limit.map { offset + $0 }
         var out: [(id: ObjectID, values: [PropertyValue?]?)] = []
-        for id in ordered {
-            if let end, out.count >= end { break }
-            let covered =
-                id.entityCode == entity.nameCode || (request.includesSubentities && entity.kinds.contains(id.entity))
-            // `record` answers only a record of exactly `id`'s entity, from its hierarchy's tree.
-            guard covered, let record = try stored.record(id) else { continue }
-            out.append((id, Self.slotValues(of: record)))
+        do {
+            for id in ordered {
+                if let end, out.count >= end { break }
+                let covered =
+                    id.entityCode == entity.nameCode || (includesSubentities && entity.kinds.contains(id.entity))
+                // `record` answers only a record of exactly `id`'s entity, from its hierarchy's tree.
+                guard covered, let record = try stored.record(id) else { continue }
+                out.append((id, Self.slotValues(of: record)))
+            }
+        } catch let e as StoreError {
+            throw CdError.store(e)  // as `fetchSlotObjects` reports it
         }
-        return request.offset == 0 ? out : Array(out.dropFirst(request.offset))
+        return offset == 0 ? out : Array(out.dropFirst(offset))
     }
 }

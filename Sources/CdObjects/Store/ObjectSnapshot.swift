@@ -27,6 +27,13 @@ public final class ObjectSnapshot {
         self.stored = StoredObjects(tx: tx, layout: store.layout)
     }
 
+    /// A snapshot on the reader of an earlier one, begun again (ObjectStore+SnapshotReuse SR2).
+    init(store: ObjectStore, reusing stored: StoredObjects) {
+        self.store = store
+        self.tx = stored.tx
+        self.stored = stored
+    }
+
     deinit { (tx as? ReadTransaction)?.end() }
 
     /// The commit this snapshot sees.

@@ -45,6 +45,9 @@ public final class ObjectStore: @unchecked Sendable {
     private let reservationLock = Lock()
     /// The objects recent commits changed, for the error merge policy (RecentChanges.swift).
     package let recentChanges = RecentChanges()
+    /// The reader of an ended snapshot, kept for the next `read` (ObjectStore+SnapshotReuse.swift,
+    /// SR1–SR4).
+    let parkedReader = LockedState<StoredObjects?>(nil)
     private var nextKeys: [String: Int64]
     /// Each root's block of reserved keys (OS1, KR1).
     private var blocks: [String: KeyBlock] = [:]
@@ -398,9 +401,10 @@ public final class ObjectStore: @unchecked Sendable {
     /// let n = try store.read { try $0.count(FetchRequest(entity: "Employee")) }
     /// ```
     public func read<R>(_ body: (ObjectSnapshot) throws -> R) throws -> R {
-        let snapshot = try beginRead()
-        defer { snapshot.end() }
-        return try body(snapshot)
+        // An ended snapshot begun again on the last commit when one is parked (SR1, SR2).
+        var snapshot: ObjectSnapshot? = try reusedSnapshot() ?? beginRead()
+        defer { park(&snapshot) }
+        return try body(snapshot.unsafelyUnwrapped)
     }
 }
 

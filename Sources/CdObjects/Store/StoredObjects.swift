@@ -28,6 +28,13 @@ final class StoredObjects {
         self.readThreads = tx.store.readThreads
     }
 
+    /// Forgets the trees and the lookup cursor found so far, for a transaction that moved to
+    /// another commit.
+    func forgetTrees() {
+        treeCache = [:]
+        lookup = nil
+    }
+
     /// The tree named `name`, nil when it was never created (nothing stored in it yet).
     func tree(_ name: String) throws -> Tree? {
         if let t = treeCache[name] { return t }

@@ -10,8 +10,8 @@
 public class Transaction: PageSource {
     /// The store this transaction belongs to.
     public let store: Store
-    /// The commit this transaction sees.
-    public let snapshot: CommitSequence
+    /// The commit this transaction sees (a read transaction's moves when it restarts).
+    public internal(set) var snapshot: CommitSequence
     var finished = false
     var trees: [String: BTree] = [:]
     /// Whether this transaction changed the catalog (created or dropped a tree): from then on its
@@ -117,6 +117,27 @@ public final class ReadTransaction: Transaction {
         guard !finished else { return }
         finished = true
         store.unregisterReader(snapshot)
+    }
+
+    /// Begins again, on the last commit, after `end()`: what a new read transaction would see,
+    /// without making one. The trees it found stay known when the commit is the one it ended on
+    /// (a commit's catalog never changes); otherwise they are looked up again. Returns whether
+    /// the commit is the same.
+    ///
+    /// ```swift
+    /// tx.end()
+    /// let same = try tx.restart()   // a reader again, on the last commit
+    /// ```
+    package func restart() throws -> Bool {
+        precondition(finished, "restart() of a read transaction that has not ended")
+        let last = try store.registerReader()
+        let same = last == snapshot
+        if !same {
+            snapshot = last
+            trees = [:]
+        }
+        finished = false
+        return same
     }
 
     deinit { end() }

@@ -3,6 +3,7 @@
 // take, is run through the query executor and compared, for IDs of the entity, of a sub-entity,
 // of its parent, of another entity, of a deleted object and of no object, with and without
 // sub-entities and paging; with pending changes the key read declines and the overlay decides.
+// The form by IDs (FK4) answers the same without a request.
 
 import Foundation
 import Testing
@@ -78,6 +79,13 @@ struct KeyFetchTests {
             #expect(direct.map(\.values) == planned.map(\.values), "\(label)")
             // Through the public entry point too, which takes the key read.
             #expect(try s.fetchSlotObjects(keyed).map(\.id) == planned.map(\.id), "\(label)")
+            // The form by IDs, without a request (FK4).
+            let byIDs = try #require(
+                try s.keyedSlotObjects(
+                    ids, entity: entity, includesSubentities: subentities, offset: offset, limit: limit),
+                "\(label)")
+            #expect(byIDs.map(\.id) == planned.map(\.id), "\(label)")
+            #expect(byIDs.map(\.values) == planned.map(\.values), "\(label)")
         }
     }
 
@@ -94,6 +102,14 @@ struct KeyFetchTests {
         for r in [sorted, unknown, negative, conjunction] {
             let answer = try s.keyedSlotObjects(r, pending: nil)
             #expect(answer == nil, "\(r)")
+        }
+        // The form by IDs declines what the general path reports: an unknown entity, negative paging.
+        for (entity, offset, limit) in [("Nobody", 0, nil), ("Employee", -1, nil), ("Employee", 0, -1)]
+            as [(String, Int, Int?)]
+        {
+            let answer = try s.keyedSlotObjects(
+                [employees[0]], entity: entity, includesSubentities: true, offset: offset, limit: limit)
+            #expect(answer == nil, "\(entity) offset \(offset) limit \(limit.map(String.init) ?? "-")")
         }
         // The general path answers (and reports) them as it always did.
         let byName = try s.fetchSlotObjects(sorted).map(\.id)
