@@ -7,6 +7,11 @@
 //              deleted by this change set; every blocker is listed
 //   no action  nothing: the related objects keep a reference to the deleted object (dangling,
 //              as in Core Data; the verifier reports it)
+//
+// Invariants:
+//  D1. Once its rules have run, a deleted object leaves `records` (CA4 already hides it there):
+//      what later phases need of it is its stored state, in `originals` (index keys, history
+//      tombstone), so a delete of 100,000 objects does not keep a second table of them.
 
 extension ChangeApplier {
     func applyDeletes() throws {
@@ -45,6 +50,8 @@ extension ChangeApplier {
                     break
                 }
             }
+            // Keeps D1: nothing reads the deleted object's current record again.
+            records[id] = nil
         }
         // Cascaded objects may have been marked updated by a nullify before their own delete.
         updated.subtract(deleting)

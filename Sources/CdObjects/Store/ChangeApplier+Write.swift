@@ -17,6 +17,15 @@
 //      update of many objects then changes each page of a tree in one visit. In hash order every
 //      write descended to a random page, and once the dirty pages outgrew the cache each page
 //      was spilled and read back (decompressed) several times.
+//  U3. Phase 4 holds no more than the working set it writes: the staged updates (already applied
+//      to `records` in phase 1) are dropped when it starts, and its lists of updated records and
+//      entries hold references into `records`, allocated once at their final size where it is
+//      known. `ObjectStore.apply` then drops the working set before the engine commit (CA8).
+//  U4. A change set without inserts (updates and deletes) is written under the engine's
+//      `withSequentialWrites` (WriteTransaction R9): by U2 it changes each page once, so the
+//      engine spills its pages at a quarter of the usual dirty-page limit at no extra cost. A
+//      change set with inserts keeps the whole limit: its index entries come back to the same
+//      leaves, and an early spill would write them again and again.
 
 import CdStore
 
@@ -97,6 +106,17 @@ extension ChangeApplier {
     /// of each root becomes the largest of the stored one, the counter and the largest inserted
     /// key + 1. Returns what was applied and the next keys written.
     func write(nextKeys: [String: Int64]) throws -> (AppliedChanges, [String: Int64]) {
+        // U4: without inserts every tree is changed in one pass in key order (U2).
+        guard staged.inserted.isEmpty, let tx = stored.tx as? WriteTransaction else {
+            return try writeWorkingSet(nextKeys: nextKeys)
+        }
+        return try tx.withSequentialWrites { try writeWorkingSet(nextKeys: nextKeys) }
+    }
+
+    private func writeWorkingSet(nextKeys: [String: Int64]) throws -> (AppliedChanges, [String: Int64]) {
+        // Keeps U3: the updates as given were applied to `records` in phase 1.
+        staged.updated = []
+        staged.updatedIndex = [:]
         // 1–2. Deleted objects and the changed index entries of updated objects: the entries are
         // collected per tree and removed in key order (keeps U2).
         var removals: [String: [[UInt8]]] = [:]
@@ -118,14 +138,15 @@ extension ChangeApplier {
                 }
             }
         }
-        // 1. Changed index entries of updated objects.
-        let updatedRecords = updated.sorted().compactMap { id -> (ObjectID, Record, Record)? in
+        // 1. Changed index entries of updated objects. Only the current records are kept for
+        // step 3 (U3): the original is needed here, for the entries it had.
+        var updatedRecords: [(ObjectID, Record)] = []
+        updatedRecords.reserveCapacity(updated.count)
+        for id in updated.sorted() {
             guard let current = records[id], let original = originals[id] ?? nil,
                 current.values != original.values || current.toOne != original.toOne
-            else { return nil }
-            return (id, original, current)
-        }
-        for (id, original, current) in updatedRecords {
+            else { continue }
+            updatedRecords.append((id, current))
             for index in current.entity.indexes {
                 let old = IndexKey.key(index, original, primaryKey: id.primaryKey)
                 let new = IndexKey.key(index, current, primaryKey: id.primaryKey)
@@ -141,10 +162,11 @@ extension ChangeApplier {
         }
         // 3. Records (in ID order: each entity's records by primary key) and new entries, per
         // index in key order (keeps U2).
-        for (id, _, current) in updatedRecords {
+        for (id, current) in updatedRecords {
             try stored.writableTree(current.entity.recordTree).put(
                 RecordCodec.key(id.primaryKey), RecordCodec.encode(current, layout: layout))
         }
+        updatedRecords = []
         added.sort { a, b in
             a.2.definition.tree != b.2.definition.tree
                 ? a.2.definition.tree < b.2.definition.tree : Self.precedes(a.3, b.3)

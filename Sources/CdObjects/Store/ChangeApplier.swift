@@ -37,6 +37,10 @@
 //  CA7. Under `.error`, an object the change set updates (attributes, to-ones or links) that a
 //       commit after the transaction's start (`startStamp`) changed is a conflict too
 //       (RecentChanges.swift), listed with the attributes whose values differ, if any.
+//  CA8. Once phase 4 and the history have been written, nothing reads the working set again:
+//       `releaseWorkingSet()` drops it (records, originals, lists, staged objects) before the
+//       engine commit, so a commit of 100,000 changed objects does not hold their records beside
+//       its page images. Only the next-key counters (`storedNextKeys`, `usedKeyBounds`) stay.
 //
 // Confinement: one applier per apply or query, used by one thread.
 
@@ -357,6 +361,22 @@ final class ChangeApplier {
                         message: "\(key) is \(what) of \(entity.name), not a value for \(value)"))
             }
         }
+    }
+
+    /// Drops the working set once it has been written (keeps CA8); the applier answers nothing
+    /// about objects afterwards.
+    func releaseWorkingSet() {
+        records = [:]
+        originals = [:]
+        lists = [:]
+        listOriginals = [:]
+        listDeltas = [:]
+        staged = StagedChanges()
+        updated = []
+        deleted = []
+        deleting = []
+        denials = []
+        dropped = []
     }
 
     // MARK: - Working set access

@@ -311,6 +311,7 @@ public final class ObjectStore: @unchecked Sendable {
                 let (applied, written) = try applier.write(nextKeys: counters())
                 if historyID != nil { try recordHistory(of: applier, applied, in: tx) }  // HS1, HS2
                 try SideTreeWrite.apply(sideWrites, in: tx)  // SW2
+                applier.releaseWorkingSet()  // CA8: the commit's page images do not sit beside it
                 let commit = try tx.commitWithoutWaiting()
                 noteCommitted(
                     nextKeys: written, stored: applier.storedNextKeys, bounds: applier.usedKeyBounds,

@@ -12,6 +12,12 @@
 //  R6. At most `dirtyPageLimit` pages stay in `dirty` between tree operations: when a put or
 //      delete begins with more, every dirty page is spilled to the WAL first. Spills happen only
 //      there, when no tree operation holds a page buffer, never inside one.
+//  R9. Inside `withSequentialWrites` the limit is a quarter of the default: the caller changes
+//      each page once, in key order (an update or a delete applied tree by tree), so a spilled
+//      page is not changed again and spilling earlier costs no extra write; the pages it holds
+//      sit in the cache's budget (SP4) instead of beside it. Other writes (a bulk insert that
+//      comes back to the same index leaves) keep the whole limit, where an early spill would
+//      write those pages again and again.
 //  R4. The meta page's counters are checked before the writer trusts them: its page count
 //      against the store's (the header's or the last WAL commit record's, both bounded by the
 //      file), its commit against the snapshot, its free count against its page count at the
@@ -31,6 +37,11 @@
 //      most an eighth full are deflated by `SparsePageDeflate`, a single pass that costs about what
 //      the raw image's CRC and copy would, where the raw image would be a whole page of every
 //      commit's log and fsync.
+//  R8. A commit builds its frames in a buffer of about `commitWriteBytes` and writes it to the log
+//      each time it fills, at the offsets the frames will keep, the commit record last: a commit of
+//      thousands of pages holds one write's frames, not a copy of every frame at once. Frames
+//      written before a failure or a crash are a tail without a commit record, which no reader
+//      indexes and recovery drops (WALScan), exactly as a torn single write of them would be.
 
 /// A write transaction. Only one exists at a time; ``Store/write(_:)`` is the usual way in.
 ///
@@ -43,14 +54,18 @@ public final class WriteTransaction: Transaction, PageSink {
     private let ownsGate: Bool
     /// The pages written to the WAL ahead of the commit record (R6); nil until the first spill.
     private var spill: SpillLog?
-    /// How many changed pages stay in memory before a spill (R6).
-    let dirtyPageLimit: Int
+    /// How many changed pages stay in memory before a spill (R6): `defaultDirtyPageLimit`, or
+    /// less while `withSequentialWrites` runs.
+    private(set) var dirtyPageLimit: Int
+    /// The limit the options set (R6).
+    let defaultDirtyPageLimit: Int
 
     init(store: Store, gateHeld: Bool) throws {
         ownsGate = !gateHeld
         if !gateHeld { try store.acquireWriter() }
         let spillBytes = store.options.spillThresholdBytes ?? store.options.cacheBytes
-        dirtyPageLimit = max(16, spillBytes / store.pageSize)
+        defaultDirtyPageLimit = max(16, spillBytes / store.pageSize)
+        dirtyPageLimit = defaultDirtyPageLimit
         do {
             if store.isReadOnly { throw StoreError.readOnly(path: store.path) }
             try store.checkUsable()
@@ -102,6 +117,8 @@ public final class WriteTransaction: Transaction, PageSink {
 
     /// The most pages a commit writes as raw images (R5).
     static let rawImagePageLimit = 8
+    /// The bytes of frames a commit builds before it writes them to the log (R8).
+    static let commitWriteBytes = 1 << 20
 
     /// The deflate stream of a mostly-empty page of a small commit (R5), from the cheap sparse
     /// encoder: the meta page, or a tree page whose cells and slots take at most an eighth of it.
@@ -298,6 +315,15 @@ public final class WriteTransaction: Transaction, PageSink {
     /// Pages spilled to the WAL so far (one frame each, SpillLog SP3).
     var spilledPageCount: Int { spill?.order.count ?? 0 }
 
+    /// Runs `body` with a quarter of the dirty-page limit (R9): for writes that change each page of
+    /// a tree once, in key order, such as an update or a delete of many stored objects.
+    package func withSequentialWrites<T>(_ body: () throws -> T) rethrows -> T {
+        let limit = dirtyPageLimit
+        dirtyPageLimit = max(16, min(limit, defaultDirtyPageLimit / 4))
+        defer { dirtyPageLimit = limit }
+        return try body()
+    }
+
     /// Spills every dirty page when more than `dirtyPageLimit` are held. Called by tree operations
     /// before they begin (R6). A failed write ends the transaction: a frame overwritten in place may
     /// be torn, so nothing it spilled can be trusted any more.
@@ -370,13 +396,24 @@ public final class WriteTransaction: Transaction, PageSink {
         var out = store.commitBuffer
         store.commitBuffer = []
         out.removeAll(keepingCapacity: true)
-        // Room for every frame, so the log write is built without regrowing (and copying) it.
+        // Room for the frames of one write (R8), so it is built without regrowing (and copying).
         let imageBound = raw ? PageImage.maxImageSize(pageSize: pageSize) : pageSize / 2
-        out.reserveCapacity((dirty.count + freed.count + 1) * (imageBound + WALLayout.frameHeaderSize) + 64)
+        let frameBound = imageBound + WALLayout.frameHeaderSize
+        out.reserveCapacity(
+            min((dirty.count + freed.count + 1) * frameBound, Self.commitWriteBytes + frameBound) + 64)
         frames.reserveCapacity(frames.count + dirty.count + freed.count)
+        // Bytes of this commit's frames already written at `start` (R8).
+        var flushed: UInt64 = 0
+        // Keeps R8: once the buffer holds a write's worth of frames, they go to the log.
+        func writeFullBuffer() throws {
+            guard out.count >= Self.commitWriteBytes else { return }
+            try wal.write(out, at: start + flushed)
+            flushed += UInt64(out.count)
+            out.removeAll(keepingCapacity: true)
+        }
         for number in pages {
             let page = dirty[number]!
-            let payloadOffset = start + UInt64(out.count + WALLayout.frameHeaderSize)
+            let payloadOffset = start + flushed + UInt64(out.count + WALLayout.frameHeaderSize)
             // The image's stored bytes go from the page (or the compressor's output) straight
             // into the log write, and one CRC pass over them serves the image and the chain.
             func appendImage(_ codec: PageCodecID, _ stored: UnsafeRawBufferPointer) -> WALFrameRecord {
@@ -402,6 +439,7 @@ public final class WriteTransaction: Transaction, PageSink {
                 frame = appendImage(.raw, page.bytes)
             }
             frames.append(frame)
+            try writeFullBuffer()
         }
         for number in freed.sorted() where dirty[number] == nil {
             crc = WALLayout.appendFrame(
@@ -409,8 +447,9 @@ public final class WriteTransaction: Transaction, PageSink {
                 payload: [], previousCRC: crc, to: &out)
             frames.append(
                 WALFrameRecord(
-                    kind: .tombstone, page: number, payloadOffset: start + UInt64(out.count),
+                    kind: .tombstone, page: number, payloadOffset: start + flushed + UInt64(out.count),
                     payloadLength: 0, imageCRC: 0, frameIndex: frames.count))
+            try writeFullBuffer()
         }
         crc = WALLayout.appendFrame(
             kind: .commit, page: .none, commit: sequence, salt: store.walSalt,
@@ -420,8 +459,8 @@ public final class WriteTransaction: Transaction, PageSink {
         // A failed write leaves `walEnd` where it was: the next commit overwrites the partial
         // frames, and recovery stops at them (their chain CRC cannot match). The fsync comes after
         // the gate is released (`commit()`, GroupCommit).
-        try wal.write(out, at: start)
-        let written = UInt64(out.count)
+        try wal.write(out, at: start + flushed)
+        let written = flushed + UInt64(out.count)
         if out.capacity <= Store.commitBufferLimit {
             out.removeAll(keepingCapacity: true)
             store.commitBuffer = out

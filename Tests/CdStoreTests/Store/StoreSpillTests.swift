@@ -124,6 +124,36 @@ import CdStoreTesting
         try Self.expectClean(rebooted, "after recovery")
     }
 
+    /// R9: inside `withSequentialWrites` the transaction holds a quarter of its dirty-page limit
+    /// (plus one operation's pages), and the whole limit again after it; what it wrote commits.
+    @Test func sequentialWritesSpillAtAQuarterOfTheLimit() throws {
+        let fs = FaultInjectingFileSystem(logsOperations: false)
+        var o = Self.options(fs)
+        o.spillThresholdBytes = 4096 * 64
+        let store = try Store.open(path: Self.path, options: o)
+        var model = try Self.base(store)
+        let tx = try store.beginWrite()
+        #expect(tx.dirtyPageLimit == 64)
+        var most = 0
+        try tx.withSequentialWrites {
+            #expect(tx.dirtyPageLimit == 16)
+            let t = try tx.tree("t")!
+            for i in 0..<3000 {
+                let v = Array("sequential \(i) ".utf8) + Array(repeating: UInt8(i % 251), count: 200)
+                try t.put(Self.key(i), v)
+                model.trees["t"]![Self.key(i)] = v
+                most = max(most, tx.dirtyPageCount)
+            }
+        }
+        #expect(most <= 16 + 8, "\(most) dirty pages under a limit of 16")
+        #expect(tx.spilledPageCount > 64)
+        #expect(tx.dirtyPageLimit == 64)
+        try tx.commit()
+        #expect(try store.read { try firstDifference($0, model) } == nil)
+        try store.close()
+        try Self.expectClean(fs, "after sequential writes")
+    }
+
     @Test func rollbackAfterSpillLeavesNoTrace() throws {
         let fs = FaultInjectingFileSystem(logsOperations: false)
         let store = try Store.open(path: Self.path, options: Self.options(fs))

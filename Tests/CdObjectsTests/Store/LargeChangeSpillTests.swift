@@ -1,0 +1,164 @@
+import CdStore
+import CdStoreTesting
+import Foundation
+import Testing
+@testable import CdObjects
+
+/// An update or a delete of many stored objects is written with a quarter of the engine's
+/// dirty-page limit (ChangeApplier U4, WriteTransaction R9), so its pages go to the log in several
+/// spills before its commit record, and the commit's frames in several writes (R8). The change set
+/// stays all-or-nothing: a crash at any of those writes, or a failure after the spills, leaves
+/// every object as it was; a commit leaves exactly the change set's result, indexes and
+/// relationship trees included (the object-level check finds nothing).
+@Suite struct LargeChangeSpillTests {
+    static let path = "/data/large-change.cdstore"
+    static let employeeCount = 1200
+
+    static func options(_ fs: any StoreFileSystem) -> StoreOptions {
+        var o = StoreOptions(fileSystem: fs)
+        o.pageSize = 4096
+        o.cacheBytes = 4096 * 64
+        o.spillThresholdBytes = 4096 * 64  // 16 pages for an update or delete (R9)
+        o.checkpointThresholdBytes = 1 << 30  // the big change set stays in the log
+        return o
+    }
+
+    /// Two departments and `employeeCount` employees, half in each, in one change set.
+    static func populate(_ store: ObjectStore) throws -> (departments: [ObjectID], employees: [ObjectID]) {
+        let departments = try store.newObjectIDs(entity: "Department", count: 2)
+        let employees = try store.newObjectIDs(entity: "Employee", count: employeeCount)
+        var inserts: [ObjectID: [String: PropertyValue]] = [:]
+        for (i, d) in departments.enumerated() {
+            inserts[d] = ["name": str("D\(i)"), "budget": int(1000)]
+        }
+        for (i, e) in employees.enumerated() {
+            inserts[e] = [
+                "badge": str("B\(i)"), "name": str("Employee \(i) " + String(repeating: "x", count: 120)),
+                "salary": int(Int64(50_000 + (i * 7919) % 40_000)), "department": .toOne(departments[i % 2]),
+            ]
+        }
+        try store.apply(ChangeSet(inserted: inserts))
+        return (departments, employees)
+    }
+
+    /// The change sets under test: a raise for every employee, a delete of every tenth, and a
+    /// department's delete that cascades to its employees.
+    static func changeSets(_ departments: [ObjectID], _ employees: [ObjectID]) -> [(String, ChangeSet)] {
+        var raise = ChangeSet()
+        for (i, e) in employees.enumerated() { raise.updated[e] = ["salary": int(Int64(100_000 + i))] }
+        let tenth = Set(employees.enumerated().filter { $0.offset % 10 == 0 }.map(\.element))
+        return [
+            ("update", raise), ("delete", ChangeSet(deleted: tenth)),
+            ("cascade", ChangeSet(deleted: [departments[1]])),
+        ]
+    }
+
+    static func walWrites(_ fs: FaultInjectingFileSystem) -> Int {
+        fs.operationLog.filter { $0.kind == .write && $0.path == path + "-wal" }.count
+    }
+
+    /// The engine's and the object store's checks find nothing.
+    static func verifyClean(_ fs: any StoreFileSystem, _ label: String) throws {
+        var options = VerifierOptions(fileSystem: fs)
+        options.additionalPasses = [ObjectStoreCheck()]
+        let report = try StoreVerifier.verify(path: path, options: options)
+        #expect(report.problemCount == 0, "\(label): \(report.problems.prefix(3))")
+    }
+
+    static func open(_ fs: any StoreFileSystem) throws -> ObjectStore {
+        try ObjectStore.open(path: path, model: try companyModel(), options: options(fs))
+    }
+
+    @Test(arguments: ["update", "delete", "cascade"])
+    func aLargeChangeSetSpillsAndCommitsWhole(name: String) throws {
+        let fs = FaultInjectingFileSystem()
+        let store = try Self.open(fs)
+        let (departments, employees) = try Self.populate(store)
+        let change = Self.changeSets(departments, employees).first { $0.0 == name }!.1
+        let before = Self.walWrites(fs)
+        try store.apply(change)
+        // Several spills and commit writes: more log writes than one commit of a few pages.
+        #expect(Self.walWrites(fs) - before > 3, "\(name): \(Self.walWrites(fs) - before) log writes")
+        let after = try ObjectStoreFaultTests.state(store)
+        switch name {
+        case "update":
+            for (i, e) in employees.enumerated() { #expect(after[e]?["salary"] == int(Int64(100_000 + i))) }
+        case "delete":
+            #expect(after.keys.filter { $0.entity == "Employee" }.count == Self.employeeCount * 9 / 10)
+        default:
+            #expect(after.keys.filter { $0.entity == "Employee" }.count == Self.employeeCount / 2)
+            #expect(after[departments[1]] == nil)
+        }
+        try store.close()
+        let rebooted = fs.powerLoss(seed: 1, mode: .dropUnsynced)
+        try Self.verifyClean(rebooted, "\(name) after recovery")
+        let reopened = try Self.open(rebooted)
+        #expect(try ObjectStoreFaultTests.state(reopened) == after, "\(name): the recovered state")
+        try reopened.close()
+    }
+
+    /// A crash at every log write of the change set (its spills and its commit): after the power
+    /// loss the store holds every object as before it, and verifies clean.
+    @Test(arguments: ["update", "delete", "cascade"])
+    func aCrashAtAnyWriteOfALargeChangeSetKeepsEveryObject(name: String) throws {
+        // A run without faults counts the change set's log writes.
+        let probe = FaultInjectingFileSystem()
+        let probeStore = try Self.open(probe)
+        let (departments, employees) = try Self.populate(probeStore)
+        let change = Self.changeSets(departments, employees).first { $0.0 == name }!.1
+        let first = Self.walWrites(probe)
+        try probeStore.apply(change)
+        let writes = Self.walWrites(probe) - first
+        try probeStore.close()
+        #expect(writes > 3)
+        for k in stride(from: 1, through: writes, by: max(1, writes / 6)) {
+            let fs = FaultInjectingFileSystem()
+            let store = try Self.open(fs)
+            _ = try Self.populate(store)
+            let before = try ObjectStoreFaultTests.state(store)
+            fs.plan = .crash(at: .write, occurrence: Self.walWrites(fs) + k, path: Self.path + "-wal", landing: 700)
+            #expect(throws: (any Error).self, "\(name): crash at log write \(k) of \(writes)") {
+                try store.apply(change)
+            }
+            for mode: PowerLossMode in [.dropUnsynced, [.reorderUnsynced, .tearLast]] {
+                let rebooted = fs.powerLoss(seed: UInt64(k), mode: mode)
+                let label = "\(name), crash at log write \(k) of \(writes), \(mode.rawValue)"
+                try Self.verifyClean(rebooted, label)
+                let reopened = try Self.open(rebooted)
+                #expect(try ObjectStoreFaultTests.state(reopened) == before, "\(label)")
+                try reopened.close()
+            }
+        }
+    }
+
+    /// An update of every employee whose last record breaks a uniqueness constraint: the failure
+    /// comes after the spills, the apply throws the violation, and nothing of it is stored.
+    @Test func aLargeUpdateThatFailsAfterItsSpillsLeavesNothing() throws {
+        let fs = FaultInjectingFileSystem()
+        let store = try Self.open(fs)
+        let (_, employees) = try Self.populate(store)
+        let before = try ObjectStoreFaultTests.state(store)
+        var change = ChangeSet()
+        for (i, e) in employees.enumerated() { change.updated[e] = ["salary": int(Int64(200_000 + i))] }
+        change.updated[employees.last!]!["badge"] = str("B0")  // employee 0's badge
+        let writesBefore = Self.walWrites(fs)
+        #expect {
+            try store.apply(change)
+        } throws: { error in
+            guard case CdError.constraintViolation = error else { return false }
+            return true
+        }
+        #expect(Self.walWrites(fs) - writesBefore > 1, "the update spilled before it failed")
+        #expect(try ObjectStoreFaultTests.state(store) == before)
+        try store.apply(ChangeSet(updated: [employees[3]: ["salary": int(1)]]))
+        var expected = before
+        expected[employees[3]]!["salary"] = int(1)
+        #expect(try ObjectStoreFaultTests.state(store) == expected)
+        try store.close()
+        let rebooted = fs.powerLoss(seed: 2, mode: .dropUnsynced)
+        try Self.verifyClean(rebooted, "after a failed large update")
+        let reopened = try Self.open(rebooted)
+        #expect(try ObjectStoreFaultTests.state(reopened) == expected)
+        try reopened.close()
+    }
+}
