@@ -19,21 +19,10 @@ import CdStoreTesting
         return o
     }
 
-    static func key(_ i: Int) -> [UInt8] { Array("key-\(String(format: "%06d", i))".utf8) }
+    static func key(_ i: Int) -> [UInt8] { numberedKey(i) }
 
     /// The base commit: 50 small keys in tree "t".
-    static func base(_ store: Store) throws -> StoreModel {
-        var model = StoreModel()
-        try store.write { tx in
-            let t = try tx.createTree("t")
-            for i in 0..<50 {
-                let v = Array("base \(i)".utf8)
-                try t.put(key(i), v)
-                model.trees["t", default: [:]][key(i)] = v
-            }
-        }
-        return model
-    }
+    static func base(_ store: Store) throws -> StoreModel { try writeNumberedBase(store, count: 50) }
 
     /// A transaction whose frames are several times `commitWriteBytes`: random (incompressible)
     /// values, about 3 MiB of pages.

@@ -20,21 +20,10 @@ import CdStoreTesting
         return o
     }
 
-    static func key(_ i: Int) -> [UInt8] { Array("key-\(String(format: "%06d", i))".utf8) }
+    static func key(_ i: Int) -> [UInt8] { numberedKey(i) }
 
     /// The base commit: 200 keys in tree "t".
-    static func base(_ store: Store) throws -> StoreModel {
-        var model = StoreModel()
-        try store.write { tx in
-            let t = try tx.createTree("t")
-            for i in 0..<200 {
-                let v = Array("base \(i)".utf8)
-                try t.put(key(i), v)
-                model.trees["t", default: [:]][key(i)] = v
-            }
-        }
-        return model
-    }
+    static func base(_ store: Store) throws -> StoreModel { try writeNumberedBase(store, count: 200) }
 
     /// Puts, overwrites and deletes in random key order, many times the dirty-page limit, checking
     /// the transaction's own reads as it goes. Returns the model after it.

@@ -58,3 +58,21 @@ final class TemporaryDirectory {
 func randomBytes(_ count: Int, _ rng: inout SeededGenerator) -> [UInt8] {
     (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
 }
+
+/// Key `i` of the numbered-key tests: "key-" and six digits, so keys sort as their numbers.
+func numberedKey(_ i: Int) -> [UInt8] { Array("key-\(String(format: "%06d", i))".utf8) }
+
+/// Commits `count` numbered keys with the values "base i" to a new tree "t", and returns the
+/// model of what the store holds then.
+func writeNumberedBase(_ store: Store, count: Int) throws -> StoreModel {
+    var model = StoreModel()
+    try store.write { tx in
+        let t = try tx.createTree("t")
+        for i in 0..<count {
+            let v = Array("base \(i)".utf8)
+            try t.put(numberedKey(i), v)
+            model.trees["t", default: [:]][numberedKey(i)] = v
+        }
+    }
+    return model
+}
