@@ -20,6 +20,17 @@ import Testing
         }.sorted()
     }
 
+    /// Replica 0 creates the tag "swift", replica 1 links a note ("b's note") to it, and every
+    /// replica syncs; returns replica 0's tag.
+    static func tagLinkedFromAnotherReplica(_ set: ReplicaSet) async throws -> ObjectID {
+        let old = try set[0].create("Tag", ["name": .string("swift")])
+        try await set.syncAll()
+        let bTag = try #require(try set[1].find("Tag", "name", "swift").first)
+        try set[1].create("Note", ["title": .string("b's note"), "tags": .toMany([bTag])])
+        try await set.syncAll()
+        return old
+    }
+
     static func linkedTagNames(_ r: TestReplica, note title: String) throws -> [String] {
         let note = try #require(try r.find("Note", "title", title).first, "the note \(title)")
         return try r.store.read { s in
@@ -36,12 +47,8 @@ import Testing
         guard let server = TestServer.url() else { return }
         let set = try ReplicaSet(3, server: server, scope: TestServer.scope())
         defer { Task { await set.close() } }
-        let a = set[0], b = set[1]
-        let old = try a.create("Tag", ["name": .string("swift")])
-        try await set.syncAll()
-        let bTag = try #require(try b.find("Tag", "name", "swift").first)
-        try b.create("Note", ["title": .string("b's note"), "tags": .toMany([bTag])])
-        try await set.syncAll()
+        let a = set[0]
+        let old = try await Self.tagLinkedFromAnotherReplica(set)
 
         try a.update(old, ["name": .string("swiftlang")])
         let new = try a.create("Tag", ["name": .string("swift")])
@@ -170,12 +177,8 @@ import Testing
         guard let server = TestServer.url() else { return }
         let set = try ReplicaSet(3, server: server, scope: TestServer.scope())
         defer { Task { await set.close() } }
-        let a = set[0], b = set[1]
-        let old = try a.create("Tag", ["name": .string("swift")])
-        try await set.syncAll()
-        let bTag = try #require(try b.find("Tag", "name", "swift").first)
-        try b.create("Note", ["title": .string("b's note"), "tags": .toMany([bTag])])
-        try await set.syncAll()
+        let a = set[0]
+        let old = try await Self.tagLinkedFromAnotherReplica(set)
 
         try a.update(old, ["name": .string("swiftlang")])
         try await VersionsTests.setMinimumModelVersion(2, server: server, scope: set.scope)
