@@ -120,7 +120,11 @@ import Testing
         let replicaWire = try replicas[0].store.read {
             try WireState.of($0, schema: SyncSchema(model: replicas[0].store.model, entities: SyncTestModel.entities))
         }
-        #expect(serverState == replicaWire, "the server's objects differ from the replicas'")
+        if serverState != replicaWire {
+            let lines = try await CampaignDiagnosis.differences(
+                server: serverState, replica: replicaWire, replicas: replicas, url: server.url, scope: scope)
+            Issue.record("the server's objects differ from the replicas':\n\(lines.joined(separator: "\n"))")
+        }
         // Exactly once, counted: the pairs of notes (never edited or deleted) that the replicas'
         // own transactions created are on the server, each once — none lost, none applied twice.
         var pairTransactions = 0

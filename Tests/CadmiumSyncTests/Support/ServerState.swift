@@ -1,9 +1,12 @@
 // The server's objects and a replica's, in one form: global ID → "<entity> <name>=<json> …" for
 // the synced properties (owned relationships as global IDs, references to objects that are not
-// live dropped, as replicas drop them, PA3).
+// live dropped, as replicas drop them, PA3; an unordered to-many sorted, as its order means
+// nothing: the server keeps a list in the order its writer sent it, and a rename replaces the
+// old ID in place, PU5, which leaves the new one out of order).
 
 @testable import CadmiumSync
 import CdObjects
+import CdSyncTesting
 import Foundation
 
 enum ServerState {
@@ -12,6 +15,7 @@ enum ServerState {
         defer { Task { await c.close() } }
         let result = try await c.pull(scope, replica: UUID(), after: nil)
         let live = Set(result.objects.filter { !$0.deleted }.map(\.gid))
+        let schema = try SyncSchema(model: try SyncTestModel.make(), entities: SyncTestModel.entities)
         var state: [String: String] = [:]
         for o in result.objects where !o.deleted {
             var parts = [o.entity]
@@ -19,7 +23,10 @@ enum ServerState {
                 var value = try WireValue(json: o.properties[name]!.json, where: name)
                 switch value {
                 case let .toOne(g?) where !live.contains(g): value = .toOne(nil)
-                case let .toMany(gs): value = .toMany(gs.filter(live.contains))
+                case let .toMany(gs):
+                    let ordered = schema.entities[o.entity]?.relationships[name]?.ordered ?? true
+                    let kept = gs.filter(live.contains)
+                    value = .toMany(ordered ? kept : kept.sorted { $0.uuidString < $1.uuidString })
                 default: break
                 }
                 parts.append("\(name)=\(value.json)")
