@@ -20,8 +20,13 @@
 //       actor alone would let two steps interleave at their awaits — the background loop's and
 //       an app's `syncNow` — and their BEGIN … COMMIT on one connection would mix).
 //  SE5. Every exchange with the server ends within `options.serverTimeout` (ServerDeadline.swift),
-//       and a connection that timed out or that the server closed is dropped: the next step
-//       connects again.
+//       a push within that plus `serverTimeoutPerOperation` for each operation it carries, and a
+//       connection that timed out or that the server closed is dropped: the next step connects
+//       again. A push's work grows with its size, and two batches have no bound the split can
+//       keep: a store's whole state when it starts syncing (PC4) and a backlog held open by an
+//       object touched all through it (PB2). Under one fixed deadline such a push failed at
+//       every retry, and the replica never synced (10,000 notes took 22.5 s in a debug build
+//       against 20 s).
 //  SE6. Store work — reading history and state, the engine's side commits, applying a pull — runs
 //       on the engine's own serial Dispatch queue (a pull's write: on a thread of its own, PG7),
 //       never on Swift's cooperative pool: a commit
@@ -54,6 +59,8 @@ package struct SyncEngineOptions: Sendable {
     /// How long one exchange with the server (connecting, a push, a page of a pull) may take
     /// before its connection is closed.
     package var serverTimeout: Duration = .seconds(20)
+    /// What a push may take beyond `serverTimeout` for each operation (object) it carries (SE5).
+    package var serverTimeoutPerOperation: Duration = .milliseconds(10)
     /// How large one push batch may grow before it is cut at the next clean boundary (PB3 of
     /// PushBatchSplit.swift).
     package var pushBatchLimit = PushBatchLimit(transactions: 500, changes: 2000)
@@ -67,6 +74,11 @@ package struct SyncEngineOptions: Sendable {
     package var afterBackgroundSync: (@Sendable () async -> Void)? = nil
 
     package init() {}
+
+    /// The deadline of a push of `operations` operations (SE5).
+    package func pushTimeout(operations: Int) -> Duration {
+        serverTimeout + serverTimeoutPerOperation * max(0, operations)
+    }
 }
 
 /// The sync engine of one store.
@@ -199,14 +211,21 @@ package actor SyncEngine {
         let server = try await connection()
         let outcome: PushOutcome
         let request = batch.request
-        do { outcome = try await deadline(server, "pushing") { try await server.push(request) } } catch {
+        let timeout = options.pushTimeout(operations: request.ops.count)
+        do {
+            outcome = try await deadline(server, "pushing \(request.ops.count) objects", timeout: timeout) {
+                try await server.push(request)
+            }
+        } catch {
             throw ServerConnection.wrap(error, "pushing to \(scope)", address)
         }
         switch outcome {
         case let .applied(_, conflicts):
             if options.duplicatePushes {
                 let request = batch.request
-                let again = try await deadline(server, "pushing a duplicate") { try await server.push(request) }
+                let again = try await deadline(server, "pushing a duplicate", timeout: timeout) {
+                    try await server.push(request)
+                }
                 guard again == .positionMismatch(server: batch.request.to) else {
                     throw CdSyncError(
                         .serverError, "a duplicated batch \(batch.request.to.batches) was not refused: \(again)")
@@ -308,13 +327,15 @@ package actor SyncEngine {
     }
 
     /// Runs `body` on `server`, resuming with `serverUnreachable` when it takes longer than
-    /// `options.serverTimeout`; then the connection is closed and dropped (SE5; the deadline
+    /// `timeout` (`options.serverTimeout` when nil); then the connection is closed and dropped (SE5; the deadline
     /// cannot be outwaited: ServerDeadline.swift).
     func deadline<R: Sendable>(
-        _ server: ServerConnection, _ what: String, _ body: @escaping @Sendable () async throws -> R
+        _ server: ServerConnection, _ what: String, timeout: Duration? = nil,
+        _ body: @escaping @Sendable () async throws -> R
     ) async throws -> R {
         do {
-            return try await withServerDeadline(options.serverTimeout, what, onTimeout: { server.closeNow() }, body)
+            return try await withServerDeadline(
+                timeout ?? options.serverTimeout, what, onTimeout: { server.closeNow() }, body)
         } catch {
             if self.server === server, server.isClosed || (error as? CdSyncError)?.code == .serverUnreachable {
                 self.server = nil
