@@ -32,6 +32,11 @@
 //       object of the identity map that the store no longer holds goes as a delete (a tombstone
 //       the server has already ignores it). Before, such edits lost to the server's values and
 //       such deletes were never sent: the object stayed live everywhere else.
+//  PC7. A whole state (PC4) sends a rename (GI4) like any batch: a synced object of a
+//       uniqueness-derived entity whose unique values no longer derive its mapped ID goes as the
+//       old ID's delete and the new ID's create. Its history, which would have named the rename,
+//       no longer reaches back; before, the object went as a state of its old ID with the new
+//       values, and a replica that created the new name had the same name under two IDs.
 
 import CdObjects
 import Foundation
@@ -175,9 +180,15 @@ struct PushCollector: Sendable {
         }
         // Renames first, so that every reference of the batch names a renamed object's new ID
         // (GI4; IR2 of IdentityResolver.swift).
+        // A whole state names no edits, so any mapped object of such an entity may be renamed (PC7).
         var renames: [ObjectID: UUID] = [:]
-        for id in order where ops[id]?.kind == .update && uniqueTouched.contains(id) {
-            if let values = try snapshot.values(of: id), let old = try ids.rename(id, values: values) {
+        for id in order {
+            guard let op = ops[id] else { continue }
+            let candidate =
+                pushed == nil
+                ? op.kind == .insert && schema.entities[op.entity]?.uniqueness != nil
+                : op.kind == .update && uniqueTouched.contains(id)
+            if candidate, let values = try snapshot.values(of: id), let old = try ids.rename(id, values: values) {
                 renames[id] = old
             }
         }
@@ -198,11 +209,11 @@ struct PushCollector: Sendable {
             if let old = renames[id] {
                 // GI4: the old ID is deleted and the object created under its new one, whole.
                 deletes.append(PushOp(gid: old, entity: op.entity, kind: .delete, hlc: op.hlc, properties: []))
-                let stamps = Dictionary(uniqueKeysWithValues: op.properties.map { ($0.name, $0.hlc) })
+                let sent = Dictionary(uniqueKeysWithValues: op.properties.map { ($0.name, $0) })
                 op.kind = .insert
                 op.renamedFrom = old
                 op.properties = entity.synced.sorted().map {
-                    .init(name: $0, value: .toOne(nil), hlc: stamps[$0] ?? op.hlc)
+                    sent[$0] ?? .init(name: $0, value: .toOne(nil), hlc: op.hlc)  // PC6's marks kept
                 }
             }
             for i in op.properties.indices {
