@@ -69,6 +69,8 @@ package struct SyncEngineOptions: Sendable {
     /// Runs after each page of a pull is applied to the pull's uncommitted local write, with the
     /// page's number from 1 (tests: a connection cut, or a look at the store, between pages).
     package var afterPulledPage: (@Sendable (Int) async throws -> Void)? = nil
+    /// Runs within a push's deadline before the batch is sent (tests: a server slow to answer).
+    package var beforePushSend: (@Sendable () async throws -> Void)? = nil
     /// Runs in the background loop right after each successful sync, before the loop reads the
     /// store's last token (tests: a local commit that lands after a sync's push, BG5).
     package var afterBackgroundSync: (@Sendable () async -> Void)? = nil
@@ -212,9 +214,11 @@ package actor SyncEngine {
         let outcome: PushOutcome
         let request = batch.request
         let timeout = options.pushTimeout(operations: request.ops.count)
+        let beforeSend = options.beforePushSend
         do {
             outcome = try await deadline(server, "pushing \(request.ops.count) objects", timeout: timeout) {
-                try await server.push(request)
+                try await beforeSend?()
+                return try await server.push(request)
             }
         } catch {
             throw ServerConnection.wrap(error, "pushing to \(scope)", address)

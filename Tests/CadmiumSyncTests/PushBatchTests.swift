@@ -112,41 +112,42 @@ import Testing
         try set.expectConverged()
     }
 
-    /// One local transaction of 1,000 new notes is one batch (PB1) whose push outlasts a short
-    /// `serverTimeout`: under that deadline alone it fails at every attempt, and with the
-    /// allowance per operation (SE5 of SyncEngine.swift) it arrives whole.
-    @Test(.timeLimit(.minutes(2))) func aBatchTooLargeForOneDeadlineArrivesUnderItsPerOperationAllowance()
-        async throws
+    /// One local transaction of 300 new notes is one batch (PB1). With the server slow to answer
+    /// (4 s before the batch goes out), its push outlasts a 3 s `serverTimeout`: under that
+    /// deadline alone it fails at every attempt, and with the allowance per operation (SE5 of
+    /// SyncEngine.swift: 3 s more for 300 objects) it arrives whole.
+    @Test(.timeLimit(.minutes(1))) func aBatchTooLargeForOneDeadlineArrivesUnderItsPerOperationAllowance() async throws
     {
         guard let server = TestServer.url() else { return }
         let set = try ReplicaSet(
             server: server, scope: TestServer.scope(), options: [SyncEngineOptions(), SyncEngineOptions()])
         defer { Task { await set.close() } }
         let a = set[0], b = set[1]
-        try await a.engine.syncNow()  // connected, and a position to push after (PC4)
-        let ids = try a.store.newObjectIDs(entity: "Note", count: 1_000)
+        try await a.engine.syncNow()  // a position to push after (PC4)
+        let ids = try a.store.newObjectIDs(entity: "Note", count: 300)
         try a.store.apply(
             ChangeSet(
                 inserted: Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, ["title": .string("n \($0)")]) })
             ))
-        var short = SyncEngineOptions()
-        short.serverTimeout = .milliseconds(500)
-        short.pullPageSize = 100  // each page well within the half second
-        short.serverTimeoutPerOperation = .zero
-        await a.engine.setOptions(short)
+        var slow = SyncEngineOptions()
+        slow.serverTimeout = .seconds(3)
+        slow.beforePushSend = { try await Task.sleep(for: .seconds(4)) }
+        slow.serverTimeoutPerOperation = .zero
+        await a.engine.setOptions(slow)
         await #expect {
             try await a.engine.syncNow()
         } throws: { error in
             guard let e = error as? CdSyncError, e.code == .serverUnreachable else { return false }
-            return e.message.contains("pushing 1000 objects took over")
+            return e.message.contains("pushing 300 objects took over 3")
         }
-        short.serverTimeoutPerOperation = SyncEngineOptions().serverTimeoutPerOperation
-        #expect(short.pushTimeout(operations: 1_000) == .milliseconds(500) + .seconds(10))
-        await a.engine.setOptions(short)
+        #expect(try await a.engine.status().pendingTransactions == 1)
+        slow.serverTimeoutPerOperation = SyncEngineOptions().serverTimeoutPerOperation
+        #expect(slow.pushTimeout(operations: 300) == .seconds(6))
+        await a.engine.setOptions(slow)
         try await a.engine.syncNow()
         #expect(try await a.engine.status().pendingTransactions == 0)
         try await b.engine.syncNow()
-        #expect(try b.store.read { try $0.fetchIDs(FetchRequest(entity: "Note")) }.count == 1_000)
+        #expect(try b.store.read { try $0.fetchIDs(FetchRequest(entity: "Note")) }.count == 300)
         try set.expectConverged()
     }
 
