@@ -6,7 +6,8 @@
 //
 // Write order (keeps U1):
 //   1. index entries of deleted objects and the changed entries of updated objects are removed;
-//   2. records of deleted objects and their relationship entries are removed;
+//   2. relationship entries of deleted objects are removed (their records left the record
+//      trees in phase 3, ChangeApplier+Delete D3);
 //   3. records and new index entries of updated, then inserted objects are written, each unique
 //      entry checked against what the index holds at that moment;
 //   4. changed to-many lists; 5. next keys.
@@ -119,16 +120,12 @@ extension ChangeApplier {
         staged.updatedIndex = [:]
         // 1–2. Deleted objects and the changed index entries of updated objects: the entries are
         // collected per tree and removed in key order (keeps U2).
-        var removals: [String: [[UInt8]]] = [:]
+        // The deleted objects' index entries were noted in phase 3, and their records removed
+        // from the record trees there (D2, D3).
+        var removals = deletedEntries.takeIndexEntries()
         var added: [(ObjectID, Record, IndexLayout, [UInt8])] = []
         for id in deleted.sorted() {
-            guard let original = originals[id] ?? nil else { continue }
-            let entity = original.entity
-            for index in entity.indexes {
-                removals[index.definition.tree, default: []].append(
-                    IndexKey.key(index, original, primaryKey: id.primaryKey))
-            }
-            removals[entity.recordTree, default: []].append(RecordCodec.key(id.primaryKey))
+            guard let entity = entityLayout(of: id) else { continue }
             for r in entity.toManys {
                 let tree = entity.toManyTrees[r.name]!
                 let lower = RecordCodec.key(id.primaryKey)
