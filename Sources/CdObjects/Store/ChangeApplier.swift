@@ -6,7 +6,8 @@
 //                 get defaults + given attributes; updated objects are loaded and get their new
 //                 attributes.
 //   2. relate     given relationship values are set, inverses kept in step (ChangeApplier+Relationships).
-//   3. delete     delete rules: cascade, nullify, deny (collected), no action (ChangeApplier+Delete).
+//   3. delete     delete rules: cascade, nullify, deny (collected), no action (ChangeApplier+Delete);
+//                 on the write path each deleted object's record leaves its tree here (D3).
 //   4. validate and write (ChangeApplier+Write): attribute and count validation, uniqueness,
 //                 record, index and relationship tree updates, next keys.
 //
