@@ -67,14 +67,8 @@ extension ChangeApplier {
             part.appendUpdate(entity, id.primaryKey, slots: slots, toManys: members)
         }
         for id in applied.deleted.sorted() {
-            guard let original = originals[id] ?? nil else { continue }
-            let entity = original.entity
-            var tombstone: [(Int, CdValue)] = []
-            for (s, attribute) in entity.attributes.enumerated()
-            where attribute.preservesValueInHistoryOnDeletion && !original.values[s].isNull {
-                tombstone.append((s, original.values[s]))
-            }
-            part.appendDelete(entity, id.primaryKey, tombstone: tombstone)
+            guard let entity = entityLayout(of: id) else { continue }
+            part.appendDelete(entity, id.primaryKey, tombstone: deletedEntries.tombstone(id))  // D2
         }
         return part
     }

@@ -6,7 +6,8 @@
 //
 // Write order (keeps U1):
 //   1. index entries of deleted objects and the changed entries of updated objects are removed;
-//   2. records of deleted objects and their relationship entries are removed;
+//   2. relationship entries of deleted objects are removed (their records left the record
+//      trees in phase 3, ChangeApplier+Delete D3);
 //   3. records and new index entries of updated, then inserted objects are written, each unique
 //      entry checked against what the index holds at that moment;
 //   4. changed to-many lists; 5. next keys.
@@ -20,7 +21,8 @@
 //  U3. Phase 4 holds no more than the working set it writes: the staged updates (already applied
 //      to `records` in phase 1) are dropped when it starts, and its lists of updated records and
 //      entries hold references into `records`, allocated once at their final size where it is
-//      known. `ObjectStore.apply` then drops the working set before the engine commit (CA8).
+//      known; a new index entry names its record and index by position (`AddedIndexEntry`).
+//      `ObjectStore.apply` then drops the working set before the engine commit (CA8).
 //  U4. A change set without inserts (updates and deletes) is written under the engine's
 //      `withSequentialWrites` (WriteTransaction R9): by U2 it changes each page once, so the
 //      engine spills its pages at a quarter of the usual dirty-page limit at no extra cost. A
@@ -119,16 +121,13 @@ extension ChangeApplier {
         staged.updatedIndex = [:]
         // 1–2. Deleted objects and the changed index entries of updated objects: the entries are
         // collected per tree and removed in key order (keeps U2).
-        var removals: [String: [[UInt8]]] = [:]
-        var added: [(ObjectID, Record, IndexLayout, [UInt8])] = []
+        // The deleted objects' index entries were noted in phase 3, and their records removed
+        // from the record trees there (D2, D3).
+        var removals = deletedEntries.takeIndexEntries()
+        // New entries of updated objects, per index tree (U3: positions, not copies of records).
+        var added: [String: [AddedIndexEntry]] = [:]
         for id in deleted.sorted() {
-            guard let original = originals[id] ?? nil else { continue }
-            let entity = original.entity
-            for index in entity.indexes {
-                removals[index.definition.tree, default: []].append(
-                    IndexKey.key(index, original, primaryKey: id.primaryKey))
-            }
-            removals[entity.recordTree, default: []].append(RecordCodec.key(id.primaryKey))
+            guard let entity = entityLayout(of: id) else { continue }
             for r in entity.toManys {
                 let tree = entity.toManyTrees[r.name]!
                 let lower = RecordCodec.key(id.primaryKey)
@@ -146,13 +145,15 @@ extension ChangeApplier {
             guard let current = records[id], let original = originals[id] ?? nil,
                 current.values != original.values || current.toOne != original.toOne
             else { continue }
+            let position = updatedRecords.count
             updatedRecords.append((id, current))
-            for index in current.entity.indexes {
+            for (i, index) in current.entity.indexes.enumerated() {
                 let old = IndexKey.key(index, original, primaryKey: id.primaryKey)
                 let new = IndexKey.key(index, current, primaryKey: id.primaryKey)
                 if old != new {
                     removals[index.definition.tree, default: []].append(old)
-                    added.append((id, current, index, new))
+                    added[index.definition.tree, default: []].append(
+                        AddedIndexEntry(record: position, index: i, key: new))
                 }
             }
         }
@@ -166,12 +167,15 @@ extension ChangeApplier {
             try stored.writableTree(current.entity.recordTree).put(
                 RecordCodec.key(id.primaryKey), RecordCodec.encode(current, layout: layout))
         }
-        updatedRecords = []
-        added.sort { a, b in
-            a.2.definition.tree != b.2.definition.tree
-                ? a.2.definition.tree < b.2.definition.tree : Self.precedes(a.3, b.3)
+        for tree in added.keys.sorted() {
+            added[tree]!.sort { Self.precedes($0.key, $1.key) }
+            for entry in added[tree]! {
+                let (id, rec) = updatedRecords[entry.record]
+                try addIndexEntry(entry.key, rec.entity.indexes[entry.index], id, rec)
+            }
         }
-        for (id, rec, index, key) in added { try addIndexEntry(key, index, id, rec) }
+        updatedRecords = []
+        added = [:]
         var result = AppliedChanges()
         result.inserted.reserveCapacity(staged.inserted.count)  // one allocation, no rehash as it grows
         var largest: [String: Int64] = [:]
@@ -331,6 +335,15 @@ extension ChangeApplier {
                 try t.put(source + RecordCodec.key(n.primaryKey), v)
             }
         }
+    }
+
+    /// A new index entry of an updated object: its position in the write phase's list of
+    /// updated records, the index's position in its entity's `indexes`, and the entry's key
+    /// (24 bytes, where a copy of the record and the index's layout took ~75).
+    struct AddedIndexEntry {
+        var record: Int
+        var index: Int
+        var key: [UInt8]
     }
 
     /// Byte order of tree keys (the engine's key order).

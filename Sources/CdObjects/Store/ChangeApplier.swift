@@ -6,13 +6,16 @@
 //                 get defaults + given attributes; updated objects are loaded and get their new
 //                 attributes.
 //   2. relate     given relationship values are set, inverses kept in step (ChangeApplier+Relationships).
-//   3. delete     delete rules: cascade, nullify, deny (collected), no action (ChangeApplier+Delete).
+//   3. delete     delete rules: cascade, nullify, deny (collected), no action (ChangeApplier+Delete);
+//                 on the write path each deleted object's record leaves its tree here (D3).
 //   4. validate and write (ChangeApplier+Write): attribute and count validation, uniqueness,
 //                 record, index and relationship tree updates, next keys.
 //
 // Invariants:
 //  CA1. `records[id]` is the current state of every object loaded or changed; `originals[id]` the
 //       stored state it was loaded with (nil for a new object). Index maintenance diffs the two.
+//       A deleted object leaves both once its delete rules have run (D1, D2 of
+//       ChangeApplier+Delete); what is written for it comes from `deletedEntries`.
 //  CA2. `lists[key]` is the current list of every to-many relationship read or changed, and
 //       `listOriginals[key]` the stored one; the write phase writes the difference. An
 //       unordered list of a stored object that was only added to or removed from, never read,
@@ -80,6 +83,8 @@ final class ChangeApplier {
     var updated: Set<ObjectID> = []
     /// Objects deleted (given and cascaded) that existed.
     var deleted: Set<ObjectID> = []
+    /// The index entries and tombstones of deleted stored objects, whose records are dropped (D2).
+    var deletedEntries = DeletedObjectEntries()
     /// Objects named for deletion or reached by cascade (CA4), whether or not they existed.
     var deleting: Set<ObjectID>
     /// Whether phase 3 has started: from then on `record(_:)` hides deleted objects (CA4).
@@ -374,6 +379,7 @@ final class ChangeApplier {
         staged = StagedChanges()
         updated = []
         deleted = []
+        deletedEntries = DeletedObjectEntries()
         deleting = []
         denials = []
         dropped = []

@@ -77,6 +77,17 @@ final class StoredObjects {
         return record.entity === entity ? record : nil
     }
 
+    /// Removes the stored record of `id` and returns it, reading its leaf once (ChangeApplier+Delete
+    /// D3); nil, removing nothing, when there is none or the key holds another entity. Only in a
+    /// write transaction.
+    func takeRecord(_ id: ObjectID) throws -> Record? {
+        guard let entity = layout.entity(of: id), let t = try tree(entity.recordTree) else { return nil }
+        return try t.take(RecordCodec.key(id.primaryKey)) { value -> Record? in
+            let record = try self.decode(Array(value), tree: t, primaryKey: id.primaryKey)
+            return record.entity === entity ? record : nil
+        }
+    }
+
     func decode(_ bytes: [UInt8], tree: Tree, primaryKey: Int64) throws -> Record {
         do {
             return try RecordCodec.decode(bytes, layout: layout)

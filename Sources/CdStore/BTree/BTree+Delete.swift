@@ -29,6 +29,33 @@ extension BTree {
         return true
     }
 
+    /// Lends the value stored under `key` to `body` and, when `body` returns a result, removes
+    /// the key in the same descent: a caller that reads what it is about to remove (a deleted
+    /// object's record) reads the leaf once, not once to read and again to delete. Returns nil,
+    /// changing nothing, when the key is not there or `body` returns nil. The value is lent
+    /// before the leaf is written (BL1, BL3).
+    ///
+    /// ```swift
+    /// let old = try tree.take(key, in: transaction) { Array($0) }
+    /// ```
+    /// - Throws: `StoreError.corruption` when a page on the way is damaged, or what `body` throws
+    ///   (nothing is removed then).
+    public func take<R>(
+        _ key: [UInt8], in sink: PageSink, _ body: (UnsafeRawBufferPointer) throws -> R?
+    ) throws -> R? {
+        try BTree.checkPageSize(sink.pageSize)
+        var path: [PathStep]? = []
+        path!.reserveCapacity(8)
+        let found = try descend(to: key, in: sink, path: &path)
+        let (index, exists) = try found.lowerBound(key)
+        guard exists, let result = try found.withValue(index, in: sink, body) else { return nil }
+        var leaf = try BTreeNode(sink.writablePage(found.number), number: found.number, expectLeaf: true)
+        try leaf.freeOverflow(index, in: sink)
+        try leaf.remove(at: index)
+        try rebalance(leaf, path: path ?? [], in: sink)
+        return result
+    }
+
     /// Frees every page of the tree: branches, leaves, overflow chains and the root. The whole
     /// tree is checked for cycles and shared pages before any page is freed.
     ///

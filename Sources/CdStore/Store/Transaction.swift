@@ -183,6 +183,19 @@ public struct Tree {
         return try btree.delete(key, in: w)
     }
 
+    /// Lends the value under `key` to `body` and, when `body` returns a result, removes the key
+    /// in the same descent (`BTree.take`); nil, changing nothing, when the key is not there or
+    /// `body` returns nil. Only in a write transaction.
+    ///
+    /// ```swift
+    /// let old = try tree.take(key) { Array($0) }
+    /// ```
+    public func take<R>(_ key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R?) throws -> R? {
+        let w = try writer()
+        try w.spillIfNeeded()
+        return try btree.take(key, in: w, body)
+    }
+
     /// Visits the entries with `lower ≤ key < upper` (either bound may be nil) in order until
     /// `body` returns false.
     public func scan(

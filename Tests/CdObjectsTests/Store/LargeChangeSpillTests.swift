@@ -41,15 +41,22 @@ import Testing
         return (departments, employees)
     }
 
-    /// The change sets under test: a raise for every employee, a delete of every tenth, and a
-    /// department's delete that cascades to its employees.
+    /// The change sets under test: a raise for every employee, a delete of every tenth, a
+    /// department's delete that cascades to its employees, and that cascade with a raise for
+    /// every third employee it reaches (loaded before their delete, so their records leave the
+    /// tree by key, ChangeApplier+Delete D3) and a delete of every tenth employee of the other
+    /// department (read and removed in one descent).
     static func changeSets(_ departments: [ObjectID], _ employees: [ObjectID]) -> [(String, ChangeSet)] {
         var raise = ChangeSet()
         for (i, e) in employees.enumerated() { raise.updated[e] = ["salary": int(Int64(100_000 + i))] }
         let tenth = Set(employees.enumerated().filter { $0.offset % 10 == 0 }.map(\.element))
+        var mixed = ChangeSet(deleted: tenth.union([departments[1]]))
+        for (i, e) in employees.enumerated() where i % 2 == 1 && i % 3 == 0 {
+            mixed.updated[e] = ["salary": int(Int64(300_000 + i))]
+        }
         return [
             ("update", raise), ("delete", ChangeSet(deleted: tenth)),
-            ("cascade", ChangeSet(deleted: [departments[1]])),
+            ("cascade", ChangeSet(deleted: [departments[1]])), ("mixed", mixed),
         ]
     }
 
@@ -69,7 +76,7 @@ import Testing
         try ObjectStore.open(path: path, model: try companyModel(), options: options(fs))
     }
 
-    @Test(arguments: ["update", "delete", "cascade"])
+    @Test(arguments: ["update", "delete", "cascade", "mixed"])
     func aLargeChangeSetSpillsAndCommitsWhole(name: String) throws {
         let fs = FaultInjectingFileSystem()
         let store = try Self.open(fs)
@@ -85,6 +92,12 @@ import Testing
             for (i, e) in employees.enumerated() { #expect(after[e]?["salary"] == int(Int64(100_000 + i))) }
         case "delete":
             #expect(after.keys.filter { $0.entity == "Employee" }.count == Self.employeeCount * 9 / 10)
+        case "mixed":
+            // Department 0 keeps its employees but every tenth; department 1 goes with all of its.
+            #expect(after.keys.filter { $0.entity == "Employee" }.count == Self.employeeCount / 2 * 4 / 5)
+            #expect(after[departments[1]] == nil)
+            for (i, e) in employees.enumerated() { #expect((after[e] != nil) == (i % 2 == 0 && i % 10 != 0)) }
+            try Self.expectNoIndexEntry(store, salariesAtLeast: 200_000)
         default:
             #expect(after.keys.filter { $0.entity == "Employee" }.count == Self.employeeCount / 2)
             #expect(after[departments[1]] == nil)
@@ -99,7 +112,7 @@ import Testing
 
     /// A crash at every log write of the change set (its spills and its commit): after the power
     /// loss the store holds every object as before it, and verifies clean.
-    @Test(arguments: ["update", "delete", "cascade"])
+    @Test(arguments: ["update", "delete", "cascade", "mixed"])
     func aCrashAtAnyWriteOfALargeChangeSetKeepsEveryObject(name: String) throws {
         // A run without faults counts the change set's log writes.
         let probe = FaultInjectingFileSystem()
@@ -129,6 +142,54 @@ import Testing
                 try reopened.close()
             }
         }
+    }
+
+    /// The salary index holds no entry at or above `salary`, and a fetch through it finds nothing.
+    static func expectNoIndexEntry(_ store: ObjectStore, salariesAtLeast salary: Int64) throws {
+        var request = FetchRequest(entity: "Employee")
+        request.predicate = try CdPredicate(format: "salary >= %@", salary)
+        #expect(try store.read { try $0.explain(request) }.hasPrefix("INDEX SCAN"))
+        #expect(try store.fetch(request) == [])
+    }
+
+    /// A delete of every tenth employee that fails after its records have left the record tree
+    /// and its pages have spilled (ChangeApplier+Delete D3): by a uniqueness violation of an
+    /// update in phase 4, or by a deny rule. The apply throws, and nothing of it is stored.
+    @Test(arguments: ["unique", "deny"])
+    func aLargeDeleteThatFailsAfterItsRecordsLeftTheTreeLeavesNothing(failure: String) throws {
+        let fs = FaultInjectingFileSystem()
+        let store = try Self.open(fs)
+        let (departments, employees) = try Self.populate(store)
+        let office = try store.insert("Office", ["city": str("Paris")])
+        try store.apply(ChangeSet(updated: [departments[0]: ["office": .toOne(office)]]))
+        let before = try ObjectStoreFaultTests.state(store)
+        var change = ChangeSet(deleted: Set(employees.enumerated().filter { $0.offset % 10 == 0 }.map(\.element)))
+        if failure == "unique" {
+            change.updated[employees.last!] = ["badge": str("B1")]  // employee 1's badge, kept
+        } else {
+            change.deleted.insert(office)  // its departments deny the delete
+        }
+        let writesBefore = Self.walWrites(fs)
+        #expect {
+            try store.apply(change)
+        } throws: { error in
+            switch (failure, error) {
+            case ("unique", CdError.constraintViolation): return true
+            case ("deny", CdError.relationshipDeniedDelete): return true
+            default: return false
+            }
+        }
+        #expect(Self.walWrites(fs) - writesBefore > 1, "the delete spilled before it failed")
+        #expect(try ObjectStoreFaultTests.state(store) == before)
+        var request = FetchRequest(entity: "Employee")
+        request.predicate = try CdPredicate(format: "salary >= 0")
+        #expect(try store.fetch(request).count == Self.employeeCount)
+        try store.close()
+        let rebooted = fs.powerLoss(seed: 3, mode: .dropUnsynced)
+        try Self.verifyClean(rebooted, "after a failed large delete (\(failure))")
+        let reopened = try Self.open(rebooted)
+        #expect(try ObjectStoreFaultTests.state(reopened) == before)
+        try reopened.close()
     }
 
     /// An update of every employee whose last record breaks a uniqueness constraint: the failure

@@ -83,6 +83,21 @@ struct ObjectStoreDeleteRuleTests {
         #expect(try store.verify().isEmpty)
     }
 
+    /// A delete naming a stored key as another entity of its hierarchy (an `Employee` ID whose
+    /// key holds a `Manager`) finds no such object and removes nothing: the record is read and
+    /// removed in one descent only when it is the named entity's (ChangeApplier+Delete D3).
+    @Test func aDeleteNamingAnotherEntityOfTheKeyRemovesNothing() throws {
+        let store = try companyStore()
+        let m = try store.insert("Manager", ["badge": str("m"), "salary": int(10)])
+        let applied = try store.apply(ChangeSet(deleted: [ObjectID(entity: "Employee", primaryKey: m.primaryKey)]))
+        #expect(applied.deleted.isEmpty)
+        #expect(try store.values(m)?["badge"] == str("m"))
+        var bySalary = FetchRequest(entity: "Employee")
+        bySalary.predicate = try CdPredicate(format: "salary == 10")
+        #expect(try store.fetch(bySalary) == [m])
+        #expect(try store.verify().isEmpty)
+    }
+
     @Test func noActionLeavesADanglingReference() throws {
         let store = try companyStore()
         let e = try store.insert("Employee", ["badge": str("1")])
