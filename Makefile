@@ -71,12 +71,20 @@ FUZZ_SCRATCH := .build-fuzz
 
 # Kills cadmium-crash-child CRASH_KILLS times in engine mode and CRASH_KILLS times in `--cd` mode
 # (CADMIUM_CRASH_SEED picks the moments), and MPROC_KILLS times one of four children sharing one
-# store (CADMIUM_MPROC_SEED).
+# store (CADMIUM_MPROC_SEED). The simulated crash sweeps that `make test` samples run at every point:
+# StoreSpillTests at each of its workload's operations (CADMIUM_SPILL_CRASH_POINTS),
+# LargeChangeSpillTests at each log write of its change sets (CADMIUM_LARGE_CHANGE_CRASH_POINTS),
+# and StoreIOErrorTests' I/O errors at each operation of its workload (CADMIUM_IO_ERROR_POINTS).
 MPROC_KILLS ?= 60
+SWEEP_POINTS ?= 100000
 crash-test: deps
 	CADMIUM_CRASH_KILLS=$(CRASH_KILLS) CADMIUM_CRASH_CD_KILLS=$(CRASH_KILLS) CADMIUM_CRASH_MIGRATION_KILLS=50 \
 		CADMIUM_MPROC_KILLS=$(MPROC_KILLS) \
-		$(SWIFT) test --filter 'ProcessCrashTests' $(SWIFT_TEST_FLAGS)
+		CADMIUM_SPILL_CRASH_POINTS=$(SWEEP_POINTS) CADMIUM_LARGE_CHANGE_CRASH_POINTS=$(SWEEP_POINTS) \
+		CADMIUM_IO_ERROR_POINTS=$(SWEEP_POINTS) \
+		$(SWIFT) test $(SWIFT_TEST_FLAGS) --filter 'ProcessCrashTests' \
+			--filter 'StoreSpillTests/crashDuringOrAfterSpill' --filter 'LargeChangeSpillTests/aCrashAtAnyWrite' \
+			--filter 'StoreIOErrorTests/everyOperation'
 
 # The whole suite under AddressSanitizer and ThreadSanitizer; any report fails the run. The suite
 # is Swift Testing only, so XCTest's empty pass is skipped. LeakSanitizer is off: what it reports

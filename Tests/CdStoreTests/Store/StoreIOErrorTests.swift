@@ -3,7 +3,8 @@ import Testing
 @testable import CdStore
 import CdStoreTesting
 
-/// I/O errors at every step: EIO and ENOSPC on each operation of a workload in turn. The failing
+/// I/O errors at every step: EIO and ENOSPC on each operation of a workload in turn (a sample of
+/// every kind of operation in `make test`, every operation in `make crash-test`). The failing
 /// call reports a typed `StoreError`; the store stays at its previous commit; the process goes on
 /// (or, after a durability failure, reopens) without losing anything acknowledged.
 @Suite struct StoreIOErrorTests {
@@ -65,13 +66,32 @@ import CdStoreTesting
         return acknowledged
     }
 
+    /// The operations of the clean workload that a sweep fails: a `CrashPointSample` holding the
+    /// first and the last operation of each kind on each file (reads included: with a small cache
+    /// a failed read matters), `CADMIUM_IO_ERROR_POINTS` of them (40 in `make test`, every
+    /// operation in `make crash-test`), drawn with `CADMIUM_CRASH_SEED`; `oddOnly` keeps the
+    /// odd-numbered operations only. Prints the sample and how to replay it.
+    static func sample(_ clean: FaultInjectingFileSystem, _ sweep: String, oddOnly: Bool = false) -> CrashPointSample {
+        let candidates = clean.operationLog.filter { !oddOnly || $0.sequence % 2 == 1 }.map { operation in
+            (point: operation.sequence, kind: "\(operation.kind.rawValue) \(operation.path)")
+        }
+        let sample = CrashPointSample(
+            candidates, count: CrashPointSample.count("CADMIUM_IO_ERROR_POINTS", default: 40),
+            seed: CrashPointSample.seed(default: 0x10E2))
+        print(
+            "StoreIOErrorTests \(sweep): \(sample) (replay with CADMIUM_CRASH_SEED=\(sample.seed) "
+                + "CADMIUM_IO_ERROR_POINTS=\(sample.count))")
+        return sample
+    }
+
     @Test(arguments: [EIO, ENOSPC])
     func everyOperationFailingOnceLosesNothingAcknowledged(errno code: Int32) throws {
-        let clean = FaultInjectingFileSystem(logsOperations: false)
+        let clean = FaultInjectingFileSystem()
         _ = try Self.workload(clean, commits: 10, label: "clean")
         let total = clean.operationCount
+        let sample = Self.sample(clean, "errno \(code) once")
         var faults = 0
-        for op in 1...total {
+        for op in sample.points {
             let fs = FaultInjectingFileSystem(plan: .fail(operation: op, errno: code), logsOperations: false)
             let label = "errno \(code) at op \(op)/\(total)"
             let acknowledged = try Self.workload(fs, commits: 10, label: label)
@@ -84,8 +104,8 @@ import CdStoreTesting
             let report = try StoreVerifier.verify(path: Self.path, options: VerifierOptions(fileSystem: fs))
             #expect(report.isClean, "\(label): verifier after reopen: \(report.problemsOnly.prefix(3))")
         }
-        #expect(faults == total)
-        print("StoreIOErrorTests errno \(code): \(faults) faults injected, one at each operation of the workload")
+        #expect(faults == sample.points.count)
+        #expect(sample.kinds.count >= 10, "\(sample.kinds)")
     }
 
     /// SQLite's second loop: from operation N on, *every* operation fails (a disk that is gone,
@@ -93,11 +113,12 @@ import CdStoreTesting
     /// reopen recovers everything acknowledged before the failure and verifies clean.
     @Test(arguments: [EIO, ENOSPC])
     func everyOperationFromOneOnFailingLosesNothingAcknowledged(errno code: Int32) throws {
-        let clean = FaultInjectingFileSystem(logsOperations: false)
+        let clean = FaultInjectingFileSystem()
         _ = try Self.workload(clean, commits: 10, label: "clean")
         let total = clean.operationCount
+        let sample = Self.sample(clean, "errno \(code) from one on", oddOnly: true)
         var faults = 0
-        for op in stride(from: 1, through: total, by: 2) {
+        for op in sample.points {
             let fs = FaultInjectingFileSystem(
                 plan: .fail(operation: op, errno: code, persistent: true), logsOperations: false)
             let label = "errno \(code) from op \(op)/\(total) on"
@@ -112,8 +133,8 @@ import CdStoreTesting
             let report = try StoreVerifier.verify(path: Self.path, options: VerifierOptions(fileSystem: rebooted))
             #expect(report.isClean, "\(label): verifier after reopen: \(report.problemsOnly.prefix(3))")
         }
-        #expect(faults == (total + 1) / 2)
-        print("StoreIOErrorTests errno \(code): \(faults) persistent failures injected (from every other operation on)")
+        #expect(faults == sample.points.count)
+        #expect(sample.kinds.count >= 10, "\(sample.kinds)")
     }
 
     @Test func failedWALFsyncPoisonsUntilReopen() throws {

@@ -215,37 +215,69 @@ import CdStoreTesting
         try Self.expectClean(fs, "after a failed spill")
     }
 
-    /// Crash at every few operations of a workload whose big commit spills, lose power, recover:
-    /// the store holds the last acknowledged commit (or the one in flight) and verifies clean.
+    /// Crash at an operation of a workload whose big commit spills, lose power, recover: the store
+    /// holds the last acknowledged commit (or the one in flight) and verifies clean. The crash
+    /// points are a `CrashPointSample` of the workload's operations that holds the first and the
+    /// last of every kind: each operation on each file in the spills, the big commit and the small
+    /// commit, and the open, the first commit and the close as one kind each.
+    /// `CADMIUM_SPILL_CRASH_POINTS` sets their number (20 in `make test`, every operation in `make
+    /// crash-test`), `CADMIUM_CRASH_SEED` the seed of the sample (default: the workload's seed).
     @Test(arguments: testSeeds([21]))
     func crashDuringOrAfterSpillRecoversTheLastAcknowledgedCommit(seed: UInt64) throws {
-        func run(_ fs: FaultInjectingFileSystem, _ record: inout StoreCrashTests.Workload) throws {
+        func run(
+            _ fs: FaultInjectingFileSystem, _ record: inout StoreCrashTests.Workload,
+            phaseEnded: (String) -> Void = { _ in }
+        ) throws {
             var o = StoreCrashTests.options(fs)
             o.spillThresholdBytes = 4096 * Self.limit
             o.checkpointThresholdBytes = 1 << 30
             let store = try Store.open(path: StoreCrashTests.path, options: o)
+            phaseEnded("open")
             var model = StoreModel()
             try store.write { tx in
                 try tx.createTree("t").put([0], [0])
                 model.trees["t"] = [[0]: [0]]
             }
             record.models.append(model)
+            phaseEnded("first commit")
             let tx = try store.beginWrite()
             model = try Self.bigChanges(tx, from: model, seed: seed, operations: 300)
+            phaseEnded("spills")
             try tx.commit()
             record.models.append(model)
+            phaseEnded("big commit")
             try store.write { tx in try tx.tree("t")!.put([1], [1]) }
             model.trees["t"]![[1]] = [1]
             record.models.append(model)
+            phaseEnded("small commit")
             try store.close()
+            phaseEnded("close")
         }
         var reference = StoreCrashTests.Workload()
-        let clean = FaultInjectingFileSystem(logsOperations: false)
-        try run(clean, &reference)
-        let total = clean.operationCount
-        var rng = SeededGenerator(seed: seed)
+        let clean = FaultInjectingFileSystem()
+        var phaseEnds: [(end: Int, phase: String)] = []
+        try run(clean, &reference) { phaseEnds.append((clean.operationCount, $0)) }
+        // The phases of the spill by operation and file; the open, the first commit and the close,
+        // which StoreCrashTests crashes at every operation, as one kind each.
+        let candidates = clean.operationLog.map { operation in
+            let phase = phaseEnds.first { operation.sequence <= $0.end }?.phase ?? "after close"
+            let detailed = ["spills", "big commit", "small commit"].contains(phase)
+            return (
+                point: operation.sequence, kind: detailed ? CrashPointSample.kind(of: operation, phase: phase) : phase
+            )
+        }
+        let sample = CrashPointSample(
+            candidates, count: CrashPointSample.count("CADMIUM_SPILL_CRASH_POINTS", default: 20),
+            seed: CrashPointSample.seed(default: seed))
+        let wal = StoreCrashTests.path.split(separator: "/").last! + "-wal"
+        #expect(sample.kinds.contains("spills: write \(wal)"), "the workload spilled: \(sample.kinds)")
+        #expect(sample.kinds.contains("big commit: sync \(wal)"), "\(sample.kinds)")
+        let replay =
+            "CADMIUM_SEED=\(seed) CADMIUM_CRASH_SEED=\(sample.seed) CADMIUM_SPILL_CRASH_POINTS=\(sample.count)"
+        print("StoreSpillTests crash sweep, workload seed \(seed): \(sample) (replay with \(replay))")
         var checked = 0
-        for point in stride(from: 1, through: total, by: max(1, total / 60)) {
+        for point in sample.points {
+            var rng = SeededGenerator(seed: seed &* 7919 &+ UInt64(point))
             let fs = FaultInjectingFileSystem(
                 plan: .crash(atOperation: point, landing: Int.random(in: 0...8192, using: &rng)),
                 logsOperations: false)
@@ -253,7 +285,7 @@ import CdStoreTesting
             do { try run(fs, &record) } catch  where fs.crash != nil {}
             let acknowledged = record.models.count - 1
             for mode in StoreCrashTests.powerLossModes {
-                let label = "spill crash at op \(point)/\(total) mode \(mode.rawValue)"
+                let label = "spill crash at op \(point)/\(clean.operationCount) mode \(mode.rawValue) (\(replay))"
                 let state = try StoreCrashTests.recoveredState(
                     fs.powerLoss(seed: seed &+ UInt64(point), mode: mode), workload: reference,
                     acknowledged: acknowledged, label: label)
@@ -261,6 +293,6 @@ import CdStoreTesting
                 checked += 1
             }
         }
-        #expect(checked >= 60 * StoreCrashTests.powerLossModes.count)
+        #expect(checked == sample.points.count * StoreCrashTests.powerLossModes.count)
     }
 }
