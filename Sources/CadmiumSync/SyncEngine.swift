@@ -181,9 +181,10 @@ package actor SyncEngine {
         if stepWaiters.isEmpty { stepRunning = false } else { stepWaiters.removeFirst().resume() }
     }
 
-    /// Pushes batches until nothing is pending; returns how many were applied.
+    /// Pushes batches until nothing is pending; returns how many were applied. Not private:
+    /// tests push without the pull that `syncNow` runs after it.
     @discardableResult
-    private func pushAll() async throws -> Int {
+    func pushAll() async throws -> Int {
         var applied = 0
         var rounds = 0
         while rounds < 1000 {
