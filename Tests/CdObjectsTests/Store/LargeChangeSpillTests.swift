@@ -72,6 +72,19 @@ import Testing
         #expect(report.problemCount == 0, "\(label): \(report.problems.prefix(3))")
     }
 
+    /// After a power loss (`mode`, seeded) of `fs`, the store verifies clean and reopens holding
+    /// `state`.
+    static func expectRecovered(
+        _ fs: FaultInjectingFileSystem, seed: UInt64, mode: PowerLossMode = .dropUnsynced,
+        holding state: ObjectStoreFaultTests.State, _ label: String
+    ) throws {
+        let rebooted = fs.powerLoss(seed: seed, mode: mode)
+        try verifyClean(rebooted, label)
+        let reopened = try open(rebooted)
+        #expect(try ObjectStoreFaultTests.state(reopened) == state, "\(label)")
+        try reopened.close()
+    }
+
     static func open(_ fs: any StoreFileSystem) throws -> ObjectStore {
         try ObjectStore.open(path: path, model: try companyModel(), options: options(fs))
     }
@@ -103,11 +116,7 @@ import Testing
             #expect(after[departments[1]] == nil)
         }
         try store.close()
-        let rebooted = fs.powerLoss(seed: 1, mode: .dropUnsynced)
-        try Self.verifyClean(rebooted, "\(name) after recovery")
-        let reopened = try Self.open(rebooted)
-        #expect(try ObjectStoreFaultTests.state(reopened) == after, "\(name): the recovered state")
-        try reopened.close()
+        try Self.expectRecovered(fs, seed: 1, holding: after, "\(name) after recovery")
     }
 
     /// The change set's log writes (those after the first `first` writes of the log), numbered
@@ -157,12 +166,8 @@ import Testing
                 try store.apply(change)
             }
             for mode: PowerLossMode in [.dropUnsynced, [.reorderUnsynced, .tearLast]] {
-                let rebooted = fs.powerLoss(seed: UInt64(k), mode: mode)
                 let label = "\(name), crash at log write \(k) of \(writes.count), \(mode.rawValue) (\(replay))"
-                try Self.verifyClean(rebooted, label)
-                let reopened = try Self.open(rebooted)
-                #expect(try ObjectStoreFaultTests.state(reopened) == before, "\(label)")
-                try reopened.close()
+                try Self.expectRecovered(fs, seed: UInt64(k), mode: mode, holding: before, label)
             }
         }
     }
@@ -208,11 +213,7 @@ import Testing
         request.predicate = try CdPredicate(format: "salary >= 0")
         #expect(try store.fetch(request).count == Self.employeeCount)
         try store.close()
-        let rebooted = fs.powerLoss(seed: 3, mode: .dropUnsynced)
-        try Self.verifyClean(rebooted, "after a failed large delete (\(failure))")
-        let reopened = try Self.open(rebooted)
-        #expect(try ObjectStoreFaultTests.state(reopened) == before)
-        try reopened.close()
+        try Self.expectRecovered(fs, seed: 3, holding: before, "after a failed large delete (\(failure))")
     }
 
     /// An update of every employee whose last record breaks a uniqueness constraint: the failure
@@ -239,10 +240,6 @@ import Testing
         expected[employees[3]]!["salary"] = int(1)
         #expect(try ObjectStoreFaultTests.state(store) == expected)
         try store.close()
-        let rebooted = fs.powerLoss(seed: 2, mode: .dropUnsynced)
-        try Self.verifyClean(rebooted, "after a failed large update")
-        let reopened = try Self.open(rebooted)
-        #expect(try ObjectStoreFaultTests.state(reopened) == expected)
-        try reopened.close()
+        try Self.expectRecovered(fs, seed: 2, holding: expected, "after a failed large update")
     }
 }
