@@ -126,14 +126,26 @@ let package = Package(
             name: "Cadmium",
             dependencies: ["CdObjects", "CdStore"]
         ),
-        // SwiftData's macros (`@Model`, `@Attribute`, `@Relationship`, `@Transient`, `#Unique`,
-        // `#Index`, `@ModelActor`), a compiler plug-in that the SwiftData module declares.
-        .macro(
-            name: "SwiftDataMacros",
+        // How SwiftData's macros (`@Model`, `@Attribute`, `@Relationship`, `@Transient`,
+        // `#Unique`, `#Index`, `@ModelActor`) expand: an ordinary target, so that the expansion
+        // tests link it and not the `.macro` target. SwiftPM builds a test target that depends on
+        // a `.macro` target for the host, and on Linux every test target goes into one test
+        // bundle: the whole bundle and everything it links (BoringSSL twice, swift-nio, our own
+        // modules) were compiled a second time, as host tools (docs/TESTING.md, CI).
+        .target(
+            name: "SwiftDataMacroImplementations",
             dependencies: [
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]
+        ),
+        // The compiler plug-in that the SwiftData module declares its macros in.
+        .macro(
+            name: "SwiftDataMacros",
+            dependencies: [
+                "SwiftDataMacroImplementations",
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]
         ),
@@ -262,7 +274,7 @@ let package = Package(
         .testTarget(
             name: "SwiftDataMacrosTests",
             dependencies: [
-                "SwiftDataMacros",
+                "SwiftDataMacroImplementations",
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
             ]

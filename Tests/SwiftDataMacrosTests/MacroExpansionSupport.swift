@@ -4,7 +4,7 @@
 // `NAME.diagnostics` for misuse (one `line:column: message` per expected diagnostic).
 
 import Foundation
-import SwiftDataMacros
+import SwiftDataMacroImplementations
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing

@@ -8,7 +8,9 @@ import SwiftSyntax
 import SwiftSyntaxMacros
 
 /// The implementation of `@_PersistedProperty`.
-public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
+/// A class, so that the plug-in (`SwiftDataMacros`) declares the macro under its own module's
+/// name as an empty subclass (SP1 there).
+open class PersistedPropertyMacro: AccessorMacro, PeerMacro {
     public static func expansion(
         of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext

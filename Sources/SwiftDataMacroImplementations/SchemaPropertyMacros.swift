@@ -6,7 +6,9 @@ import SwiftSyntax
 import SwiftSyntaxMacros
 
 /// `@Attribute(…)`, `@Relationship(…)`, `@Transient`: peers that add no code.
-public struct SchemaPropertyMacro: PeerMacro {
+/// A class, so that the plug-in (`SwiftDataMacros`) declares the macro under its own module's
+/// name as an empty subclass (SP1 there).
+open class SchemaPropertyMacro: PeerMacro {
     public static func expansion(
         of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
@@ -14,7 +16,9 @@ public struct SchemaPropertyMacro: PeerMacro {
 }
 
 /// `#Unique<T>(…)` and `#Index<T>(…)`: declarations that add no code.
-public struct SchemaConstraintMacro: DeclarationMacro {
+/// A class, so that the plug-in (`SwiftDataMacros`) declares the macro under its own module's
+/// name as an empty subclass (SP1 there).
+open class SchemaConstraintMacro: DeclarationMacro {
     public static func expansion(
         of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] { [] }

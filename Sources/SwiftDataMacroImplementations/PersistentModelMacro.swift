@@ -16,7 +16,9 @@ import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
 
 /// The implementation of `@Model`.
-public struct PersistentModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
+/// A class, so that the plug-in (`SwiftDataMacros`) declares the macro under its own module's
+/// name as an empty subclass (SP1 there).
+open class PersistentModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     public static func expansion(
         of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
         conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext

@@ -9,7 +9,9 @@ import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
 
 /// The implementation of `@ModelActor`.
-public struct ModelActorMacro: MemberMacro, ExtensionMacro {
+/// A class, so that the plug-in (`SwiftDataMacros`) declares the macro under its own module's
+/// name as an empty subclass (SP1 there).
+open class ModelActorMacro: MemberMacro, ExtensionMacro {
     public static func expansion(
         of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
         conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
