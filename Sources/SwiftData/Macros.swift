@@ -59,6 +59,13 @@ public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) =
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) =
     #externalMacro(module: "SwiftDataMacros", type: "SchemaConstraintMacro")
 
+/// Indexes of a kind: `#Index<Place>(.binary([\.name]), .rtree([\.latitude, \.longitude]))`. The
+/// store keeps every index as a B-tree on its properties in order, so an `.rtree` index answers
+/// the same queries as a `.binary` one on the same properties (docs/SWIFTDATA.md §6).
+@freestanding(declaration)
+public macro Index<T>(_ indices: Schema.Index<T>.Types<T>...) =
+    #externalMacro(module: "SwiftDataMacros", type: "SchemaConstraintMacro")
+
 /// Makes an actor a `ModelActor`: it owns a `ModelContext` on the given container and runs on
 /// that context's serial executor.
 ///

@@ -154,7 +154,10 @@ public final class Schema: Hashable, @unchecked Sendable {
                     )
                 }
             }
-            let indexes = table.indexes.map { names in
+            // An index listed twice (`.binary` and `.rtree` on the same properties are one
+            // B-tree here) is made once.
+            var listed = Set<[String]>()
+            let indexes = table.indexes.filter { listed.insert($0).inserted }.map { names in
                 FetchIndexDescription(
                     name: "\(table.entityName)_\(names.joined(separator: "_"))",
                     elements: names.map { FetchIndexElement.ascending($0) })

@@ -138,12 +138,29 @@ extension Schema {
         public init(_ constraints: [PartialKeyPath<T>]...) { self.constraints = constraints }
     }
 
-    /// `#Index<T>(…)`: each list of key paths is one index.
+    /// `#Index<T>(…)`: each entry is one index on a list of properties.
     public struct Index<T>: @unchecked Sendable {
-        /// The indexes, each a list of properties.
-        public let indices: [[PartialKeyPath<T>]]
-        /// What `#Index<T>(…)` records.
-        public init(_ indices: [PartialKeyPath<T>]...) { self.indices = indices }
+        /// The kind of an index and its properties, in order.
+        public enum Types<P> {
+            /// An index ordered by the properties' values.
+            case binary([PartialKeyPath<P>])
+            /// A spatial index in SwiftData; here a B-tree on the same properties, as `.binary`.
+            case rtree([PartialKeyPath<P>])
+
+            /// The index's properties, whatever its kind.
+            var keyPaths: [PartialKeyPath<P>] {
+                switch self {
+                case .binary(let paths), .rtree(let paths): return paths
+                }
+            }
+        }
+
+        /// The indexes, in declaration order.
+        public let indices: [Types<T>]
+        /// What `#Index<T>(.binary(…), .rtree(…))` records.
+        public init(_ indices: Types<T>...) { self.indices = indices }
+        /// What `#Index<T>([…], […])` records: each list one binary index.
+        public init(_ binaryIndices: [PartialKeyPath<T>]...) { self.indices = binaryIndices.map(Types.binary) }
     }
 }
 
@@ -162,5 +179,5 @@ extension Schema.Unique: SchemaConstraintLists {
 
 extension Schema.Index: SchemaConstraintLists {
     var isUnique: Bool { false }
-    var keyPathLists: [[AnyKeyPath]] { indices.map { $0.map { $0 as AnyKeyPath } } }
+    var keyPathLists: [[AnyKeyPath]] { indices.map { $0.keyPaths.map { $0 as AnyKeyPath } } }
 }
