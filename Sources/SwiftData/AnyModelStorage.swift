@@ -3,6 +3,13 @@
 // a refresh hands it, and the relationship edits that keep inverses in step. `ModelStorage` is the
 // one implementation (its invariants MS1–MS10 are at the top of ModelStorage.swift); a context
 // holds its models' storages as `any AnyModelStorage`, since their model classes differ.
+//
+// Invariant:
+//  AS1. Every `ModelStorage` is a `ModelStorageBase` whose `anyStorage` is the storage itself,
+//       set by its initializer before any use. A model met as `any PersistentModel` finds its
+//       storage by a class cast to this non-generic class (one step up the class chain), not by
+//       a cast to `ModelStorage<Model>`, which builds that generic class's metadata and the
+//       existential `any BackingData<Model>`'s on every call.
 
 internal import CdObjects
 
@@ -73,4 +80,20 @@ protocol AnyModelStorage: AnyObject {
     /// Makes sure each relationship's inverse holds this model (for a model set up in its
     /// initializer, where the accessors do not keep MS2).
     func linkInverses()
+}
+
+/// The non-generic class of every `ModelStorage` (AS1).
+@usableFromInline
+class ModelStorageBase {
+    /// The storage itself, as a context holds it (AS1). Unowned and unchecked: it refers to the
+    /// object that holds it, so it is valid whenever that object is reached.
+    unowned(unsafe) private(set) var anyStorage: (any AnyModelStorage)?
+
+    init() {}
+
+    /// Sets `anyStorage` (AS1); called by the subclass's initializers.
+    func bindAnyStorage(_ storage: any AnyModelStorage) {
+        precondition(storage === self, "a storage names only itself")
+        anyStorage = storage
+    }
 }

@@ -50,12 +50,10 @@ public final class ModelContainer: @unchecked Sendable {
     /// Per entity, the store record slot of each property of its table (nil for a to-many),
     /// so that fetched records in slot form fill models without a dictionary by name.
     let recordSlots: [String: [Int?]]
-    /// The class, table and record slots of each entity, by the interned name an `ObjectID` carries,
-    /// so that making a fetched model looks its entity up once, by an integer.
+    /// The class, table, record slots and store slots of each entity, by the interned name an
+    /// `ObjectID` carries, so that making a fetched model or saving one looks its entity up once,
+    /// by an integer.
     let entitiesByCode: [EntityNameCode: ModelEntity]
-    /// Per entity, the store slot of each property of its table (to-manys included) and the
-    /// number of stored slots, so that a save sends its values in slot form (`SlotChangeSet`).
-    let storeSlots: [String: (map: [Int?], count: Int)]
     /// Touched on the main actor only (`mainContext`).
     nonisolated(unsafe) private var main: ModelContext?
 
@@ -119,10 +117,9 @@ public final class ModelContainer: @unchecked Sendable {
         for (name, type) in typesByEntity {
             guard let table = tablesByType[ObjectIdentifier(type)] else { continue }
             entitiesByCode[EntityNames.shared.code(for: name)] = ModelEntity(
-                type: type, table: table, recordSlots: recordSlots[name])
+                type: type, table: table, recordSlots: recordSlots[name], storeSlots: savedSlots[name])
         }
         self.entitiesByCode = entitiesByCode
-        self.storeSlots = savedSlots
         self.migrationPlan = migrationPlan
         self.configurations = Set(configurations)
         self.configuration = configuration
@@ -160,6 +157,9 @@ public final class ModelContainer: @unchecked Sendable {
         /// The store record slot of each property of `table`, nil for a to-many; nil when the
         /// store has no such entity.
         let recordSlots: [Int?]?
+        /// The store slot of each property of `table` (to-manys included) and the number of
+        /// stored slots (`storeSlots`); nil when the store has no such entity.
+        let storeSlots: (map: [Int?], count: Int)?
     }
 
     /// How containers open their stores: with persistent history tracked (HY1), as Apple's

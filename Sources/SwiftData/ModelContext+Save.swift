@@ -13,7 +13,7 @@
 //       matched (the store then enforces it).
 //  SV4. A save applies the pending changes in slot form (`pendingSlotChangeSet`), the same changes
 //       a fetch overlays by name (`pendingChangeSet`): each value of the one is the value of the
-//       same property in the other, at the property's store slot (the container's `storeSlots`).
+//       same property in the other, at the property's store slot (`ModelEntity.storeSlots`).
 
 internal import CdObjects
 import Foundation
@@ -70,7 +70,8 @@ extension ModelContext {
         var changes = SlotChangeSet()
         let gone: (ObjectID) -> Bool = { [deleted] in deleted[$0] != nil }
         func slots(_ id: ObjectID) throws -> (map: [Int?], count: Int) {
-            guard let slots = container.storeSlots[id.entity] else {
+            // By the interned entity code: no name looked up per object.
+            guard let slots = container.entitiesByCode[id.entityCode]?.storeSlots else {
                 throw SwiftDataError(.unknownSchema, "\(id.entity) is not in the container's schema")
             }
             return slots
@@ -101,6 +102,10 @@ extension ModelContext {
     private func matchUniqueValues() throws {
         var claimed: [String: ObjectID] = [:]  // constraint and values → the insert holding them
         for id in insertOrder {
+            // An entity of the schema without constraints is passed over without its model.
+            if let entity = container.entitiesByCode[id.entityCode], entity.table.uniquenessConstraints.isEmpty {
+                continue
+            }
             guard let model = inserted[id], let storage = model.storage else { continue }
             let table = try storage.propertyTable()
             guard !table.uniquenessConstraints.isEmpty else { continue }
@@ -172,7 +177,8 @@ extension ModelContext {
 
     /// Takes the store's answer back into the registered models (keeps SV2).
     private func finishSave(_ applied: AppliedChanges) {
-        for model in Array(inserted.values) + Array(changed.values) { model.storage?.didSave() }
+        for model in inserted.values { model.storage?.didSave() }
+        for model in changed.values { model.storage?.didSave() }
         for id in applied.deleted {
             if let model = registry(id), let storage = model.storage {
                 storage.state = .deleted

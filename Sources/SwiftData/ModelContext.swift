@@ -95,6 +95,11 @@ public final class ModelContext {
                 .unsupportedValue, "a \(type(of: model)) with backing data of its own cannot be inserted")
             return
         }
+        insert(model, storage: storage)
+    }
+
+    /// `insertAny(_:)` with the model's backing data found.
+    private func insert(_ model: any PersistentModel, storage: any AnyModelStorage) {
         if let context = storage.context, context !== self {
             deferredError = SwiftDataError(
                 .missingModelContext, "a \(type(of: model)) registered in another context was inserted into this one")
@@ -107,8 +112,10 @@ public final class ModelContext {
             }
             return
         }
-        let entity = container.entityName(type(of: model))
-        guard container.store.model.entity(named: entity) != nil else {
+        // A class of the schema names an entity of the store's model, built from that schema.
+        let schemaTable = container.tablesByType[ObjectIdentifier(type(of: model))]
+        let entity = schemaTable?.entityName ?? container.entityName(type(of: model))
+        guard schemaTable != nil || container.store.model.entity(named: entity) != nil else {
             deferredError = SwiftDataError(.unknownSchema, "\(entity) is not in the container's schema")
             return
         }
@@ -129,8 +136,9 @@ public final class ModelContext {
 
     /// Inserts the models of `models` that are in no context yet (MC3).
     func didRelate(_ models: [any PersistentModel]) {
-        for model in models where model.storage?.context == nil && model.storage?.state == .new {
-            insertAny(model)
+        for model in models {
+            guard let storage = model.storage, storage.context == nil, storage.state == .new else { continue }
+            insert(model, storage: storage)
         }
     }
 
@@ -227,7 +235,11 @@ public final class ModelContext {
     }
 
     /// The registered model of `id`, if it is alive.
-    func registry(_ id: ObjectID) -> (any PersistentModel)? { registered[id]?.model }
+    func registry(_ id: ObjectID) -> (any PersistentModel)? {
+        // Read in place: the subscript's `Optional` would copy the weak reference first.
+        guard let index = registered.index(forKey: id) else { return nil }
+        return registered.values[index].model
+    }
 
     /// Registers `model` as the instance of `id` (MC1).
     func register(_ model: any PersistentModel, as id: ObjectID) { registered[id] = WeakModel(model: model) }

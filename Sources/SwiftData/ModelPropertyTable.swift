@@ -24,8 +24,10 @@ internal import CdStore
 
 /// A model class as the store sees it (MT1).
 final class ModelPropertyTable: @unchecked Sendable {
-    /// One persisted property.
-    struct Property {
+    /// One persisted property: a class, so that reading one out of `properties` on every
+    /// property access and save is a retain, not a copy of each of its fields. Its `var`s are set
+    /// while its table is built (MT1) and never after.
+    final class Property {
         /// What the property is in the store.
         enum Kind {
             case attribute(AttributeType, isOptional: Bool)
@@ -41,13 +43,25 @@ final class ModelPropertyTable: @unchecked Sendable {
         let attribute: Schema.Attribute?
         let relationship: Schema.Relationship?
         /// The inverse relationship's name on the destination (MT2).
-        var inverse: String?
+        var inverse: String? = nil
         /// Whether the inverse is a to-one (each related model then names this one itself).
         var inverseIsToOne = false
         /// An attribute's conversions, made once for its type (MT3).
         var coding = AttributeCoding.Converters.none
         /// A relationship's models in one of its values (MT4); nil for an attribute.
         var relatedModels: (@Sendable (Any) -> [any PersistentModel])?
+
+        init(
+            name: String, keyPath: AnyKeyPath, valueType: Any.Type, kind: Kind, attribute: Schema.Attribute?,
+            relationship: Schema.Relationship?
+        ) {
+            self.name = name
+            self.keyPath = keyPath
+            self.valueType = valueType
+            self.kind = kind
+            self.attribute = attribute
+            self.relationship = relationship
+        }
 
         /// The models `value`, a value of this relationship, holds (MT4).
         func models(in value: Any) -> [any PersistentModel] { relatedModels?(value) ?? [] }
@@ -112,7 +126,7 @@ final class ModelPropertyTable: @unchecked Sendable {
                 Property(
                     name: entry.name, keyPath: entry.keypath, valueType: valueType, kind: kind,
                     attribute: entry.metadata as? Schema.Attribute,
-                    relationship: entry.metadata as? Schema.Relationship, inverse: nil))
+                    relationship: entry.metadata as? Schema.Relationship))
         }
         var byKeyPath: [AnyKeyPath: Int] = [:]
         var byName: [String: Int] = [:]

@@ -31,6 +31,10 @@
 //       into it until `bindOwner` binds it: the class's declared defaults, written by the init
 //       accessors while `init(backingData:)` runs with this storage handed over (BH2 of
 //       BackingDataHandOff.swift); the record or the store gives its values instead.
+//  MS11. A relationship slot written while no model is bound (an initializer's init accessor,
+//       before `set` can reach the owner) leaves its inverses out of step (MS2) until
+//       `linkInverses` runs at insert; `inversesPending` says whether there is such a slot, so an
+//       insert of a model whose relationships were all set through `set` links nothing again.
 
 internal import Cadmium
 internal import CdObjects
@@ -41,7 +45,7 @@ import Foundation
 /// the model classes), so that a property access there finds this class without a lookup of its
 /// generic metadata.
 @usableFromInline
-final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
+final class ModelStorage<Model: PersistentModel>: ModelStorageBase, BackingData, AnyModelStorage {
     /// The class's property table; nil when its metadata has no stored form (then every value
     /// is in `others`, and the model cannot be inserted).
     private let table: ModelPropertyTable?
@@ -60,9 +64,8 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     private var members: [Int: Set<ObjectIdentifier>] = [:]
     /// To-ones read with the record whose models are not made yet, by slot (MS6).
     private var unmadeToOnes = UnmadeToOnes()
-    private weak var owner: Model? {
-        didSet { ownerIdentity = owner.map(ObjectIdentifier.init) }  // keeps MS9
-    }
+    /// Set only by `own(_:)`, which keeps MS9.
+    private weak var owner: Model?
     /// The identity of `owner` when set (MS9).
     private var ownerIdentity: ObjectIdentifier?
     private(set) weak var context: ModelContext?
@@ -75,11 +78,15 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     var state: ModelState = .new
     /// Whether initial values written before the owner is bound are dropped (MS10).
     private var dropsInitialValues = false
+    /// Whether a relationship slot was written without its inverses kept in step (MS11).
+    private var inversesPending = false
 
     @usableFromInline
     init(for modelType: Model.Type) {
         table = try? ModelPropertyTable.of(Model.self)
         slots = Array(repeating: nil, count: table?.properties.count ?? 0)
+        super.init()
+        bindAnyStorage(self)  // keeps AS1
     }
 
     /// A fault for the object `id` of `context`, or a model with its record's values.
@@ -97,6 +104,8 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         self.state = .saved
         self.recordLoaded = false
         self.dropsInitialValues = true  // keeps MS10 until bindOwner
+        super.init()
+        bindAnyStorage(self)  // keeps AS1
         if let record { fill(from: record, overwrite: true) }
     }
 
@@ -148,7 +157,11 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
             set(key, to: newValue, of: owner)
         } else if let i = slot(key) {
             slots[i] = newValue
-            members[i] = nil
+            if !members.isEmpty { members[i] = nil }
+            // Keeps MS11; an initializer's nil or empty default relates nothing.
+            if let property = table?.properties[i], property.isRelationship, !property.models(in: newValue).isEmpty {
+                inversesPending = true
+            }
         } else {
             others[key] = newValue
         }
@@ -162,7 +175,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     /// model's module), not with its metadata looked up on every read.
     @usableFromInline
     func slotValue(_ key: AnyKeyPath, of model: Model) -> Any? {
-        if ownerIdentity != ObjectIdentifier(model), owner == nil { owner = model }  // MS9
+        if ownerIdentity != ObjectIdentifier(model), owner == nil { own(model) }  // MS9
         if let changeLog, changeLog.generation != checkedGeneration { catchUpContext() }  // MS8
         guard let i = slot(key) else { return nil }
         if let present = slots[i] { return present }
@@ -173,7 +186,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     /// The value of `key`, read from the store when not loaded.
     @usableFromInline
     func value<Value>(_ key: KeyPath<Model, Value>, of model: Model) -> Value {
-        if ownerIdentity != ObjectIdentifier(model), owner == nil { owner = model }  // MS9
+        if ownerIdentity != ObjectIdentifier(model), owner == nil { own(model) }  // MS9
         if let changeLog, changeLog.generation != checkedGeneration { catchUpContext() }  // MS8
         guard let i = slot(key) else { return (others[key] as? Value) ?? Self.empty(Value.self, key) }
         if let present = slots[i], let value = present as? Value { return value }  // MS1
@@ -194,7 +207,7 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     /// into the context.
     @usableFromInline
     func set<Value>(_ key: KeyPath<Model, Value>, to newValue: Value, of model: Model) {
-        if owner == nil { owner = model }
+        if owner == nil { own(model) }
         guard let table, let index = slot(key) else {
             others[key] = newValue
             return
@@ -263,14 +276,14 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
         guard let (key, property) = relationship(name) else { return false }
         if slots[key] == nil { load(key) }
         // A non-optional to-many grows by one element, its elements neither cast nor re-wrapped.
-        if case .toMany(_, false) = property.kind, let listType = property.valueType as? any ModelArray.Type,
-            var known = members[key] ?? (slots[key] as? any ModelArray)?.identities
-        {
+        if case .toMany(_, false) = property.kind, let listType = property.valueType as? any ModelArray.Type {
+            if members[key] == nil { members[key] = (slots[key] as? any ModelArray)?.identities }
             let identity = ObjectIdentifier(other)
-            if known.contains(identity) { return false }
-            if listType.append(other, into: &slots[key]) {  // keeps MS1: the same array type
-                known.insert(identity)
-                members[key] = known  // keeps MS7
+            if members[key]?.contains(identity) == true { return false }
+            if members[key] != nil, listType.append(other, into: &slots[key]) {  // keeps MS1: the same array type
+                // In place, through the dictionary: a copy of the set per link was quadratic in a
+                // bulk insert, as the list's copy was (ModelArray.append).
+                members[key]?.insert(identity)  // keeps MS7
                 noteChanged(key)
                 return true
             }
@@ -305,7 +318,8 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     }
 
     func linkInverses() {
-        guard let owner, let table else { return }
+        guard inversesPending, let owner, let table else { return }  // MS11
+        inversesPending = false
         for (i, property) in table.properties.enumerated() where property.isRelationship {
             guard let inverse = property.inverse, let value = slots[i] else { continue }
             for related in property.models(in: value) { related.storage?.link(inverse, to: owner) }
@@ -331,12 +345,19 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
     }
 
     func bind(_ model: any PersistentModel) {
-        if let model = model as? Model { owner = model }
+        if let model = model as? Model { own(model) }
+    }
+
+    /// Makes `model` the owner, and notes its identity (keeps MS9) without reading the weak
+    /// reference back.
+    private func own(_ model: Model) {
+        owner = model
+        ownerIdentity = ObjectIdentifier(model)
     }
 
     /// `bind(_:)` for a model of the class itself, without the cast.
     func bindOwner(_ model: Model) {
-        owner = model
+        own(model)
         dropsInitialValues = false  // keeps MS10
     }
 
@@ -493,8 +514,8 @@ final class ModelStorage<Model: PersistentModel>: BackingData, AnyModelStorage {
             case (.toMany, _):
                 if overwrite {  // read again on next access
                     slots[i] = nil
-                    members[i] = nil
-                    loadedLists[i] = nil
+                    if !members.isEmpty { members[i] = nil }
+                    if !loadedLists.isEmpty { loadedLists[i] = nil }
                 }
             default:
                 break

@@ -84,11 +84,12 @@ extension PersistentModel {
 
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
-    /// The backing data, when it is this module's: the default class by a cast to that class
-    /// (a pointer comparison), before the conformance lookup any other backing data needs.
+    /// The backing data, when it is this module's: the default class by a cast to its
+    /// non-generic base class (AS1 of AnyModelStorage.swift), before the conformance lookup any
+    /// other backing data needs.
     var storage: (any AnyModelStorage)? {
         let backing = persistentBackingData
-        if let storage = backing as? ModelStorage<Self> { return storage }
+        if let base = (backing as AnyObject) as? ModelStorageBase, let storage = base.anyStorage { return storage }
         return backing as? any AnyModelStorage
     }
 

@@ -17,7 +17,7 @@ struct UnmadeToOnes {
 
     /// Notes `target` (nil: the to-one is empty) as the unmade target of `slot`, replacing any.
     mutating func set(_ slot: Int, _ target: ObjectID?) {
-        if first?.slot == slot || (first == nil && more[slot] == nil) {
+        if first?.slot == slot || (first == nil && (more.isEmpty || more[slot] == nil)) {
             first = (slot, target)  // keeps UT1: `more` does not hold the slot
         } else {
             more[slot] = .some(target)
@@ -31,7 +31,7 @@ struct UnmadeToOnes {
             first = nil
             return .some(entry.target)
         }
-        return more.removeValue(forKey: slot)
+        return more.isEmpty ? nil : more.removeValue(forKey: slot)
     }
 
     /// Removes every entry.

@@ -14,7 +14,7 @@ import Testing
         type: any PersistentModel.Type
     ) throws {
         let table = try container.table(type)
-        let map = try #require(container.storeSlots[entity]).map
+        let map = try #require(container.entitiesByCode[EntityNames.shared.code(for: entity)]?.storeSlots).map
         #expect(slotted.compactMap { $0 }.count == named.count)
         for (name, value) in named {
             let index = try #require(table.indexByName[name])
@@ -57,7 +57,7 @@ import Testing
             try expectSame(
                 named.updated[entry.id] ?? [:], entry.values, entity: entry.id.entity, in: container, type: type)
             let table = try container.table(type)
-            let map = try #require(container.storeSlots[entry.id.entity]).map
+            let map = try #require(container.entitiesByCode[entry.id.entityCode]?.storeSlots).map
             let deltas = named.toManyDeltas[entry.id] ?? [:]
             #expect(entry.deltas.count == deltas.count)
             for (name, delta) in deltas {
