@@ -150,8 +150,9 @@ public final class ModelContainer: @unchecked Sendable {
         }
     }
 
-    /// What a context needs to make a model of one entity (`entitiesByCode`).
-    struct ModelEntity {
+    /// What a context needs to make a model of one entity (`entitiesByCode`): a class, so that
+    /// looking one up for each fetched object is a retain, not a copy of its fields.
+    final class ModelEntity: Sendable {
         let type: any PersistentModel.Type
         let table: ModelPropertyTable
         /// The store record slot of each property of `table`, nil for a to-many; nil when the
@@ -160,6 +161,16 @@ public final class ModelContainer: @unchecked Sendable {
         /// The store slot of each property of `table` (to-manys included) and the number of
         /// stored slots (`storeSlots`); nil when the store has no such entity.
         let storeSlots: (map: [Int?], count: Int)?
+
+        init(
+            type: any PersistentModel.Type, table: ModelPropertyTable, recordSlots: [Int?]?,
+            storeSlots: (map: [Int?], count: Int)?
+        ) {
+            self.type = type
+            self.table = table
+            self.recordSlots = recordSlots
+            self.storeSlots = storeSlots
+        }
     }
 
     /// How containers open their stores: with persistent history tracked (HY1), as Apple's

@@ -15,6 +15,11 @@
 //       setter of the model in the context (`ModelStorage.set`) or through the inverse the new
 //       model's own setter keeps (`ModelStorage.link`). So nothing new is reachable from the
 //       context's models that it does not hold, and a save has no graph to walk.
+//  MC4. The registry's dead entries are dropped whenever it reaches twice the entries that were
+//       alive at the last sweep (and at least 4,096): a context that makes many models over its
+//       life (a loop of fetches whose results it lets go) keeps entries for those still alive, not
+//       one for every model it ever made, at a cost per registration that does not grow. A dead
+//       entry answers as no entry does (`registry` gives nil), so dropping it changes no answer.
 
 internal import CdObjects
 import Foundation
@@ -53,6 +58,9 @@ public final class ModelContext {
 
     var isMainContext = false
     private var registered: [ObjectID: WeakModel] = [:]  // MC1
+    /// The registry's size at which its dead entries are next dropped (MC4).
+    private var registrySweepSize = smallestRegistrySweep
+    private static let smallestRegistrySweep = 4096
     /// Pending inserts in insertion order (MC2).
     var insertOrder: [ObjectID] = []
     var inserted: [ObjectID: any PersistentModel] = [:]
@@ -126,7 +134,7 @@ public final class ModelContext {
         }
         storage.bind(model)
         storage.attach(to: self, id: id, storeIdentifier: container.storeIdentifier, state: .inserted)
-        registered[id] = WeakModel(model: model)
+        register(model, as: id)
         inserted[id] = model
         insertOrder.append(id)
         storage.linkInverses()
@@ -242,7 +250,19 @@ public final class ModelContext {
     }
 
     /// Registers `model` as the instance of `id` (MC1).
-    func register(_ model: any PersistentModel, as id: ObjectID) { registered[id] = WeakModel(model: model) }
+    func register(_ model: any PersistentModel, as id: ObjectID) {
+        registered[id] = WeakModel(model: model)
+        if registered.count >= registrySweepSize { sweepRegistry() }
+    }
+
+    /// How many entries the registry holds, dead ones included (for tests of MC4).
+    var registrySize: Int { registered.count }
+
+    /// Drops the entries of models that are gone, and sets the size of the next sweep (keeps MC4).
+    private func sweepRegistry() {
+        registered = registered.filter { $0.value.model != nil }
+        registrySweepSize = max(Self.smallestRegistrySweep, 2 * registered.count)
+    }
 
     /// Forgets the instance of `id`.
     func unregister(_ id: ObjectID) { registered[id] = nil }
@@ -286,7 +306,7 @@ public final class ModelContext {
             return model
         }
         let model = make(entity.type)
-        registered[id] = WeakModel(model: model)
+        register(model, as: id)
         return model
     }
 

@@ -498,19 +498,20 @@ final class ModelStorage<Model: PersistentModel>: ModelStorageBase, BackingData,
     /// place, field by field, not copied.
     private func fill(overwrite: Bool, _ stored: (Int) -> PropertyValue?) {
         guard let table else { return }
-        for i in table.properties.indices {
+        // The slots are filled in a local array, moved out and back: one access to the stored
+        // property instead of one per slot.
+        var slots = self.slots
+        self.slots = []
+        defer { self.slots = slots }
+        for (i, property) in table.properties.enumerated() {
             guard overwrite || slots[i] == nil, changed.isEmpty || !changed.contains(i) else { continue }  // MS4
-            switch (table.properties[i].kind, stored(i)) {
+            switch (property.kind, stored(i)) {
             case let (.attribute, .attribute(stored)?):
-                if let value = table.properties[i].coding.swift(stored) { slots[i] = value }
+                if let value = property.coding.swift(stored) { slots[i] = value }
             case let (.toOne, .toOne(id)?):
-                if let id, let registered = context?.registry(id) {
-                    slots[i] = Self.relationshipValue(table.properties[i], [registered])
-                    _ = unmadeToOnes.remove(i)  // keeps MS6: a slot set has no entry
-                } else {
-                    slots[i] = nil
-                    unmadeToOnes.set(i, id)  // keeps MS6: made on first use
-                }
+                // Keeps MS6: made on first use, a registered model included.
+                slots[i] = nil
+                unmadeToOnes.set(i, id)
             case (.toMany, _):
                 if overwrite {  // read again on next access
                     slots[i] = nil
