@@ -47,6 +47,32 @@ import Testing
         #expect(chained.map(\.title) == ["Os Maias"])
     }
 
+    /// `??` means what Swift says (FT1 of Cadmium's FoundationPredicateTranslation), whatever the
+    /// store answers on a missing value: a book with no author takes the fallback.
+    @Test func nilCoalescingMeansWhatSwiftSays() throws {
+        let (context, _) = try library()
+        context.insert(Book(title: "Anonymous", pages: 40))
+        try context.save()
+        func titles(_ predicate: Predicate<Book>) throws -> [String] {
+            try context.fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.title)])).map(\.title)
+        }
+        #expect(try titles(#Predicate { ($0.author?.name ?? "nobody") == "nobody" }) == ["Anonymous"])
+        #expect(try titles(#Predicate { ($0.author?.name ?? "nobody") == "Eça de Queirós" }) == ["Os Maias"])
+        #expect(
+            try titles(#Predicate { ($0.author?.name ?? "nobody") != "Fernando Pessoa" }) == ["Anonymous", "Os Maias"])
+        // The store would answer `author.name != x` true on a missing author; Swift's `?? false` is false.
+        #expect(try titles(#Predicate { $0.author.flatMap { $0.name != "Fernando Pessoa" } ?? false }) == ["Os Maias"])
+        #expect(
+            try titles(#Predicate { $0.author.flatMap { $0.name != "Fernando Pessoa" } ?? true })
+                == ["Anonymous", "Os Maias"])
+        #expect(try titles(#Predicate { $0.author?.name.starts(with: "Eça") ?? false }) == ["Os Maias"])
+        #expect(
+            try titles(#Predicate { !($0.author?.name.contains("Pessoa") ?? false) }) == ["Anonymous", "Os Maias"])
+        #expect(
+            try titles(#Predicate { if let author = $0.author { author.name.starts(with: "Fer") } else { true } })
+                == ["Anonymous", "Mensagem", "O Livro do Desassossego"])
+    }
+
     @Test func sortsLimitsAndOffsets() throws {
         let (context, _) = try library()
         var descriptor = FetchDescriptor<Book>(sortBy: [SortDescriptor(\.pages, order: .reverse)])

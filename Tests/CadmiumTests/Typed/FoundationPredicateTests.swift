@@ -40,10 +40,17 @@ extension CadmiumSuites {
                 #expect(error.kind == .unsupportedExpression)
                 #expect(error.part.hasPrefix("Arithmetic<"))
             }
-            let coalesce = CdTypedPredicate(#Predicate<Employee> { ($0.email ?? "") == "x" })
-            #expect(throws: CdQueryError.self) { try coalesce.predicate() }
             let stringCount = CdTypedPredicate(#Predicate<Employee> { $0.name.count > 3 })
             #expect(throws: CdQueryError.self) { try stringCount.predicate() }
+        }
+
+        /// `??` in a comparison is taken apart so that a missing value takes the fallback, as in
+        /// Swift (FT1).
+        @Test func nilCoalescingInAComparisonTakesTheFallbackForNil() throws {
+            let coalesce = CdTypedPredicate(#Predicate<Employee> { ($0.email ?? "") == "x" })
+            #expect(
+                try coalesce.predicate().description
+                    == #"NOT email == nil AND email == "x" OR (email == nil AND "" == "x")"#)
         }
 
         @MainActor @Test func theErrorIsKeptByTheRequestAndThrownByItsTerminals() throws {

@@ -4,10 +4,18 @@
 // stored properties (through to-ones, `?.` included), constants (RawRepresentable enums as their
 // raw values), `nil`, `== != < <= > >=`,
 // `&& || !`, `starts(with:)` (BEGINSWITH), `contains(_:)` on a string (CONTAINS), on a constant
-// collection (IN) or a range (BETWEEN), `count` of a to-many (@count), and `contains(where:)` /
-// `allSatisfy` on a to-many (ANY / ALL, or SUBQUERY). Anything else (arithmetic, `??`,
-// conditionals, method calls the store has no operator for) is a `CdQueryError` of kind
-// `unsupportedExpression` naming the node's type: never evaluated in memory instead.
+// collection (IN) or a range (BETWEEN), `count` of a to-many (@count), `contains(where:)` /
+// `allSatisfy` on a to-many (ANY / ALL, or SUBQUERY), and `??` where its value is a condition
+// (`$0.author?.name.starts(with: x) ?? false`) or one side of a comparison or string function
+// (`($0.shelf?.label ?? "none") == x`). Anything else (arithmetic, conditionals, method calls the
+// store has no operator for) is a `CdQueryError` of kind `unsupportedExpression` naming the
+// node's type: never evaluated in memory instead.
+//
+// Invariant:
+//  FT1. `a ?? d` means what Swift says whatever the store does with a missing value: it is
+//       translated as `(a is not nil AND <a's use>) OR (a is nil AND <d's use>)`, where "a is
+//       nil" is `a == nil` on the optional the chain reads (a key path through a nil to-one reads
+//       nil), so a condition the store would answer on a missing value never decides it.
 
 import Foundation
 import CdObjects
@@ -69,19 +77,21 @@ package struct StoreTranslation {
     }
 
     /// `node` as a predicate (a Boolean key path `\.active` becomes `active == true`).
-    package func predicate(_ node: Any) throws -> CdPredicate {
-        switch try translate(node) {
-        case let .predicate(p): return p
-        case let .expression(e):
-            return .comparison(PredicateComparison(e, .equal, .constant(.bool(true))))
-        }
-    }
+    package func predicate(_ node: Any) throws -> CdPredicate { condition(try translate(node)) }
 
     /// `node` as an expression.
     package func expression(_ node: Any) throws -> CdPredicateExpression {
         switch try translate(node) {
         case let .expression(e): return e
         case .predicate: throw Self.unsupported(node, "a condition used as a value")
+        }
+    }
+
+    /// A translated node as a condition (a Boolean value `v` becomes `v == true`).
+    private func condition(_ node: StoreNode) -> CdPredicate {
+        switch node {
+        case let .predicate(p): return p
+        case let .expression(e): return .comparison(PredicateComparison(e, .equal, .constant(.bool(true))))
         }
     }
 
@@ -94,8 +104,16 @@ package struct StoreTranslation {
                 + "runs (docs/QUERIES.md), or filter the fetched objects in Swift")
     }
 
-    /// `left op right`.
+    /// `left op right`; a `??` on either side is taken apart (FT1).
     func comparison(_ left: Any, _ op: PredicateOperator, _ right: Any) throws -> StoreNode {
+        if let coalesced = left as? any NilCoalesceNode {
+            return .predicate(
+                try coalesced.choice(self) { try condition(comparison($0, op, right)) })
+        }
+        if let coalesced = right as? any NilCoalesceNode {
+            return .predicate(
+                try coalesced.choice(self) { try condition(comparison(left, op, $0)) })
+        }
         let l = try expression(left), r = try expression(right)
         // A collection constant is a set of values for IN only: `$0.tags == ["a"]` compares a
         // whole Swift array, which no store operator does.
@@ -185,6 +203,63 @@ extension PredicateExpressions.OptionalFlatMap: StorePredicateNode {
         var inner = translation
         inner.bindings[variable.key] = try translation.expression(wrapped)
         return try inner.translate(transform)
+    }
+}
+
+// MARK: - Nil coalescing (FT1)
+
+/// `a ?? d`, read without its generic parameters.
+protocol NilCoalesceNode {
+    var optionalNode: Any { get }
+    var fallbackNode: Any { get }
+}
+
+extension NilCoalesceNode {
+    /// `(a is not nil AND use(a)) OR (a is nil AND use(d))` (FT1).
+    func choice(_ t: StoreTranslation, _ use: (Any) throws -> CdPredicate) throws -> CdPredicate {
+        let isNil = try PredicateExpressions.nilTest(t, optionalNode)
+        return .or(.and(.not(isNil), try use(optionalNode)), .and(isNil, try use(fallbackNode)))
+    }
+}
+
+extension PredicateExpressions.NilCoalesce: NilCoalesceNode, StorePredicateNode {
+    var optionalNode: Any { lhs }
+    var fallbackNode: Any { rhs }
+
+    /// A condition `a ?? d` (`$0.author?.name.starts(with: x) ?? false`); a value of another type
+    /// is taken apart by the comparison or function it is an operand of.
+    func storeNode(_ translation: StoreTranslation) throws -> StoreNode {
+        guard RHS.Output.self == Bool.self else {
+            throw StoreTranslation.unsupported(
+                self, "no store equivalent outside a comparison; compare it with a value (`(a ?? d) == v`)")
+        }
+        let isNil = try PredicateExpressions.nilTest(translation, lhs)
+        let value = try translation.predicate(lhs)
+        if case let .expression(.constant(.bool(fallback))) = try translation.translate(rhs) {
+            return .predicate(fallback ? .or(isNil, value) : .and(.not(isNil), value))
+        }
+        return .predicate(try choice(translation) { try translation.predicate($0) })
+    }
+}
+
+/// `?.`, read without its generic parameters: the optional it unwraps.
+protocol OptionalChainNode {
+    var wrappedNode: Any { get }
+}
+
+extension PredicateExpressions.OptionalFlatMap: OptionalChainNode {
+    var wrappedNode: Any { wrapped }
+}
+
+extension PredicateExpressions {
+    /// The condition that `node`, an optional, is nil: `node == nil` on the value it reads, or,
+    /// for a condition under `?.` (`$0.author.flatMap { $0.name == x }`), on what the `?.`
+    /// unwraps (FT1).
+    static func nilTest(_ t: StoreTranslation, _ node: Any) throws -> CdPredicate {
+        if let chain = node as? any OptionalChainNode, case .predicate = try t.translate(node) {
+            return try nilTest(t, chain.wrappedNode)
+        }
+        return .comparison(PredicateComparison(try t.expression(node), .equal, .constant(.null)))
     }
 }
 
