@@ -10,7 +10,9 @@
 //       this side, else on the other side, else the only candidate pair), so both sides agree,
 //       which the store's model check requires.
 //  MT3. An attribute's `coding` converts as `AttributeCoding.storeValue`/`swiftValue` do for its
-//       type, with the type's conformances looked up once, here, instead of on every value.
+//       type, with the type's conformances looked up once, here, instead of on every value; a
+//       transformable attribute's converts through its transformer (TC1–TC3 of
+//       TransformableCoding.swift).
 //  MT4. A relationship's `relatedModels` reads the models out of a value of the property's exact
 //       Swift type (`valueType`, which backing data keeps, MS1) with one cast to that concrete
 //       type, and gives what `ModelStorage.models(in:)` gives for such a value; a value of any
@@ -112,7 +114,10 @@ final class ModelPropertyTable: @unchecked Sendable {
             }
             let valueType = Swift.type(of: entry.keypath).valueType
             let kind: Property.Kind
-            if let relation = Self.relationshipKind(valueType) {
+            if (entry.metadata as? Schema.Attribute)?.transformer != nil {
+                // Stored as the transformer's bytes, whatever the Swift type (TC1).
+                kind = .attribute(.binaryData, isOptional: valueType is any OptionalValue.Type)
+            } else if let relation = Self.relationshipKind(valueType) {
                 kind = relation
             } else if let (stored, optional) = AttributeCoding.attributeType(of: valueType) {
                 kind = .attribute(stored, isOptional: optional)
@@ -161,6 +166,10 @@ final class ModelPropertyTable: @unchecked Sendable {
                 {
                     properties[i].inverseIsToOne = true
                 }
+            } else if let transformer = properties[i].attribute?.transformer {
+                let name = "\(Schema.entityName(for: type)).\(properties[i].name)"
+                properties[i].coding = AttributeCoding.transformableConverters(
+                    try transformer.transformer(for: name), valueType: properties[i].valueType, property: name)
             } else {
                 properties[i].coding = AttributeCoding.converters(for: properties[i].valueType)
             }
