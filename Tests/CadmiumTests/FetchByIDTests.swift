@@ -126,6 +126,31 @@ extension CadmiumSuites {
             }
         }
 
+        /// A fetch overlays the transaction's changes only once it has some (the "fetch, then change"
+        /// body builds no change set for its fetch), and again none after a commit inside the body.
+        @Test func aTransactionOverlaysItsChangesOnlyOnceItHasSome() throws {
+            let (rex, fido, _, _, _) = try initPets()
+            try background {
+                try Cd.transactAndWait {
+                    let context = try Cd.transactionContext()
+                    #expect(context.overlayChanges() == nil, "nothing changed yet")
+                    let dog = try #require(try both(KeyedPet.self, fido))
+                    #expect(context.overlayChanges() == nil, "a fetch changes nothing")
+                    dog.name = "fido II"
+                    #expect(context.overlayChanges()?.updated[fido]?["name"] == .attribute(.string("fido II")))
+                    #expect(try both(KeyedPet.self, fido)?.name == "fido II", "the overlay is read")
+                    try Cd.commit()
+                    #expect(context.overlayChanges() == nil, "committed: nothing left to overlay")
+                    #expect(try both(KeyedPet.self, fido)?.name == "fido II", "now from the store")
+                    Cd.delete(try #require(try both(KeyedPet.self, rex)))
+                    #expect(context.overlayChanges()?.deleted == [rex])
+                    #expect(try both(KeyedPet.self, rex) == nil, "a pending delete")
+                    Cd.cancelImplicitCommit()
+                }
+                #expect(try Cd.read { try both(KeyedPet.self, in: [rex, fido]) } == ["rex", "fido II"])
+            }
+        }
+
         @MainActor @Test func theMainContextRefreshesAFetchedObjectFromTheLastCommit() async throws {
             let (_, _, tom, _, _) = try initPets()
             let cat = try #require(try both(KeyedCat.self, tom))

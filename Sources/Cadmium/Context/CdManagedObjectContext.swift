@@ -403,6 +403,17 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
 
     // MARK: - Changes
 
+    /// The changes a fetch in this context overlays on the store: a transaction's uncommitted
+    /// changes (`pendingChanges()`), or nil when it has none to overlay — no object inserted,
+    /// deleted or changed since its last commit or flush (MC2), so `pendingChanges()` would be
+    /// empty, which the store reads as nil. Checked under the lock without building the change
+    /// set: a transaction's first fetch (the usual "fetch, then change" body) builds nothing.
+    func overlayChanges() -> ChangeSet? {
+        guard kind == .transaction else { return nil }
+        let untouched = lock.withLock { insertedObjects.isEmpty && deleted.isEmpty && changedObjects.isEmpty }
+        return untouched ? nil : pendingChanges()
+    }
+
     /// The context's uncommitted changes as one change set (keeps MC2).
     func pendingChanges() -> ChangeSet {
         let start = generation.load(ordering: .relaxed)
@@ -614,29 +625,30 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         precondition(kind == .main)
         let state = ThreadState.current
         state.insideMainMerge = true
-        for id in applied.updated.union(applied.deleted) {
-            guard let object = registered(id) else { continue }
+        // Nothing to refault or notify when no object is registered (a main thread that only
+        // observes commits): the common case of a stream of commits costs no look-ups here.
+        let (anyRegistered, anyWatched) = lock.withLock { (!registry.isEmpty, !watched.isEmpty) }
+        if anyRegistered {
             // A deleted object keeps its last values, so a `.deleted` handler or a fetched
             // results controller's delete can still tell which object it was.
-            if applied.deleted.contains(id) {
-                object.withState { $0.isDeleted = true }
-            } else {
-                object.refresh(with: nil)
-            }
+            for id in applied.deleted { registered(id)?.withState { $0.isDeleted = true } }
+            for id in applied.updated where !applied.deleted.contains(id) { registered(id)?.refresh(with: nil) }
         }
-        let handlers = lock.withLock { watched.compactMapValues { $0.object } }
-        func send(_ ids: some Sequence<ObjectID>, _ event: CdManagedObjectUpdateEvent) {
-            for id in ids.sorted() {
-                handlers[id]?.sendUpdateEvent(event)
+        if anyWatched {
+            let handlers = lock.withLock { watched.compactMapValues { $0.object } }
+            func send(_ ids: some Sequence<ObjectID>, _ event: CdManagedObjectUpdateEvent) {
+                for id in ids.sorted() {
+                    handlers[id]?.sendUpdateEvent(event)
+                }
             }
+            send(applied.updated.subtracting(direct), .refreshed)
+            send(applied.updated.intersection(direct), .updated)
+            send(applied.deleted, .deleted)
         }
-        send(applied.updated.subtracting(direct), .refreshed)
-        send(applied.updated.intersection(direct), .updated)
-        send(applied.deleted, .deleted)
         lock.withLock {
-            prefetchedRows = [:]
+            if !prefetchedRows.isEmpty { prefetchedRows = [:] }
             for id in applied.deleted { watched[id] = nil }
-            registry = registry.filter { $0.value.object != nil }
+            if !registry.isEmpty { registry = registry.filter { $0.value.object != nil } }
         }
         state.insideMainMerge = false
         // After the merge proper, so controllers see refaulted objects and their delegates are

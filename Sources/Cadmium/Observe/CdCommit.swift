@@ -41,6 +41,9 @@ public struct CdCommit: Sendable, Hashable, CustomStringConvertible {
         // its IDs here, not three.
         func byEntity(_ ids: Set<ObjectID>) -> [String: Set<ObjectID>] {
             if ids.isEmpty { return [:] }  // most commits leave two of the three lists empty
+            // Most commits touch one entity per list: found by comparing names, with no set built.
+            let first = ids.first!.entity
+            if ids.allSatisfy({ $0.entity == first }) { return [first: ids] }
             var entities: Set<String> = []
             var last: String?
             for id in ids where id.entity != last {

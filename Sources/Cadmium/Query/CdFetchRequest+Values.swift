@@ -160,7 +160,7 @@ extension CdFetchRequest {
         let (request, context) = try prepared(call)
         let (snapshot, owned) = try context.readSnapshot()
         defer { if owned { snapshot.end() } }
-        return try snapshot.fetchRows(request, pending: context.kind == .transaction ? context.pendingChanges() : nil)
+        return try snapshot.fetchRows(request, pending: context.overlayChanges())
     }
 
     /// The store's plan for this request: its access path (primary key, index scan, relationship,

@@ -240,10 +240,8 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
         return (request, context)
     }
 
-    /// Pending changes to overlay: a transaction's own.
-    private func pending(_ context: CdManagedObjectContext) -> ChangeSet? {
-        context.kind == .transaction ? context.pendingChanges() : nil
-    }
+    /// Pending changes to overlay: a transaction's own, if it has any.
+    private func pending(_ context: CdManagedObjectContext) -> ChangeSet? { context.overlayChanges() }
 
     /// Runs the query in the calling thread's current context.
     public func fetch() throws -> [T] {
