@@ -103,25 +103,6 @@ extension Schema {
         /// An option of a relationship.
         public struct Option: Hashable, Sendable {
             let kind: String
-            /// The transformer of `.transformable(by:)`; nil for the other options.
-            let transformer: TransformerReference?
-
-            init(kind: String, transformer: TransformerReference? = nil) {
-                self.kind = kind
-                self.transformer = transformer
-            }
-
-            /// Stored as the bytes an instance of `transformerType` makes of the value
-            /// (`transformedValue(_:)`), read back with `reverseTransformedValue(_:)`.
-            public static func transformable(by transformerType: ValueTransformer.Type) -> Option {
-                Option(kind: "transformable", transformer: .type(transformerType))
-            }
-
-            /// Stored through the transformer registered under `transformerName`
-            /// (`ValueTransformer.setValueTransformer(_:forName:)`, before the container opens).
-            public static func transformable(by transformerName: String) -> Option {
-                Option(kind: "transformable", transformer: .name(transformerName))
-            }
             /// A to-one whose destination may be held by one source only; accepted, no effect.
             public static let unique = Option(kind: "unique")
         }
