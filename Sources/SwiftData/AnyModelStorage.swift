@@ -31,6 +31,10 @@ protocol AnyModelStorage: AnyObject {
     var objectID: ObjectID? { get }
     var identifier: PersistentIdentifier? { get }
     var state: ModelState { get set }
+    /// Whether the model was made with its class's property table (its values in slots); one
+    /// made while the table could not be read (a named transformer not yet registered) keeps
+    /// its values where no save reads them, so it is never inserted.
+    var hasTable: Bool { get }
     var hasChanges: Bool { get }
     var isDeleted: Bool { get }
     /// The model these values belong to, while it is alive.

@@ -120,6 +120,13 @@ public final class ModelContext {
             }
             return
         }
+        guard storage.hasTable else {
+            deferredError = SwiftDataError(
+                .unknownSchema,
+                "a \(type(of: model)) made before its class's schema could be read (a transformer name registered "
+                    + "after the model was made?) cannot be inserted: its values are not where a save reads them")
+            return
+        }
         // A class of the schema names an entity of the store's model, built from that schema.
         let schemaTable = container.tablesByType[ObjectIdentifier(type(of: model))]
         let entity = schemaTable?.entityName ?? container.entityName(type(of: model))

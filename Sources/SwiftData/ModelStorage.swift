@@ -46,8 +46,8 @@ import Foundation
 /// generic metadata.
 @usableFromInline
 final class ModelStorage<Model: PersistentModel>: ModelStorageBase, BackingData, AnyModelStorage {
-    /// The class's property table; nil when its metadata has no stored form (then every value
-    /// is in `others`, and the model cannot be inserted).
+    /// The class's property table; nil when its metadata had no stored form when the model was
+    /// made (then every value is in `others`, and the model cannot be inserted: `hasTable`).
     private let table: ModelPropertyTable?
     /// Loaded or set values, by property index (MS1).
     private var slots: [Any?]
@@ -115,6 +115,8 @@ final class ModelStorage<Model: PersistentModel>: ModelStorageBase, BackingData,
     var identifier: PersistentIdentifier? {
         objectID.map { PersistentIdentifier(objectID: $0, storeIdentifier: storeIdentifier) }
     }
+
+    var hasTable: Bool { table != nil }
 
     var hasChanges: Bool { state == .inserted || state == .deleted || !changed.isEmpty }
     var isDeleted: Bool { state == .deleted }
@@ -392,6 +394,9 @@ final class ModelStorage<Model: PersistentModel>: ModelStorageBase, BackingData,
         context = nil
         changeLog = nil
         changed = []
+        // Keeps MS11: a rollback refaults the models this one was linked to, so an insert again
+        // links its relationships again (linking is idempotent).
+        inversesPending = true
     }
 
     func loadedRelatedModels() -> [any PersistentModel] {

@@ -42,10 +42,12 @@ enum PredicateTranslation {
 
     /// The store sort of `sort`: String properties case-insensitively.
     static func sort<T: PersistentModel>(_ sort: Foundation.SortDescriptor<T>) throws -> CdObjects.SortDescriptor {
-        guard let keyPath = sort.keyPath, let property = property(keyPath) else {
+        guard let keyPath = sort.keyPath, let property = property(keyPath), property.attribute?.transformer == nil
+        else {
             throw SwiftDataError(
                 .unsupportedSortDescriptor,
-                "\(sort) does not sort by a persisted property of \(T.self); sort by a key path of one")
+                "\(sort) does not sort by a persisted property of \(T.self) (a transformable one cannot be sorted "
+                    + "in the store); sort by a key path of one")
         }
         var isString = false
         if case .attribute(.string, _) = property.kind { isString = true }
@@ -62,7 +64,10 @@ enum PredicateTranslation {
 
     /// The property names of one key path node.
     static func names(_ keyPath: AnyKeyPath) -> Result<[String], CdQueryError> {
-        if let property = property(keyPath) { return .success([property.name]) }
+        if let property = property(keyPath) {
+            if property.attribute?.transformer != nil { return .failure(transformableRefusal(keyPath)) }
+            return .success([property.name])
+        }
         if let model = type(of: keyPath).rootType as? any PersistentModel.Type, keyPath == identityKeyPath(model) {
             return .success([])  // `persistentModelID`: the object itself, compared with an identifier
         }
@@ -79,6 +84,15 @@ enum PredicateTranslation {
                 .unresolvedKeyPath, part: "\(keyPath)",
                 message: "\(keyPath) is not a persisted property of \(type(of: keyPath).rootType) "
                     + "(computed and @Transient properties are not stored, so the store cannot query them)"))
+    }
+
+    /// The error for a transformable attribute in a predicate or a sort: the store holds the
+    /// transformer's bytes (TC1), which compare with nothing a predicate or a sort states.
+    private static func transformableRefusal(_ keyPath: AnyKeyPath) -> CdQueryError {
+        CdQueryError(
+            .unsupportedExpression, part: "\(keyPath)",
+            message: "\(keyPath) is a transformable attribute: the store holds the bytes its transformer makes, so "
+                + "it cannot be compared or sorted in the store; filter or sort the fetched models in Swift")
     }
 
     /// `\T.persistentModelID`.

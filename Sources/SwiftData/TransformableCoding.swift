@@ -13,7 +13,12 @@
 //  TC3. The transformer is made or looked up once, with the class's property table (MT1): a
 //       class transformer by `init()`, a named one from the names registered when the table is
 //       built; a name with no transformer, or a transformer that cannot transform back, is an
-//       `unknownSchema` error when the container opens.
+//       `unknownSchema` error when the container opens. A model made while the table could not
+//       be built (its name not yet registered) is refused at insert (`hasTable` of
+//       AnyModelStorage), since its values are not in slots.
+//  TC4. A transformable attribute is neither compared nor sorted in the store (the transformer's
+//       bytes compare with nothing a predicate states): a `#Predicate` or `SortDescriptor` on one
+//       is an error naming it.
 
 import Foundation
 

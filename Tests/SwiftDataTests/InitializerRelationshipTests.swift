@@ -79,6 +79,25 @@ final class Credit {
         #expect(tracks.map { $0.credits.map(\.role) } == [["piano"]])
     }
 
+    @Test func aRolledBackInsertLinksItsInversesWhenInsertedAgain() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        let track = Track(name: "Flamenco Sketches")
+        context.insert(track)
+        try context.save()
+        let credit = Credit(role: "trumpet", track: track)
+        context.insert(credit)
+        #expect(track.credits.map(\.role) == ["trumpet"])
+        context.rollback()
+        #expect(track.credits.isEmpty)
+        context.insert(credit)
+        #expect(track.credits.map(\.role) == ["trumpet"])
+        try context.save()
+
+        let reader = ModelContext(container)
+        #expect(try reader.fetch(FetchDescriptor<Track>()).map { $0.credits.map(\.role) } == [["trumpet"]])
+    }
+
     @Test func relationshipsSetAfterTheInitializerAreLinkedOnce() throws {
         let container = try container()
         let context = ModelContext(container)

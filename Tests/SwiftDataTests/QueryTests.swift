@@ -71,6 +71,15 @@ import Testing
         #expect(
             try titles(#Predicate { if let author = $0.author { author.name.starts(with: "Fer") } else { true } })
                 == ["Anonymous", "Mensagem", "O Livro do Desassossego"])
+        // Two bindings nest one `flatMap` in another: a missing birth date takes the `else` too.
+        let eca = try #require(
+            try context.fetch(FetchDescriptor<Author>(predicate: #Predicate { $0.name == "Eça de Queirós" })).first)
+        eca.born = Date(timeIntervalSince1970: -3_940_000_000)  // 1845
+        try context.save()
+        let cutoff = Date(timeIntervalSince1970: 0)
+        #expect(
+            try titles(#Predicate { if let author = $0.author, let born = author.born { born > cutoff } else { true } })
+                == ["Anonymous", "Mensagem", "O Livro do Desassossego"])
     }
 
     @Test func sortsLimitsAndOffsets() throws {

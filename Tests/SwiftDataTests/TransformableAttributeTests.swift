@@ -75,6 +75,13 @@ final class Orphan {
     init() {}
 }
 
+@Model
+final class Latecomer {
+    @Attribute(.transformable(by: "RegisteredLate")) var note: String?
+
+    init(note: String?) { self.note = note }
+}
+
 @Suite struct TransformableAttributeTests {
     func container(_ types: any PersistentModel.Type...) throws -> ModelContainer {
         ValueTransformer.setValueTransformer(ReversingTransformer(), forName: NSValueTransformerName("Reversing"))
@@ -112,6 +119,37 @@ final class Orphan {
             return error.message.contains("Smudge.hue") && error.message.contains("not Data")
         }
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Smudge>()) == 0)
+    }
+
+    @Test func aTransformableAttributeIsNotQueriedNorSortedInTheStore() throws {
+        let context = ModelContext(try container(Swatch.self))
+        context.insert(Swatch(name: "teal", hue: Hue(red: 0, green: 128, blue: 128), note: "calm"))
+        try context.save()
+        #expect(throws: SwiftDataError.self) {
+            try context.fetch(FetchDescriptor<Swatch>(predicate: #Predicate { $0.note == "calm" }))
+        }
+        #expect(throws: SwiftDataError.self) {
+            try context.fetch(FetchDescriptor<Swatch>(sortBy: [SortDescriptor(\.note)]))
+        }
+    }
+
+    @Test func aModelMadeBeforeItsTransformerWasRegisteredIsNotInserted() throws {
+        let early = Latecomer(note: "made too soon")  // the name has no transformer yet
+        ValueTransformer.setValueTransformer(ReversingTransformer(), forName: NSValueTransformerName("RegisteredLate"))
+        let container = try ModelContainer(
+            for: Latecomer.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.insert(early)
+        #expect {
+            try context.save()
+        } throws: { error in
+            (error as? SwiftDataError)?.message.contains("Latecomer made before its class's schema could be read")
+                == true
+        }
+        context.insert(Latecomer(note: "on time"))
+        try context.save()
+        let notes = try ModelContext(container).fetch(FetchDescriptor<Latecomer>()).map(\.note)
+        #expect(notes == ["on time"])
     }
 
     @Test func aNameWithNoTransformerIsRefusedWhenTheContainerOpens() throws {

@@ -242,23 +242,31 @@ extension PredicateExpressions.NilCoalesce: NilCoalesceNode, StorePredicateNode 
     }
 }
 
-/// `?.`, read without its generic parameters: the optional it unwraps.
+/// `?.` (`flatMap`), read without its generic parameters.
 protocol OptionalChainNode {
-    var wrappedNode: Any { get }
+    /// The condition that the chain gives nil (FT1).
+    func nilTest(_ t: StoreTranslation) throws -> CdPredicate
 }
 
 extension PredicateExpressions.OptionalFlatMap: OptionalChainNode {
-    var wrappedNode: Any { wrapped }
+    /// Nil when what it unwraps is nil, or, for a body that is itself optional (a nested
+    /// `flatMap`, as a multi-binding `if let` expands to), when the body gives nil.
+    func nilTest(_ t: StoreTranslation) throws -> CdPredicate {
+        let outer = try PredicateExpressions.nilTest(t, wrapped)
+        guard RHS.Output.self is any OptionalOutput.Type else { return outer }
+        var inner = t
+        inner.bindings[variable.key] = try t.expression(wrapped)
+        return .or(outer, try PredicateExpressions.nilTest(inner, transform))
+    }
 }
 
 extension PredicateExpressions {
-    /// The condition that `node`, an optional, is nil: `node == nil` on the value it reads, or,
-    /// for a condition under `?.` (`$0.author.flatMap { $0.name == x }`), on what the `?.`
-    /// unwraps (FT1).
+    /// The condition that `node`, an optional, is nil (FT1): for a `?.` chain, that what it
+    /// unwraps is nil or its optional body gives nil (not the store's answer for the body's value
+    /// on a missing object, which may be a count of 0 or a condition); else `node == nil` on the
+    /// value it reads.
     static func nilTest(_ t: StoreTranslation, _ node: Any) throws -> CdPredicate {
-        if let chain = node as? any OptionalChainNode, case .predicate = try t.translate(node) {
-            return try nilTest(t, chain.wrappedNode)
-        }
+        if let chain = node as? any OptionalChainNode { return try chain.nilTest(t) }
         return .comparison(PredicateComparison(try t.expression(node), .equal, .constant(.null)))
     }
 }
