@@ -15,6 +15,11 @@
 //       PredicateRequestCache.swift) and the store reads its record by ID (FK4), with the
 //       descriptor's entity, subentities and paging as the request would state them. So it
 //       answers exactly what FE2 answers, without the request, its boxed identifier or a plan.
+//  FE4. A sort the store cannot run (a key path through a relationship, `\.trip?.name`, or to a
+//       property it does not hold) is run in Swift with the descriptor's own `SortDescriptor`s
+//       on every match, and the offset and limit are applied after it: the same models, in the
+//       order `sorted(using:)` gives, as a store sort would on a property it held. Every match is
+//       read for it, so such a fetch costs what a fetch without a limit does.
 
 internal import CdObjects
 import Foundation
@@ -27,6 +32,7 @@ extension ModelContext {
     /// ```
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         if needsCatchUp { catchUp() }
+        if !PredicateTranslation.storeSorts(descriptor.sortBy) { return try fetchSortedInSwift(descriptor) }  // FE4
         if let found = try fetchByIdentifier(descriptor) { return found }  // FE3
         let request = try request(descriptor)
         let pending = try overlay(descriptor.includePendingChanges)
@@ -60,8 +66,22 @@ extension ModelContext {
         return matches?.compactMap { instance(for: $0.id, slots: $0.values) as? T }  // keeps FE1
     }
 
+    /// The models of a fetch whose sort the store cannot run, sorted in Swift, then paged (FE4).
+    private func fetchSortedInSwift<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        var unsorted = descriptor
+        unsorted.sortBy = []
+        unsorted.fetchOffset = nil
+        unsorted.fetchLimit = nil
+        let sorted = try fetch(unsorted).sorted(using: descriptor.sortBy)
+        let start = min(sorted.count, max(0, descriptor.fetchOffset ?? 0))
+        let end = descriptor.fetchLimit.map { min(sorted.count, start + max(0, $0)) } ?? sorted.count
+        return Array(sorted[start..<end])
+    }
+
     /// The number of models `descriptor` matches.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        var descriptor = descriptor
+        descriptor.sortBy = []  // the order changes no count (and a sort only Swift runs, FE4, would refuse)
         let request = try request(descriptor)
         let pending = try overlay(descriptor.includePendingChanges)
         do { return try container.store.read { try $0.count(request, pending: pending) } } catch {
@@ -78,6 +98,9 @@ extension ModelContext {
     }
 
     func fetchObjectIDs<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [ObjectID] {
+        if !PredicateTranslation.storeSorts(descriptor.sortBy) {  // FE4: the models give the order
+            return try fetchSortedInSwift(descriptor).compactMap { $0.storage?.objectID }
+        }
         let request = try request(descriptor)
         let pending = try overlay(descriptor.includePendingChanges)
         do { return try container.store.read { try $0.fetchIDs(request, pending: pending) } } catch {

@@ -46,12 +46,16 @@ enum PredicateTranslation {
         else {
             throw SwiftDataError(
                 .unsupportedSortDescriptor,
-                "\(sort) does not sort by a persisted property of \(T.self) (a transformable one cannot be sorted "
-                    + "in the store); sort by a key path of one")
+                "\(sort) does not sort by a property of \(T.self) the store holds")
         }
         var isString = false
         if case .attribute(.string, _) = property.kind { isString = true }
         return CdObjects.SortDescriptor(property.name, ascending: sort.order == .forward, caseInsensitive: isString)
+    }
+
+    /// Whether the store runs every one of `sorts` (FE4 of ModelContext+Fetch.swift).
+    static func storeSorts<T: PersistentModel>(_ sorts: [Foundation.SortDescriptor<T>]) -> Bool {
+        sorts.allSatisfy { (try? sort($0)) != nil }
     }
 
     /// The persisted property a key path of a model class leads to.
@@ -86,13 +90,13 @@ enum PredicateTranslation {
                     + "(computed and @Transient properties are not stored, so the store cannot query them)"))
     }
 
-    /// The error for a transformable attribute in a predicate or a sort: the store holds the
-    /// transformer's bytes (TC1), which compare with nothing a predicate or a sort states.
+    /// The error for a transformable attribute in a predicate: the store holds the transformer's
+    /// bytes (TC1, TC4), which compare with nothing a predicate states.
     private static func transformableRefusal(_ keyPath: AnyKeyPath) -> CdQueryError {
         CdQueryError(
             .unsupportedExpression, part: "\(keyPath)",
             message: "\(keyPath) is a transformable attribute: the store holds the bytes its transformer makes, so "
-                + "it cannot be compared or sorted in the store; filter or sort the fetched models in Swift")
+                + "it cannot be compared in the store; filter the fetched models in Swift")
     }
 
     /// `\T.persistentModelID`.

@@ -17,8 +17,8 @@
 //       be built (its name not yet registered) is refused at insert (`hasTable` of
 //       AnyModelStorage), since its values are not in slots.
 //  TC4. A transformable attribute is neither compared nor sorted in the store (the transformer's
-//       bytes compare with nothing a predicate states): a `#Predicate` or `SortDescriptor` on one
-//       is an error naming it.
+//       bytes compare with nothing a predicate states): a `#Predicate` on one is an error naming
+//       it, and a `SortDescriptor` on one is run in Swift (FE4 of ModelContext+Fetch.swift).
 
 import Foundation
 

@@ -94,6 +94,30 @@ import Testing
         #expect(try context.fetchIdentifiers(descriptor).count == 2)
     }
 
+    /// A sort through a relationship runs in Swift on every match, then the offset and limit
+    /// apply (FE4 of ModelContext+Fetch.swift); counts ignore it.
+    @Test func aSortThroughARelationshipRunsInSwiftBeforeThePaging() throws {
+        let (context, _) = try library()
+        context.insert(Book(title: "Anonymous", pages: 40))
+        try context.save()
+        let byAuthor = [SortDescriptor<Book>(\.author?.name), SortDescriptor(\.title, order: .reverse)]
+        let all = try context.fetch(FetchDescriptor(sortBy: byAuthor)).map(\.title)
+        // No author first (nil sorts first), then Eça, then Pessoa's two, titles descending.
+        #expect(all == ["Anonymous", "Os Maias", "O Livro do Desassossego", "Mensagem"])
+        var page = FetchDescriptor(predicate: #Predicate<Book> { $0.pages > 50 }, sortBy: byAuthor)
+        page.fetchOffset = 1
+        page.fetchLimit = 1
+        #expect(try context.fetch(page).map(\.title) == ["O Livro do Desassossego"])
+        let ids = try context.fetchIdentifiers(page)
+        #expect(ids == (try context.fetch(page)).map(\.persistentModelID))
+        #expect(try context.fetchCount(page) == 1)  // the paging counts, the sort does not
+        #expect(
+            try context.fetchCount(FetchDescriptor(predicate: #Predicate<Book> { $0.pages > 50 }, sortBy: byAuthor))
+                == 3)
+        let batched = try context.fetch(FetchDescriptor(sortBy: byAuthor), batchSize: 2)
+        #expect(batched.map(\.title) == all)
+    }
+
     @Test func aPredicateTheStoreCannotRunIsAnError() throws {
         let (context, _) = try library()
         let descriptor = FetchDescriptor<Book>(predicate: #Predicate { $0.pages * 2 > 300 })
