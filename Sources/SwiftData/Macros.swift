@@ -19,7 +19,7 @@
 @attached(
     member,
     names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init),
-    named(_$observationRegistrar))
+    named(_$observationRegistrar), named(_$storeValuesChanged))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable, Sendable)
 public macro Model() = #externalMacro(module: "SwiftDataMacros", type: "PersistentModelMacro")

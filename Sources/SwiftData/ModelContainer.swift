@@ -22,6 +22,7 @@
 internal import CdObjects
 internal import CdStore
 import Foundation
+import Synchronization
 
 /// The schema and store of an app's models.
 ///
@@ -56,6 +57,9 @@ public final class ModelContainer: @unchecked Sendable {
     let entitiesByCode: [EntityNameCode: ModelEntity]
     /// Touched on the main actor only (`mainContext`).
     nonisolated(unsafe) private var main: ModelContext?
+    /// Whether `mainContext` was made, and whether a catch-up of it is scheduled (MC5).
+    private let hasMainContext = Atomic<Bool>(false)
+    private let mainCatchUpScheduled = Atomic<Bool>(false)
 
     /// The migration plan the store was brought up to date with, if any.
     public let migrationPlan: (any SchemaMigrationPlan.Type)?
@@ -145,8 +149,9 @@ public final class ModelContainer: @unchecked Sendable {
         } catch {
             throw SwiftDataError.store(error, opening: true)
         }
-        lease.observeOtherCommits { [changeLog] applied in
+        lease.observeOtherCommits { [weak self, changeLog] applied in
             changeLog.record(updated: applied.updated, deleted: applied.deleted)  // keeps HY2
+            self?.mainContextMayCatchUp()  // MC5
         }
     }
 
@@ -199,7 +204,21 @@ public final class ModelContainer: @unchecked Sendable {
         context.autosaveEnabled = true
         context.isMainContext = true
         main = context
+        hasMainContext.store(true, ordering: .releasing)
         return context
+    }
+
+    /// After a save was recorded: lets the main context take it in on the main actor, once for
+    /// any number of saves recorded before it runs (MC5 of ModelContext.swift).
+    func mainContextMayCatchUp() {
+        guard hasMainContext.load(ordering: .acquiring),
+            !mainCatchUpScheduled.exchange(true, ordering: .acquiringAndReleasing)
+        else { return }
+        Task { @MainActor [self] in
+            mainCatchUpScheduled.store(false, ordering: .releasing)
+            guard let main, main.needsCatchUp else { return }
+            main.catchUp()
+        }
     }
 
     /// Deletes every model of the store, in one save.

@@ -36,9 +36,10 @@ extension ModelContext {
         let applied: AppliedChanges
         do { applied = try container.store.apply(slots: changes) } catch { throw SwiftDataError.store(error) }
         finishSave(applied)
-        container.changeLog.record(updated: applied.updated, deleted: applied.deleted)
+        let own = container.changeLog.record(updated: applied.updated, deleted: applied.deleted)
         container.lease.announce(applied)  // HY2
-        catchUp()
+        catchUp(own: own)
+        container.mainContextMayCatchUp()  // MC5
         NotificationCenter.default.post(name: ModelContext.didSave, object: nil)
     }
 

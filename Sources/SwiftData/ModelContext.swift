@@ -15,6 +15,12 @@
 //       setter of the model in the context (`ModelStorage.set`) or through the inverse the new
 //       model's own setter keeps (`ModelStorage.link`). So nothing new is reachable from the
 //       context's models that it does not hold, and a save has no graph to walk.
+//  MC5. The main context takes in every other save of its container (other contexts, the `Cd`
+//       API and other processes on the file) soon after it is recorded, on the main actor, and
+//       tells the observers of each clean model it refreshed or found deleted: each persisted
+//       property of such a model sends its observation events once the new values are in
+//       (`withObservationTracking` fires). Other contexts take saves in on their next fetch or
+//       read, without events. A context's own save sends none.
 //  MC4. The registry's dead entries are dropped whenever it reaches twice the entries that were
 //       alive at the last sweep (and at least 4,096): a context that makes many models over its
 //       life (a loop of fetches whose results it lets go) keeps entries for those still alive, not
@@ -340,21 +346,37 @@ public final class ModelContext {
 
     /// Takes in the saves of the container's other contexts: clean registered models of changed
     /// objects read their values again, those of deleted objects become deleted. Models with
-    /// pending changes here keep them (the next save then meets the store's state).
-    func catchUp() {
+    /// pending changes here keep them (the next save then meets the store's state). The main
+    /// context then tells the observers of the models it refreshed (MC5); `own` is the
+    /// generation of this context's own save, whose models changed nothing it did not know.
+    func catchUp(own: Int? = nil) {
         let (entries, generation) = container.changeLog.since(seenGeneration)
         seenGeneration = generation
+        var touched: [any PersistentModel] = []
+        defer {
+            if isMainContext { for model in touched { model._$storeValuesChanged() } }  // MC5
+        }
         guard let entries else {
-            for id in Array(registered.keys) { registry(id)?.storage?.refault() }
+            for id in Array(registered.keys) {
+                guard let model = registry(id), let storage = model.storage, !storage.hasChanges else { continue }
+                storage.refault()
+                touched.append(model)
+            }
             return
         }
         for entry in entries {
-            for id in entry.updated { registry(id)?.storage?.refault() }
+            let notes = entry.generation != own
+            for id in entry.updated {
+                guard let model = registry(id), let storage = model.storage, !storage.hasChanges else { continue }
+                storage.refault()
+                if notes { touched.append(model) }
+            }
             for id in entry.deleted {
-                guard let storage = registry(id)?.storage, !storage.hasChanges else { continue }
+                guard let model = registry(id), let storage = model.storage, !storage.hasChanges else { continue }
                 storage.state = .deleted
                 storage.detach()
                 unregister(id)
+                if notes { touched.append(model) }
             }
         }
     }

@@ -1,6 +1,7 @@
 // `@Model`: a class becomes a `PersistentModel` and `Observable`. The member role adds the
 // backing data, the schema metadata (one `Schema.PropertyMetadata` per persisted property, then
-// one per `#Unique`/`#Index`), `init(backingData:)` and the observation registrar; the member
+// one per `#Unique`/`#Index`), `init(backingData:)`, the observation registrar and
+// `_$storeValuesChanged()` (each persisted property's observation events); the member
 // attribute role marks each persisted property `@_PersistedProperty`; the extension role adds
 // the conformances, and declares models not Sendable, as SwiftData does.
 //
@@ -49,6 +50,10 @@ open class PersistentModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMac
         let metadataList =
             metadata.isEmpty ? "[]" : "[\n" + metadata.map { "    " + $0 }.joined(separator: ",\n") + "\n]"
         let initializations = members.persisted.map { "_\($0.name) = SwiftData._SwiftDataNoType()" }
+        // The observation events of a refresh from another context's save (MC5 of ModelContext).
+        let changes = members.persisted.map {
+            "_$observationRegistrar.withMutation(of: self, keyPath: \\\(name).\($0.name)) {}"
+        }
         return [
             """
             @Transient private var _$backingData: any SwiftData.BackingData<\(raw: name)> = \
@@ -71,6 +76,11 @@ open class PersistentModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMac
             }
             """,
             "@Transient private let _$observationRegistrar = Observation.ObservationRegistrar()",
+            """
+            \(raw: access)func _$storeValuesChanged() {
+                \(raw: changes.joined(separator: "\n"))
+            }
+            """,
         ]
     }
 

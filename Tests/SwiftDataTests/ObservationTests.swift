@@ -1,5 +1,6 @@
 // Persisted properties are observed through the model's registrar: `withObservationTracking`
-// fires when one changes, and not for a change of another property.
+// fires when one changes, and not for a change of another property; the main context's models
+// fire too when another context saves a change to them (MC5 of ModelContext.swift).
 
 import Foundation
 import Observation
@@ -23,5 +24,49 @@ import Testing
         #expect(!titleChanged.withLock { $0 })
         book.title = "Changed"
         #expect(titleChanged.withLock { $0 })
+    }
+
+    @Test @MainActor func theMainContextsModelsFireForAnotherContextsSave() async throws {
+        let container = try libraryContainer()
+        let writer = ModelContext(container)
+        writer.insert(Book(title: "Draft", pages: 10))
+        writer.insert(Book(title: "Other", pages: 20))
+        try writer.save()
+        let main = container.mainContext
+        let shown = try main.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]))
+        let (draft, other) = (shown[0], shown[1])
+        let draftChanged = Mutex(false), otherChanged = Mutex(false)
+        withObservationTracking {
+            _ = draft.title
+        } onChange: {
+            draftChanged.withLock { $0 = true }
+        }
+        withObservationTracking {
+            _ = other.title
+        } onChange: {
+            otherChanged.withLock { $0 = true }
+        }
+
+        let edited = try #require(
+            try writer.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.title == "Draft" })).first)
+        edited.title = "Final"
+        try writer.save()
+        // The main actor takes the save in at its next turn, without a fetch or a read first.
+        for _ in 0..<200 where !draftChanged.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(draftChanged.withLock { $0 })
+        #expect(!otherChanged.withLock { $0 })
+        #expect(draft.title == "Final")
+
+        // The main context's own save sends nothing to its models' observers.
+        let ownChanged = Mutex(false)
+        withObservationTracking {
+            _ = draft.title
+        } onChange: {
+            ownChanged.withLock { $0 = true }
+        }
+        draft.pages = 11
+        try main.save()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!ownChanged.withLock { $0 })
     }
 }
