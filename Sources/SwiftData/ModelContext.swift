@@ -135,7 +135,7 @@ public final class ModelContext {
         }
         // A class of the schema names an entity of the store's model, built from that schema.
         let schemaTable = container.tablesByType[ObjectIdentifier(type(of: model))]
-        let entity = schemaTable?.entityName ?? container.entityName(type(of: model))
+        let entity = schemaTable?.entityName ?? Schema.entityName(for: type(of: model))
         guard schemaTable != nil || container.store.model.entity(named: entity) != nil else {
             deferredError = SwiftDataError(.unknownSchema, "\(entity) is not in the container's schema")
             return

@@ -233,12 +233,13 @@ extension PredicateExpressions.NilCoalesce: NilCoalesceNode, StorePredicateNode 
             throw StoreTranslation.unsupported(
                 self, "no store equivalent outside a comparison; compare it with a value (`(a ?? d) == v`)")
         }
+        guard case let .expression(.constant(.bool(fallback))) = try translation.translate(rhs) else {
+            return .predicate(try choice(translation) { try translation.predicate($0) })
+        }
+        // A constant fallback: the choice with its constant side folded away.
         let isNil = try PredicateExpressions.nilTest(translation, lhs)
         let value = try translation.predicate(lhs)
-        if case let .expression(.constant(.bool(fallback))) = try translation.translate(rhs) {
-            return .predicate(fallback ? .or(isNil, value) : .and(.not(isNil), value))
-        }
-        return .predicate(try choice(translation) { try translation.predicate($0) })
+        return .predicate(fallback ? .or(isNil, value) : .and(.not(isNil), value))
     }
 }
 
