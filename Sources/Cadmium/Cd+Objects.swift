@@ -224,12 +224,12 @@ extension Cd {
         }
         let owner = object.managedObjectContext
         if owner === context { return object }
-        if let owner, owner.kind == .transaction, owner.hasChanges {
+        if let owner, owner.kind == .transaction || owner.kind == .editing, owner.hasChanges {
             throw Misuse.report(
                 .g2,
                 "Cd.useInCurrentContext(\(object)): the object belongs to \(owner), which has "
-                    + "uncommitted changes. Commit that transaction first (Cd.commit(), or let it end), "
-                    + "then move the object."
+                    + "uncommitted changes. Commit that transaction first (Cd.commit(), or let it end; "
+                    + "save() an editing context), then move the object."
             )
         }
         guard let id = object.objectID else {

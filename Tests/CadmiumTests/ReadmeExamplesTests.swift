@@ -182,6 +182,33 @@ extension CadmiumSuites {
             #expect(ann.objectID == ObjectID(entity: "Employee", primaryKey: ann.objectID!.primaryKey))
         }
 
+        @MainActor @Test func readmeEditingContextMovesTheWellPaidToResearch() throws {
+            try Cd.initWithStore(model: CdModel(classes: [Department.self, Employee.self]), storeURL: nil)
+            defer { try? Cd.close() }
+            try background {
+                try Cd.transactAndWait {
+                    for (name, salary) in [("Ann", 120_000), ("Bo", 90_000)] {
+                        let e = try Cd.create(Employee.self)
+                        e.name = name
+                        e.salary = Int64(salary)
+                    }
+                }
+            }
+            try readmeEditingContext()
+            #expect(try Self.staffAsStored() == ["Ann: Research", "Bo: -"])
+        }
+
+        /// "name: department" of every employee, read in a `Cd.read` on a background queue.
+        nonisolated static func staffAsStored() throws -> [String] {
+            try background {
+                try Cd.read {
+                    try Cd.objects(Employee.self).sorted("name").fetch().map {
+                        "\($0.name): \($0.department?.name ?? "-")"
+                    }
+                }
+            }
+        }
+
         @Test func readmeBundleInitLooksInTheMainBundle() throws {
             // The test runner's main bundle has no Company model: the README's call says so.
             #expect(throws: CdInitFailure.invalidManagedObjectModel) { try readmeBundleInit() }
@@ -258,6 +285,17 @@ final class Tagged: CdManagedObject {
     @Attribute(.unique, .length(2...8)) var code: String
     @Attribute(.transient) var scratch: String?
     @Attribute(.range(0.0...1.0)) var ratio: Double = 0.5
+}
+
+/// README: editing on the main actor (verbatim).
+@MainActor func readmeEditingContext() throws {
+    let editor = try Cd.newEditingContext()
+    let research = try editor.create(Department.self)
+    research.name = "Research"
+    for member in try Cd.objects(Employee.self).filter("salary > %@", 100_000).fetch(in: editor) {
+        member.department = research
+    }
+    try editor.save()
 }
 
 /// README: overlapping transactions, the merge policy (verbatim; the second line runs inside a

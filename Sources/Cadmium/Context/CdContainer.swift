@@ -190,10 +190,14 @@ public final class CdContainer: @unchecked Sendable {
 
     /// A fresh context for one transaction body, a child of the root.
     func newTransactionContext() -> CdManagedObjectContext {
-        let number = contextCounter.withLock { value -> Int in
+        CdManagedObjectContext(kind: .transaction, container: self, number: nextContextNumber())
+    }
+
+    /// The next number of a transaction or editing context, for messages.
+    func nextContextNumber() -> Int {
+        contextCounter.withLock { value -> Int in
             value += 1; return value
         }
-        return CdManagedObjectContext(kind: .transaction, container: self, number: number)
     }
 }
 

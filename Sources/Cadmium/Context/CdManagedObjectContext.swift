@@ -11,6 +11,11 @@
 //   transaction  a fresh one per transaction body, a child of the root. Keeps its objects and
 //                changes in memory; fetches pass its pending change set to the store so they see
 //                its own changes; `commit` sends one change set through the root.
+//   editing      `CdEditingContext`: long-lived and editable on the main actor. Holds its changes
+//                until `save` (as a transaction commits them, any number of times) or `rollback`;
+//                fetches see them; never flushes. Objects are registered weakly, and pending ones
+//                are held by the change lists (MC5); after each commit's main merge it refreshes
+//                its clean objects the commit changed, keeping its own edits (MC6).
 //
 // Invariants:
 //   MC1. An object appears at most once per context: `registry[id]` is the only object of `id`.
@@ -29,8 +34,15 @@
 //        (MC1). A loop of fetches in one `Cd.read` thus runs in memory for its live results,
 //        not for everything it ever fetched.
 //
-// Confinement: a main context is used on the main thread, a transaction context on the thread
-// running its body. `lock` guards the registry and change lists so that a misuse that the
+//   MC5. An editing context holds every object with uncommitted changes strongly: inserted and
+//        changed ones in `insertedObjects` / `changedObjects`, deleted ones in `heldDeleted`; its
+//        clean objects only weakly (`registry`), as the main context does.
+//   MC6. An editing context's object with uncommitted changes keeps them through merges; a clean
+//        one that a commit changed is refaulted, and one a commit deleted is marked deleted, in
+//        the main queue's merge of that commit (`mergeIntoEditing`).
+//
+// Confinement: a main or editing context is used on the main thread, a transaction context on
+// the thread running its body. `lock` guards the registry and change lists so that a misuse that the
 // handler lets through cannot corrupt memory; `generation` is atomic, so a property write
 // (the hot path) touches the context's lock only for an object's first change.
 
@@ -42,7 +54,7 @@ import Synchronization
 /// A context of objects: the main context (main thread, read-only) or a transaction's context.
 /// Reached through ``Cd/transactionContext()``; most code never needs it.
 public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
-    enum Kind { case root, main, transaction, snapshot }
+    enum Kind { case root, main, transaction, snapshot, editing }
 
     let kind: Kind
     let container: CdContainer
@@ -50,8 +62,8 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     let number: Int
 
     let lock = Lock()
-    /// Main and root contexts: objects held weakly (MC1).
-    private var registry: [ObjectID: WeakObject] = [:]
+    /// Main, root and editing contexts: objects held weakly (MC1).
+    var registry: [ObjectID: WeakObject] = [:]
     /// Transaction and snapshot contexts: objects held until the body ends (MC1), except those
     /// a flush made clean (`released`); a snapshot context drops the ones nobody else holds (MC4).
     var retained: [ObjectID: CdManagedObject] = [:]
@@ -72,7 +84,12 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     var insertedObjects: [CdManagedObject] = []
     /// Inserted objects not deleted since.
     var liveInserted = 0
-    private var deleted: Set<ObjectID> = []
+    var deleted: Set<ObjectID> = []
+    /// Editing context: the objects deleted since the last save, held until then (MC5).
+    var heldDeleted: [CdManagedObject] = []
+    /// Editing context: `RecentChanges.visible` when its first change since the last save or
+    /// rollback was made; the commit's conflicts under the error merge policy count from here.
+    var editStamp: UInt64?
     /// Objects with changed slots, each listed once (`State.listed`, MC2).
     var changedObjects: [CdManagedObject] = []
     /// `pendingChanges()` as last built, with the generation it was built at (fetches in a
@@ -142,14 +159,27 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
 
     /// Transaction context: the store's `RecentChanges.visible` when it began (RC2); its
     /// commit's conflicts under the error merge policy are counted from here (CA7).
-    let startStamp: UInt64
+    private let createdStamp: UInt64
+
+    /// Where the commit's conflicts under the error merge policy count from (CA7): a
+    /// transaction's start; an editing context's first change since it last saved or rolled back.
+    var startStamp: UInt64 {
+        guard kind == .editing else { return createdStamp }
+        return lock.withLock { editStamp } ?? container.store.recentChanges.visible
+    }
+
+    /// Editing context: notes the stamp of its first change since the last save (the lock is held).
+    @inline(__always)
+    private func noteEditStartLocked() {
+        if kind == .editing, editStamp == nil { editStamp = container.store.recentChanges.visible }
+    }
 
     init(kind: Kind, container: CdContainer, number: Int, snapshot: (any SnapshotBackend)? = nil) {
         self.pinned = snapshot
         self.kind = kind
         self.container = container
         self.number = number
-        self.startStamp = container.store.recentChanges.visible
+        self.createdStamp = container.store.recentChanges.visible
     }
 
     /// "the main context", "transaction context #12", …, for messages.
@@ -159,6 +189,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         case .main: return "the main context"
         case .transaction: return "transaction context #\(number)"
         case .snapshot: return "a read snapshot context (Cd.read)"
+        case .editing: return "editing context #\(number)"
         }
     }
 
@@ -270,6 +301,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             registerLocked(object, id)
             insertedObjects.append(object)
             liveInserted += 1
+            noteEditStartLocked()
         }
         bump()
     }
@@ -310,6 +342,10 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         object.withState { $0.isDeleted = true }
         lock.withLock {
             if wasInserted { liveInserted -= 1 } else { deleted.insert(id) }
+            if kind == .editing {
+                heldDeleted.append(object)  // MC5
+                noteEditStartLocked()
+            }
         }
         bump()
     }
@@ -318,7 +354,12 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// changed objects (keeps MC2, MC3).
     @inline(__always)
     func noteChanged(_ object: CdManagedObject, first: Bool) {
-        if first { lock.withLock { changedObjects.append(object) } }
+        if first {
+            lock.withLock {
+                changedObjects.append(object)
+                noteEditStartLocked()
+            }
+        }
         bump()
     }
 
@@ -375,7 +416,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         let objects = try ids.enumerated().map { index, id -> CdManagedObject in
             let known = registered(id)
             let object = known ?? newObject(for: id)
-            if known == nil || kind == .main || !object.withState({ $0.loaded }) {
+            if known == nil || kind == .main || kind == .editing || !object.withState({ $0.loaded }) {
                 if batchSize > 0 {
                     object.refresh(with: nil)
                     if !object.withState({ $0.loaded || $0.isInserted || !$0.changedKeys.isEmpty }) {
@@ -409,7 +450,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// empty, which the store reads as nil. Checked under the lock without building the change
     /// set: a transaction's first fetch (the usual "fetch, then change" body) builds nothing.
     func overlayChanges() -> ChangeSet? {
-        guard kind == .transaction else { return nil }
+        guard kind == .transaction || kind == .editing else { return nil }
         let untouched = lock.withLock { insertedObjects.isEmpty && deleted.isEmpty && changedObjects.isEmpty }
         return untouched ? nil : pendingChanges()
     }
@@ -552,10 +593,20 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             deleted = []
             changedObjects = []
             pendingCache = nil
-            return retained.values.map { $0 } + released.values.compactMap(\.object)
+            guard kind == .editing else { return retained.values.map { $0 } + released.values.compactMap(\.object) }
+            // An editing context lives on: the deleted objects it held go (MC5), and the
+            // registry's deleted IDs with them, below.
+            defer {
+                heldDeleted = []
+                editStamp = nil
+            }
+            return registry.values.compactMap(\.object) + heldDeleted
         }
         bump()
         for object in objects { Self.markSaved(object, applied) }
+        if kind == .editing, !applied.deleted.isEmpty {
+            lock.withLock { for id in applied.deleted { registry[id] = nil } }
+        }
     }
 
     /// An object's state after a commit or flush that wrote `applied`: no changes; deleted when

@@ -76,13 +76,17 @@ public struct CdMisuse: Error, Sendable, Hashable, CustomStringConvertible {
         case i3
         /// I4: a transaction's object read in another transaction.
         case i4
+        /// I5: an editing context's object read off the main thread.
+        case i5
         /// J1: a property written on the main thread.
         case j1
         /// J3: a property written on a thread that has no context.
         case j3
         /// J4: a property written in a transaction the object does not belong to.
         case j4
-        /// K1: a to-many relationship changed where J1, J3 or J4 forbid it.
+        /// J5: an editing context's object written off the main thread.
+        case j5
+        /// K1: a to-many relationship changed where J1, J3, J4 or J5 forbid it.
         case k1
         /// K2: a to-many relationship given an object of another context.
         case k2

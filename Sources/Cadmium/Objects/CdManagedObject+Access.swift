@@ -21,6 +21,16 @@ extension CdManagedObject {
         // The main context of every open container is the main thread's (CN1): its objects are
         // read there whichever container is current.
         if owner.kind == .main, state.context == nil, state.isMain, !owner.container.isClosed { return }
+        if owner.kind == .editing {
+            if state.isMain { return }  // EC2 of CdEditingContext.swift
+            Misuse.report(
+                .i5,
+                "Reading '\(key())' of \(self), which belongs to \(owner), \(ThreadState.situation). "
+                    + "An editing context's objects are used on the main actor only: save it and read the "
+                    + "object in your transaction with Cd.useInCurrentContext(_:), or read the values on "
+                    + "the main actor.")
+            return
+        }
         let current = state.currentContext
         if current === owner { return }
         reportRead(owner: owner, current: current, key())
@@ -77,6 +87,15 @@ extension CdManagedObject {
         var what: String { "Writing '\(key())' of \(self), which belongs to \(owner)" }
         let thread = ThreadState.current
         let isMain = thread.isMain
+        if owner.kind == .editing {
+            if isMain { return true }  // EC2 of CdEditingContext.swift
+            Misuse.report(
+                toMany ? .k1 : .j5,
+                "\(what), \(ThreadState.situation). An editing context's objects are changed on the main actor "
+                    + "only: make the change there, or in a transaction (Cd.transact { }) on that "
+                    + "transaction's objects.")
+            return false
+        }
         if isMain && !thread.insideMainMerge {
             Misuse.report(
                 toMany ? .k1 : .j1,

@@ -197,9 +197,12 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
 
     // MARK: - Running
 
-    /// The request as run, after checks C1 to C4, with its context.
-    func prepared(_ call: String) throws -> (FetchRequest, CdManagedObjectContext) {
-        guard let context = ThreadState.currentContext else {
+    /// The request as run, after checks C1 to C4, with its context: `explicit`, else the
+    /// calling thread's.
+    func prepared(
+        _ call: String, in explicit: CdManagedObjectContext? = nil
+    ) throws -> (FetchRequest, CdManagedObjectContext) {
+        guard let context = explicit ?? ThreadState.currentContext else {
             throw Misuse.report(
                 .c1,
                 "\(call) on \(request.entity) was called on a thread with no context "
@@ -251,10 +254,42 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
         }
     }
 
+    /// Runs the query in `editor`, an editing context: its pending inserts, changes and deletes
+    /// count, and the objects are `editor`'s.
+    ///
+    /// ```swift
+    /// let staff = try Cd.objects(Employee.self).filter(\.salary > 100_000).fetch(in: editor)
+    /// ```
+    @MainActor
+    public func fetch(in editor: CdEditingContext) throws -> [T] {
+        switch try fetchResults(in: editor.context) {
+        case let .objects(objects): return objects.compactMap { $0 as? T }
+        case let .rows(rows): return rows.compactMap { $0 as? T }
+        }
+    }
+
+    /// The first result in `editor` (see ``fetch(in:)``).
+    @MainActor
+    public func fetchOne(in editor: CdEditingContext) throws -> T? {
+        switch try fetchResults(limit: 1, in: editor.context) {
+        case let .objects(objects): return objects.lazy.compactMap { $0 as? T }.first
+        case let .rows(rows): return rows.lazy.compactMap { $0 as? T }.first
+        }
+    }
+
+    /// The number of results in `editor`, its pending changes included.
+    @MainActor
+    public func count(in editor: CdEditingContext) throws -> Int {
+        let (request, context) = try prepared("count(in:)", in: editor.context)
+        let (snapshot, owned) = try context.readSnapshot()
+        defer { if owned { snapshot.end() } }
+        return try snapshot.count(request, pending: pending(context))
+    }
+
     /// `fetch()` before the results are cast to `T`; with `limit`, as `limit(limit).fetch()`
-    /// would run it, without making that request.
-    private func fetchResults(limit: Int? = nil) throws -> FetchedResults {
-        let (checked, context) = try prepared("fetch()")
+    /// would run it, without making that request; in `explicit`, else the thread's context.
+    private func fetchResults(limit: Int? = nil, in explicit: CdManagedObjectContext? = nil) throws -> FetchedResults {
+        let (checked, context) = try prepared(explicit == nil ? "fetch()" : "fetch(in:)", in: explicit)
         var request = checked
         if let limit { request.limit = limit }
         let (snapshot, owned) = try context.readSnapshot()

@@ -1,0 +1,98 @@
+// What only an editing context does (`CdEditingContext` is its public face): take in the main
+// merge of every commit while keeping its own edits (MC6), and roll its changes back. Saving is
+// the transaction's `commit()`; MC5 (what it holds strongly) is kept where objects are inserted,
+// changed, deleted and saved, in CdManagedObjectContext.swift.
+//
+// Confinement: the main queue, as the editing context's objects (checks I5, J5).
+
+import Foundation
+import CdObjects
+
+extension CdManagedObjectContext: MainMergeObserver {
+    /// Editing context, after the main context merged a commit: refaults the clean objects the
+    /// commit changed and marks deleted the clean ones it deleted; objects with uncommitted
+    /// changes keep them (MC6), and their save resolves what differs under the merge policy.
+    func mainContextDidMerge(_ applied: AppliedChanges) {
+        guard kind == .editing else { return }
+        let anyRegistered = lock.withLock { !registry.isEmpty }
+        guard anyRegistered else { return }
+        for id in applied.deleted {
+            registered(id)?.withState { state in
+                if !state.hasChangedValues && !state.isInserted { state.isDeleted = true }
+            }
+        }
+        for id in applied.updated where !applied.deleted.contains(id) { registered(id)?.refresh(with: nil) }
+        lock.withLock { registry = registry.filter { $0.value.object != nil } }
+    }
+
+    /// Editing context: drops every uncommitted change (Core Data's `rollback()`). Inserted
+    /// objects leave the context as transient objects that keep their attribute values; changed
+    /// and deleted objects, and any object an inverse edit touched, become faults that read the
+    /// store's values when next used.
+    func rollback() {
+        precondition(kind == .editing)
+        let (inserted, changed, removed, live) = lock.withLock {
+            () -> ([CdManagedObject], [CdManagedObject], [CdManagedObject], [CdManagedObject]) in
+            defer {
+                insertedObjects = []
+                liveInserted = 0
+                deleted = []
+                changedObjects = []
+                heldDeleted = []
+                pendingCache = nil
+                editStamp = nil
+            }
+            return (insertedObjects, changedObjects, heldDeleted, registry.values.compactMap(\.object))
+        }
+        bump()
+        var detached: [ObjectID] = []
+        for object in inserted {
+            object.withState { state in
+                guard state.isInserted, let id = state.objectID else { return }
+                detached.append(id)
+                state.context = nil
+                state.objectID = nil
+                state.isInserted = false
+                state.isDeleted = false
+                state.clearChanges()
+                state.transientRelated = [:]
+                // Its links named objects of this context: a transient object has none.
+                if let slots = state.slots {
+                    let defaults = slots.newValues, kinds = slots.properties.kinds
+                    for slot in state.buffer.indices where slot >= kinds.count || kinds[slot] != .attribute {
+                        state.buffer[slot] = slot < defaults.count ? defaults[slot] : nil
+                    }
+                }
+            }
+        }
+        for object in changed + removed + live {
+            object.withState { state in
+                guard !state.isInserted, state.objectID != nil else { return }
+                let touched =
+                    state.hasChangedValues || state.isDeleted || !state.deferredListEdits.isEmpty
+                    || !state.listChanges.isEmpty
+                guard touched else { return }
+                state.clearChanges()
+                state.isDeleted = false
+                state.buffer = [PropertyValue?](repeating: nil, count: state.buffer.count)
+                state.extra = [:]
+                state.loaded = false
+                state.partial.removeAll()
+                state.batch = nil
+            }
+        }
+        if !detached.isEmpty { lock.withLock { for id in detached { registry[id] = nil } } }
+    }
+}
+
+extension CdManagedObject.State {
+    /// Forgets the changes made since the last commit (keeps MO2–MO5 for a clean object).
+    mutating func clearChanges() {
+        changed.removeAll()
+        changedExtra = []
+        listed = false
+        deferredListEdits = []
+        listChanges = [:]
+        readValues = nil
+    }
+}
