@@ -127,16 +127,7 @@ extension Cd {
                     + "use Cd.useInCurrentContext(_:) to move a saved object."
             )
         }
-        let entity = object.withState { $0.entityName }
-        let id = try context.container.store.newObjectIDs(entity: entity, count: 1)[0]
-        object.withState { state in
-            var values = defaultValues(of: entity, in: context.container.model.objectModel)
-            for (key, value) in state.values { if case .attribute = value { values[key] = value } }
-            state.values = values
-            state.transientRelated = [:]
-            state.changedKeys = []
-        }
-        context.insertNew(object, id: id)
+        try context.insertTransient(object)
     }
 
     static func throwingInsert(_ objects: [CdManagedObject]) throws {

@@ -145,17 +145,7 @@ public final class CdEditingContext {
                 "insert(\(object)) in \(context): the object already belongs to \(owner). Only transient "
                     + "objects can be inserted; use object(_:) to get a saved object in this context.")
         }
-        let entity = object.withState { $0.entityName }
-        let id = try context.container.store.newObjectIDs(entity: entity, count: 1)[0]
-        let model = context.container.model.objectModel
-        object.withState { state in
-            var values = Cd.defaultValues(of: entity, in: model)
-            for (key, value) in state.values { if case .attribute = value { values[key] = value } }
-            state.values = values
-            state.transientRelated = [:]
-            state.changedKeys = []
-        }
-        context.insertNew(object, id: id)
+        try context.insertTransient(object)
     }
 
     /// Deletes `object` in this context; its delete rules run at the save (an object inserted

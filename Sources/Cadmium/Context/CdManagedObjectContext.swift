@@ -306,6 +306,22 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         bump()
     }
 
+    /// Inserts a transient object (no context) as a new object of this context, with a new
+    /// permanent ID: its attribute values are carried over, its relationships start empty.
+    func insertTransient(_ object: CdManagedObject) throws {
+        let entity = object.withState { $0.entityName }
+        let id = try container.store.newObjectIDs(entity: entity, count: 1)[0]
+        let model = container.model.objectModel
+        object.withState { state in
+            var values = Cd.defaultValues(of: entity, in: model)
+            for (key, value) in state.values { if case .attribute = value { values[key] = value } }
+            state.values = values
+            state.transientRelated = [:]
+            state.changedKeys = []
+        }
+        insertNew(object, id: id)
+    }
+
     /// Marks `object` deleted. An object inserted in this context never reaches the store, so
     /// its delete rules run here: cascade deletes its targets, deny throws 1600, nullify and no
     /// action remove it from the inverse side of its targets.
