@@ -175,6 +175,42 @@ extension CadmiumSuites {
             #expect(stored.count == 2 && stored["A (edited)"]?.0 == 7 && stored["B (theirs)"] != nil)
         }
 
+        @Test func linksMadeElsewhereWhileATagHasEditsHereAreKept() async throws {
+            let container = try CdContainer(
+                model: CdModel(classes: [
+                    CampaignNote.self, CampaignTag.self, CampaignFolder.self, CampaignComment.self,
+                ]),
+                storeURL: nil)
+            defer { try? container.close() }
+            try Self.transaction(container) {
+                let tag = try Cd.create(CampaignTag.self)
+                tag.number = 1
+                for owner in 1...3 { try Cd.create(CampaignNote.self).owner = Int64(owner) }
+            }
+            let editor = CdEditingContext(container: container)
+            let tag = try #require(try Cd.objects(CampaignTag.self).fetchOne(in: editor))
+            let notes = try Cd.objects(CampaignNote.self).sorted(by: \.owner).fetch(in: editor)
+            #expect(tag.notes.isEmpty)  // the list is read now, before the other link
+            tag.notes.insert(notes[0])  // a pending change: the tag keeps it through the merge
+            // Another transaction links note 2 to the same tag, from the note's side.
+            try Self.transaction(container) {
+                let theirs = try #require(try Cd.objects(CampaignNote.self).filter(\.owner == 2).fetchOne())
+                let tag = try #require(try Cd.objects(CampaignTag.self).fetchOne())
+                theirs.tags.insert(tag)
+            }
+            tag.notes.insert(notes[2])
+            try editor.save()
+            // Both sides' links are stored: the save carried only the links it added (MO4).
+            let stored = LockedBox<Set<Int64>>([])
+            try Self.transaction(container) {
+                let tag = try #require(try Cd.objects(CampaignTag.self).fetchOne())
+                stored.set(Set(tag.notes.map(\.owner)))
+            }
+            #expect(stored.get() == [1, 2, 3])
+            // And the editor's tag reads the stored list after its save.
+            #expect(Set(tag.notes.map(\.owner)) == [1, 2, 3])
+        }
+
         @Test func aFailedSaveKeepsTheChangesPending() throws {
             let container = try Self.container()
             defer { try? container.close() }
