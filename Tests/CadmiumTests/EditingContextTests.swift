@@ -168,7 +168,8 @@ extension CadmiumSuites {
                 try await Task.sleep(nanoseconds: 5_000_000)  // lets the main queue run the merge
             }
             #expect(b.name == "B (theirs)" && c.isDeleted)
-            #expect(a.name == "A (edited)" && a.hasChanges)
+            // An object with edits takes the commit in too, its own changes on top (MC6).
+            #expect(a.name == "A (edited)" && a.hasChanges && a.salary == 7)
             try editor.save()
             let stored = try Self.stored(container)
             // The default policy keeps both: the editor's name, the transaction's salary.
@@ -209,6 +210,38 @@ extension CadmiumSuites {
             #expect(stored.get() == [1, 2, 3])
             // And the editor's tag reads the stored list after its save.
             #expect(Set(tag.notes.map(\.owner)) == [1, 2, 3])
+        }
+
+        @Test func refreshKeepsOrDropsOneObjectsChanges() throws {
+            let container = try Self.container()
+            defer { try? container.close() }
+            try Self.transaction(container) {
+                for name in ["A", "B"] {
+                    let e = try Cd.create(Employee.self)
+                    e.name = name
+                    e.salary = 1
+                }
+            }
+            let editor = CdEditingContext(container: container)
+            let staff = try Cd.objects(Employee.self).sorted(by: \.name).fetch(in: editor)
+            let (a, b) = (staff[0], staff[1])
+            a.name = "A2"
+            try editor.delete(b)
+            try Self.transaction(container) {
+                for e in try Cd.objects(Employee.self).fetch() { e.salary = 5 }
+            }
+            // Before the main queue merged that commit: a refresh reads it now.
+            editor.refresh(a, mergeChanges: true)
+            #expect(a.name == "A2" && a.salary == 5 && a.hasChanges)
+            editor.refresh(b, mergeChanges: false)
+            #expect(!b.isDeleted && b.salary == 5 && editor.deletedObjects.isEmpty)
+            editor.refresh(a, mergeChanges: false)
+            #expect(a.name == "A" && !a.hasChanges && !editor.hasChanges)
+            a.salary = 9
+            editor.refreshAllObjects()
+            #expect(a.salary == 9 && a.name == "A")
+            try editor.save()
+            #expect(try Self.stored(container).mapValues(\.0) == ["A": 9, "B": 5])
         }
 
         @Test func aFailedSaveKeepsTheChangesPending() throws {

@@ -115,6 +115,26 @@ public final class CdEditingContext {
         set { context.mergePolicy = newValue }
     }
 
+    /// Makes `object` read the store's values when next used. With `mergeChanges` its unsaved
+    /// changes stay on top of them; without, they are dropped (a deletion too), while the edits
+    /// they made to other objects' relationships (the inverse sides) stay pending, as in Core
+    /// Data; ``rollback()`` drops everything. An object inserted since the last save, or one of
+    /// another context, is left as it is.
+    ///
+    /// ```swift
+    /// editor.refresh(employee, mergeChanges: false)   // forget this employee's edits
+    /// ```
+    public func refresh(_ object: CdManagedObject, mergeChanges: Bool) {
+        context.refresh(object, keepingChanges: mergeChanges)
+    }
+
+    /// Makes every object of the context read the store's values when next used, keeping the
+    /// unsaved changes (Core Data's `refreshAllObjects()`).
+    public func refreshAllObjects() {
+        let live = context.lock.withLock { context.registry.values.compactMap(\.object) }
+        for object in live { object.refaultKeepingChanges() }
+    }
+
     // MARK: - Objects
 
     /// A new object of `T`'s entity in this context, with a permanent ID at once; it is stored by

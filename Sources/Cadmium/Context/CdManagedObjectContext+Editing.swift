@@ -9,9 +9,9 @@ import Foundation
 import CdObjects
 
 extension CdManagedObjectContext: MainMergeObserver {
-    /// Editing context, after the main context merged a commit: refaults the clean objects the
-    /// commit changed and marks deleted the clean ones it deleted; objects with uncommitted
-    /// changes keep them (MC6), and their save resolves what differs under the merge policy.
+    /// Editing context, after the main context merged a commit: refaults the objects the commit
+    /// changed, keeping their uncommitted changes on top, and marks deleted the clean ones it
+    /// deleted (MC6); a save resolves what differs under the merge policy.
     func mainContextDidMerge(_ applied: AppliedChanges) {
         guard kind == .editing else { return }
         let anyRegistered = lock.withLock { !registry.isEmpty }
@@ -21,8 +21,32 @@ extension CdManagedObjectContext: MainMergeObserver {
                 if !state.hasChangedValues && !state.isInserted { state.isDeleted = true }
             }
         }
-        for id in applied.updated where !applied.deleted.contains(id) { registered(id)?.refresh(with: nil) }
+        for id in applied.updated where !applied.deleted.contains(id) { registered(id)?.refaultKeepingChanges() }
         lock.withLock { registry = registry.filter { $0.value.object != nil } }
+    }
+
+    /// Editing context: `object` reads the store's values when next used; with `keepingChanges`
+    /// its uncommitted changes stay on top of them (Core Data's `refresh(_:mergeChanges: true)`),
+    /// without, they are dropped, a deletion included (`mergeChanges: false`); edits they made
+    /// to other objects (the inverse side of a relationship) stay. An object inserted since the
+    /// last save is left as it is, and so is an object of another context.
+    func refresh(_ object: CdManagedObject, keepingChanges: Bool) {
+        precondition(kind == .editing)
+        guard object.managedObjectContext === self, !object.withState({ $0.isInserted }) else { return }
+        if keepingChanges { return object.refaultKeepingChanges() }
+        guard let id = object.objectID else { return }
+        lock.withLock {
+            changedObjects.removeAll { $0 === object }
+            deleted.remove(id)
+            heldDeleted.removeAll { $0 === object }
+            pendingCache = nil
+        }
+        bump()
+        object.withState { state in
+            state.clearChanges()
+            state.isDeleted = false
+        }
+        object.refresh(with: nil)
     }
 
     /// Editing context: drops every uncommitted change (Core Data's `rollback()`). Inserted
@@ -66,22 +90,37 @@ extension CdManagedObjectContext: MainMergeObserver {
             }
         }
         for object in changed + removed + live {
-            object.withState { state in
-                guard !state.isInserted, state.objectID != nil else { return }
+            let touched = object.withState { state -> Bool in
+                guard !state.isInserted, state.objectID != nil else { return false }
                 let touched =
                     state.hasChangedValues || state.isDeleted || !state.deferredListEdits.isEmpty
                     || !state.listChanges.isEmpty
-                guard touched else { return }
-                state.clearChanges()
-                state.isDeleted = false
-                state.buffer = [PropertyValue?](repeating: nil, count: state.buffer.count)
-                state.extra = [:]
-                state.loaded = false
-                state.partial.removeAll()
-                state.batch = nil
+                if touched {
+                    state.clearChanges()
+                    state.isDeleted = false
+                }
+                return touched
             }
+            if touched { object.refresh(with: nil) }
         }
         if !detached.isEmpty { lock.withLock { for id in detached { registry[id] = nil } } }
+    }
+}
+
+extension CdManagedObject {
+    /// Makes the object read the store's values when next used, keeping its uncommitted changes
+    /// (the changed slots, and the to-many lists it changed) on top of them: the load keeps a
+    /// changed slot (`loadIfNeeded`). An inserted object, whose values are all its own, is left
+    /// as it is.
+    func refaultKeepingChanges() {
+        withState { state in
+            guard !state.isInserted else { return }
+            for slot in state.buffer.indices where !state.changed.contains(slot) { state.buffer[slot] = nil }
+            state.extra = state.extra.filter { state.changedExtra.contains($0.key) }
+            state.loaded = false
+            state.partial.removeAll()
+            state.batch = nil
+        }
     }
 }
 

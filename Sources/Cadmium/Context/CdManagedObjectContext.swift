@@ -14,8 +14,8 @@
 //   editing      `CdEditingContext`: long-lived and editable on the main actor. Holds its changes
 //                until `save` (as a transaction commits them, any number of times) or `rollback`;
 //                fetches see them; never flushes. Objects are registered weakly, and pending ones
-//                are held by the change lists (MC5); after each commit's main merge it refreshes
-//                its clean objects the commit changed, keeping its own edits (MC6).
+//                are held by the change lists (MC5); after each commit's main merge it refaults
+//                the objects the commit changed, keeping its own edits (MC6).
 //
 // Invariants:
 //   MC1. An object appears at most once per context: `registry[id]` is the only object of `id`.
@@ -37,9 +37,10 @@
 //   MC5. An editing context holds every object with uncommitted changes strongly: inserted and
 //        changed ones in `insertedObjects` / `changedObjects`, deleted ones in `heldDeleted`; its
 //        clean objects only weakly (`registry`), as the main context does.
-//   MC6. An editing context's object with uncommitted changes keeps them through merges; a clean
-//        one that a commit changed is refaulted, and one a commit deleted is marked deleted, in
-//        the main queue's merge of that commit (`mergeIntoEditing`).
+//   MC6. In the main queue's merge of each commit (`mainContextDidMerge`), an editing context's
+//        objects that the commit changed are refaulted: their next read gives the stored values,
+//        with their uncommitted changes (changed slots, changed to-many lists) kept on top; the
+//        clean ones the commit deleted are marked deleted.
 //
 // Confinement: a main or editing context is used on the main thread, a transaction context on
 // the thread running its body. `lock` guards the registry and change lists so that a misuse that the
