@@ -52,8 +52,8 @@ extension Cd {
                 throw Misuse.report(
                     .b2,
                     "\(form()) was called on the main thread, whose context is read-only. "
-                        + "Create objects inside Cd.transact { }, or pass transient: true and Cd.insert(_:) the object "
-                        + "in a transaction later."
+                        + "Create objects inside Cd.transact { } (or with create(_:) of a CdEditingContext on the "
+                        + "main actor), or pass transient: true and Cd.insert(_:) the object in a transaction later."
                 )
             }
             guard let current = ThreadState.current.context, current.kind == .transaction else {
@@ -110,7 +110,7 @@ extension Cd {
             throw Misuse.report(
                 .d1,
                 "Cd.insert(\(object)) was called on the main thread, whose context is read-only. "
-                    + "Insert transient objects inside Cd.transact { }.")
+                    + "Insert transient objects inside Cd.transact { }, or with insert(_:) of a CdEditingContext.")
         }
         guard let context = ThreadState.current.context, context.kind == .transaction else {
             throw Misuse.report(
@@ -157,7 +157,8 @@ extension Cd {
             throw Misuse.report(
                 .e1,
                 "Cd.delete(\(object)) was called on the main thread, whose context is read-only. "
-                    + "Delete inside Cd.transactWith(object) { obj in Cd.delete(obj!) }.")
+                    + "Delete inside Cd.transactWith(object) { obj in Cd.delete(obj!) }, or with delete(_:) of a "
+                    + "CdEditingContext on that context's own object.")
         }
         guard let context = ThreadState.current.context, context.kind == .transaction else {
             throw Misuse.report(

@@ -50,6 +50,12 @@ public final class CdEditingContext {
         container.main.observeMerges(context)  // MC6
     }
 
+    /// A context dropped with unsaved changes forgets them, as Core Data's does: its pending
+    /// objects no longer hold it, nor it them.
+    isolated deinit {
+        if context.hasChanges { context.rollback() }
+    }
+
     // MARK: - Changes
 
     /// Whether the context has changes not saved yet.
@@ -70,8 +76,11 @@ public final class CdEditingContext {
             })
     }
 
-    /// The stored objects deleted since the last save (`deletedObjects`).
-    public var deletedObjects: Set<CdManagedObject> { Set(context.lock.withLock { context.heldDeleted }) }
+    /// The stored objects deleted since the last save (`deletedObjects`); an object inserted and
+    /// deleted again since then is in none of the three sets.
+    public var deletedObjects: Set<CdManagedObject> {
+        Set(context.lock.withLock { context.heldDeleted }.filter { $0.withState { !$0.isInserted && $0.isDeleted } })
+    }
 
     /// Commits the pending changes in one store transaction (all or nothing: validation,
     /// uniqueness, delete rules), durable when this returns; nothing happens when there are none.
@@ -140,6 +149,12 @@ public final class CdEditingContext {
     /// A new object of `T`'s entity in this context, with a permanent ID at once; it is stored by
     /// the next ``save()``.
     public func create<T: CdManagedObject>(_ entityType: T.Type) throws -> T {
+        if context.container.isClosed {
+            throw Misuse.report(
+                .a1,
+                "create(\(T.self).self) in \(context), whose container is closed. Open the store again and "
+                    + "make a new editing context.")
+        }
         let model = context.container.model
         guard let entity = model.entity(for: entityType) else {
             throw Misuse.report(

@@ -10,19 +10,40 @@ import CdObjects
 
 extension CdManagedObjectContext: MainMergeObserver {
     /// Editing context, after the main context merged a commit: refaults the objects the commit
-    /// changed, keeping their uncommitted changes on top, and marks deleted the clean ones it
-    /// deleted (MC6); a save resolves what differs under the merge policy.
+    /// changed, keeping their uncommitted changes on top, and marks deleted the objects it
+    /// deleted, dropping their uncommitted changes: the delete wins, as it would at the save
+    /// (CA6). A save resolves what both changed under the merge policy (MC6).
     func mainContextDidMerge(_ applied: AppliedChanges) {
         guard kind == .editing else { return }
         let anyRegistered = lock.withLock { !registry.isEmpty }
         guard anyRegistered else { return }
+        var gone: [CdManagedObject] = []
         for id in applied.deleted {
-            registered(id)?.withState { state in
-                if !state.hasChangedValues && !state.isInserted { state.isDeleted = true }
+            guard let object = registered(id) else { continue }
+            object.withState { state in
+                guard !state.isInserted else { return }
+                state.clearChanges()
+                state.isDeleted = true
             }
+            gone.append(object)
         }
         for id in applied.updated where !applied.deleted.contains(id) { registered(id)?.refaultKeepingChanges() }
-        lock.withLock { registry = registry.filter { $0.value.object != nil } }
+        let dropped = lock.withLock { () -> [CdManagedObject] in
+            for object in gone {
+                changedObjects.removeAll { $0 === object }
+                heldDeleted.removeAll { $0 === object }
+            }
+            for id in applied.deleted {
+                deleted.remove(id)
+                registry[id] = nil
+            }
+            if !gone.isEmpty { pendingCache = nil }
+            let dead = registry.filter { $0.value.object == nil }
+            for id in dead.keys { registry[id] = nil }
+            return gone
+        }
+        if !dropped.isEmpty { bump() }
+        withExtendedLifetime(dropped) {}  // released after the lock (OL1)
     }
 
     /// Editing context: `object` reads the store's values when next used; with `keepingChanges`
@@ -64,11 +85,12 @@ extension CdManagedObjectContext: MainMergeObserver {
                 changedObjects = []
                 heldDeleted = []
                 pendingCache = nil
-                editStamp = nil
             }
             return (insertedObjects, changedObjects, heldDeleted, registry.values.compactMap(\.object))
         }
         bump()
+        // Only the objects deleted here come back; an object another commit deleted stays deleted.
+        let deletedHere = Set(removed.map(ObjectIdentifier.init))
         var detached: [ObjectID] = []
         for object in inserted {
             object.withState { state in
@@ -92,13 +114,12 @@ extension CdManagedObjectContext: MainMergeObserver {
         for object in changed + removed + live {
             let touched = object.withState { state -> Bool in
                 guard !state.isInserted, state.objectID != nil else { return false }
+                let undeleted = deletedHere.contains(ObjectIdentifier(object))
                 let touched =
-                    state.hasChangedValues || state.isDeleted || !state.deferredListEdits.isEmpty
+                    state.hasChangedValues || undeleted || !state.deferredListEdits.isEmpty
                     || !state.listChanges.isEmpty
-                if touched {
-                    state.clearChanges()
-                    state.isDeleted = false
-                }
+                if touched { state.clearChanges() }
+                if undeleted { state.isDeleted = false }
                 return touched
             }
             if touched { object.refresh(with: nil) }

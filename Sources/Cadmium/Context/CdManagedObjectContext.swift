@@ -52,8 +52,9 @@ import CdObjects
 import CdStore
 import Synchronization
 
-/// A context of objects: the main context (main thread, read-only) or a transaction's context.
-/// Reached through ``Cd/transactionContext()``; most code never needs it.
+/// A context of objects: the main context (main thread, read-only), a transaction's context, or
+/// an editing context's (``CdEditingContext/context``). A transaction's is reached through
+/// ``Cd/transactionContext()``; most code never needs it.
 public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
     enum Kind { case root, main, transaction, snapshot, editing }
 
@@ -88,9 +89,6 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     var deleted: Set<ObjectID> = []
     /// Editing context: the objects deleted since the last save, held until then (MC5).
     var heldDeleted: [CdManagedObject] = []
-    /// Editing context: `RecentChanges.visible` when its first change since the last save or
-    /// rollback was made; the commit's conflicts under the error merge policy count from here.
-    var editStamp: UInt64?
     /// Objects with changed slots, each listed once (`State.listed`, MC2).
     var changedObjects: [CdManagedObject] = []
     /// `pendingChanges()` as last built, with the generation it was built at (fetches in a
@@ -163,17 +161,11 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     private let createdStamp: UInt64
 
     /// Where the commit's conflicts under the error merge policy count from (CA7): a
-    /// transaction's start; an editing context's first change since it last saved or rolled back.
-    var startStamp: UInt64 {
-        guard kind == .editing else { return createdStamp }
-        return lock.withLock { editStamp } ?? container.store.recentChanges.visible
-    }
-
-    /// Editing context: notes the stamp of its first change since the last save (the lock is held).
-    @inline(__always)
-    private func noteEditStartLocked() {
-        if kind == .editing, editStamp == nil { editStamp = container.store.recentChanges.visible }
-    }
+    /// transaction's start. An editing context has none: it lives across many commits, reads
+    /// each object at its own time and refreshes it at every merge, so one stamp would make a
+    /// commit that changed an object before this context read it a conflict. Its conflicts are
+    /// found by value (CA5) and by deletion (CA6).
+    var startStamp: UInt64? { kind == .editing ? nil : createdStamp }
 
     init(kind: Kind, container: CdContainer, number: Int, snapshot: (any SnapshotBackend)? = nil) {
         self.pinned = snapshot
@@ -302,7 +294,6 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             registerLocked(object, id)
             insertedObjects.append(object)
             liveInserted += 1
-            noteEditStartLocked()
         }
         bump()
     }
@@ -326,7 +317,41 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// Marks `object` deleted. An object inserted in this context never reaches the store, so
     /// its delete rules run here: cascade deletes its targets, deny throws 1600, nullify and no
     /// action remove it from the inverse side of its targets.
+    /// A deny rule that refuses the delete throws before anything is marked, so a refused delete
+    /// leaves every object as it was (an editing context goes on after it).
     func markDeleted(_ object: CdManagedObject) throws {
+        var visited: Set<ObjectIdentifier> = []
+        try checkDenyRules(object, &visited)
+        try markDeletedChecked(object)
+    }
+
+    /// Throws the error of the first deny rule that the delete of `object` (an object inserted in
+    /// this context, and the inserted objects its cascades reach) would break. A stored object's
+    /// rules run in the store at the commit.
+    private func checkDenyRules(_ object: CdManagedObject, _ visited: inout Set<ObjectIdentifier>) throws {
+        guard visited.insert(ObjectIdentifier(object)).inserted else { return }
+        guard let id = object.objectID, !object.isDeleted, object.withState({ $0.isInserted }) else { return }
+        let model = container.model.objectModel
+        for relationship in model.allRelationships(of: id.entity) where !relationship.isTransient {
+            let targets = object.rawTargets(relationship.name)
+            if targets.isEmpty { continue }
+            switch relationship.deleteRule {
+            case .deny:
+                if let error = relationship.validateDelete(
+                    relatedCount: targets.count, entityName: id.entity, objectID: "\(id)")
+                {
+                    throw error
+                }
+            case .cascade:
+                for target in targets { if let t = self.object(for: target) { try checkDenyRules(t, &visited) } }
+            case .nullify, .noAction:
+                continue
+            }
+        }
+    }
+
+    /// `markDeleted` once the deny rules passed.
+    private func markDeletedChecked(_ object: CdManagedObject) throws {
         guard let id = object.objectID, !object.isDeleted else { return }
         let wasInserted = object.withState { $0.isInserted }
         if wasInserted {
@@ -344,7 +369,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                     }
                 case .cascade:
                     object.withState { $0.isDeleted = true }
-                    for target in targets { if let t = self.object(for: target) { try markDeleted(t) } }
+                    for target in targets { if let t = self.object(for: target) { try markDeletedChecked(t) } }
                 case .nullify, .noAction:
                     guard let inverse = relationship.inverse,
                         let back = container.model.relationship(inverse, of: relationship.destination)
@@ -359,10 +384,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         object.withState { $0.isDeleted = true }
         lock.withLock {
             if wasInserted { liveInserted -= 1 } else { deleted.insert(id) }
-            if kind == .editing {
-                heldDeleted.append(object)  // MC5
-                noteEditStartLocked()
-            }
+            if kind == .editing { heldDeleted.append(object) }  // MC5
         }
         bump()
     }
@@ -371,12 +393,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// changed objects (keeps MC2, MC3).
     @inline(__always)
     func noteChanged(_ object: CdManagedObject, first: Bool) {
-        if first {
-            lock.withLock {
-                changedObjects.append(object)
-                noteEditStartLocked()
-            }
-        }
+        if first { lock.withLock { changedObjects.append(object) } }
         bump()
     }
 
@@ -591,12 +608,14 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             return didCommit(try commitFlushed())
         }
         let applied: AppliedChanges
+        // Nothing to write (an editing context may still list objects inserted and deleted
+        // again since its last save): the lists are cleared all the same.
         if let slots = pendingSlotChanges() {
-            guard !slots.isEmpty else { return }
+            guard !slots.isEmpty else { return didCommit(AppliedChanges()) }
             applied = try container.save(slots: slots)
         } else {
             let changes = pendingChanges()
-            guard !changes.isEmpty else { return }
+            guard !changes.isEmpty else { return didCommit(AppliedChanges()) }
             applied = try container.save(changes)
         }
         didCommit(applied)
@@ -604,26 +623,31 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
 
     /// After a successful commit: the changes are the store's now (keeps MC2).
     func didCommit(_ applied: AppliedChanges) {
-        let objects = lock.withLock { () -> [CdManagedObject] in
+        // The lists are taken out under the lock and released after it: in an editing context
+        // they may hold the last reference to an object, whose deinit must not run under the
+        // lock (OL1).
+        let (objects, lists) = lock.withLock { () -> ([CdManagedObject], [[CdManagedObject]]) in
+            let lists = [insertedObjects, changedObjects, heldDeleted]
             insertedObjects = []
             liveInserted = 0
             deleted = []
             changedObjects = []
+            heldDeleted = []
             pendingCache = nil
-            guard kind == .editing else { return retained.values.map { $0 } + released.values.compactMap(\.object) }
-            // An editing context lives on: the deleted objects it held go (MC5), and the
-            // registry's deleted IDs with them, below.
-            defer {
-                heldDeleted = []
-                editStamp = nil
+            guard kind == .editing else {
+                return (retained.values.map { $0 } + released.values.compactMap(\.object), lists)
             }
-            return registry.values.compactMap(\.object) + heldDeleted
+            // An editing context lives on: the deleted objects it held go (MC5), and their
+            // registry entries with them, below.
+            return (registry.values.compactMap(\.object) + lists[2], lists)
         }
         bump()
         for object in objects { Self.markSaved(object, applied) }
-        if kind == .editing, !applied.deleted.isEmpty {
-            lock.withLock { for id in applied.deleted { registry[id] = nil } }
+        if kind == .editing {
+            let gone = lists[2].compactMap(\.objectID) + applied.deleted + applied.goneMeanwhile
+            if !gone.isEmpty { lock.withLock { for id in gone { registry[id] = nil } } }
         }
+        withExtendedLifetime(lists) {}
     }
 
     /// An object's state after a commit or flush that wrote `applied`: no changes; deleted when
@@ -638,7 +662,8 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             state.listChanges = [:]
             state.readValues = nil
             if let id = state.objectID {
-                if applied.deleted.contains(id) { state.isDeleted = true }
+                // Deleted by this commit, or by another one before it (CA6: its changes dropped).
+                if applied.deleted.contains(id) || applied.goneMeanwhile.contains(id) { state.isDeleted = true }
                 // The store may have changed inverses: reload relationships when next read.
                 if applied.updated.contains(id) || applied.inserted.contains(id) {
                     if let slots = state.slots {

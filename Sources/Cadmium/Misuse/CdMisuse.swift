@@ -76,7 +76,7 @@ public struct CdMisuse: Error, Sendable, Hashable, CustomStringConvertible {
         case i3
         /// I4: a transaction's object read in another transaction.
         case i4
-        /// I5: an editing context's object read off the main thread.
+        /// I5: an editing context's object read off the main thread, or after its container closed.
         case i5
         /// J1: a property written on the main thread.
         case j1

@@ -22,7 +22,14 @@ extension CdManagedObject {
         // read there whichever container is current.
         if owner.kind == .main, state.context == nil, state.isMain, !owner.container.isClosed { return }
         if owner.kind == .editing {
-            if state.isMain { return }  // EC2 of CdEditingContext.swift
+            if state.isMain, !owner.container.isClosed { return }  // EC2 of CdEditingContext.swift
+            if state.isMain {
+                Misuse.report(
+                    .i5,
+                    "Reading '\(key())' of \(self), which belongs to \(owner), whose container was closed. Its "
+                        + "objects are not read any more: make a new editing context on the store that is open.")
+                return
+            }
             Misuse.report(
                 .i5,
                 "Reading '\(key())' of \(self), which belongs to \(owner), \(ThreadState.situation). "
@@ -101,7 +108,8 @@ extension CdManagedObject {
                 toMany ? .k1 : .j1,
                 "\(what), on the main thread. The main context is read-only: make changes "
                     + "inside Cd.transact { } (or Cd.transactWith(object) { }) "
-                    + "and let the commit update the main context."
+                    + "and let the commit update the main context, or edit in a CdEditingContext "
+                    + "(Cd.newEditingContext()) on its own objects."
             )
             return false
         }

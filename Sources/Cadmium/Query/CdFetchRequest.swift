@@ -243,7 +243,7 @@ public final class CdFetchRequest<T>: @unchecked Sendable {
         return (request, context)
     }
 
-    /// Pending changes to overlay: a transaction's own, if it has any.
+    /// Pending changes to overlay: a transaction's or an editing context's own, if it has any.
     private func pending(_ context: CdManagedObjectContext) -> ChangeSet? { context.overlayChanges() }
 
     /// Runs the query in the calling thread's current context.

@@ -72,6 +72,10 @@ public struct AppliedChanges: Sendable, Equatable {
     public var updated: Set<ObjectID> = []
     /// Every object deleted, cascaded deletes included.
     public var deleted: Set<ObjectID> = []
+    /// Objects the change set updated that another commit had deleted meanwhile: the delete won
+    /// and their changes were dropped (CA6 of ChangeApplier.swift). Not in `deleted`: this
+    /// commit deleted nothing of them.
+    public var goneMeanwhile: Set<ObjectID> = []
     public init() {}
 }
 

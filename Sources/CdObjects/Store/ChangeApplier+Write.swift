@@ -177,6 +177,7 @@ extension ChangeApplier {
         updatedRecords = []
         added = [:]
         var result = AppliedChanges()
+        result.goneMeanwhile = dropped  // CA6
         result.inserted.reserveCapacity(staged.inserted.count)  // one allocation, no rehash as it grows
         var largest: [String: Int64] = [:]
         // In key order: the record trees then grow at their right edge.

@@ -219,6 +219,7 @@ public final class ObjectStoreWriter {
             applied.updated.remove(id)
             if applied.inserted.remove(id) == nil { applied.deleted.insert(id) }
         }
+        applied.goneMeanwhile.formUnion(batch.goneMeanwhile)
     }
 }
 

@@ -1,0 +1,197 @@
+// Editing contexts at their edges (MC5, MC6 of CdManagedObjectContext.swift): rollback after
+// merges and saves, deletes made elsewhere, the error policy across merges, refused cascades,
+// and a context dropped with unsaved changes. Each case failed before the fix it names.
+
+import Foundation
+import Testing
+@testable import Cadmium
+
+/// Cascade from a folder to its docs; a doc with locks cannot be deleted (deny).
+final class FiledFolder: CdManagedObject {
+    @Attribute var name: String
+    @Relationship(inverse: "folder", deleteRule: .cascade) var docs: Set<FiledDoc>
+}
+
+final class FiledDoc: CdManagedObject {
+    @Attribute var name: String
+    @Relationship(inverse: "docs") var folder: FiledFolder?
+    @Relationship(inverse: "doc", deleteRule: .deny) var locks: Set<DocLock>
+}
+
+final class DocLock: CdManagedObject {
+    @Attribute var name: String
+    @Relationship(inverse: "locks") var doc: FiledDoc?
+}
+
+extension CadmiumSuites {
+    @Suite(.timeLimit(.minutes(2))) @MainActor struct EditingContextEdges {
+        typealias E = EditingContexts
+
+        /// Lets the main queue run pending merges until `condition` holds.
+        func settle(_ condition: () -> Bool) async throws {
+            let deadline = Date().addingTimeInterval(5)
+            while !condition(), Date() < deadline { try await Task.sleep(nanoseconds: 5_000_000) }
+        }
+
+        /// rollback() used to un-delete an object another commit deleted (MC6 marked it deleted;
+        /// rollback's `live` loop clears isDeleted and refaults it to an empty row).
+        @Test func rollbackKeepsAnObjectDeletedElsewhereDeleted() async throws {
+            let container = try E.container()
+            defer { try? container.close() }
+            try E.transaction(container) {
+                for name in ["A", "B"] { try Cd.create(Employee.self).name = name }
+            }
+            let editor = CdEditingContext(container: container)
+            let staff = try Cd.objects(Employee.self).sorted(by: \.name).fetch(in: editor)
+            let (a, b) = (staff[0], staff[1])
+            a.name = "A2"
+            try E.transaction(container) {
+                let victim = try Cd.objects(Employee.self).filter("name == %@", "B").fetchOne()!
+                Cd.delete(victim)
+            }
+            try await settle { b.isDeleted }
+            #expect(b.isDeleted)
+            editor.rollback()
+            #expect(b.isDeleted, "rollback resurrected an object deleted elsewhere (name now '\(b.name)')")
+        }
+
+        /// An object inserted and deleted before a save stays registered, deleted; a
+        /// later rollback() makes it a live object of an ID the store never had.
+        @Test func rollbackAfterASaveDoesNotReviveAnInsertedThenDeletedObject() throws {
+            let container = try E.container()
+            defer { try? container.close() }
+            let editor = CdEditingContext(container: container)
+            let keep = try editor.create(Employee.self)
+            keep.name = "K"
+            let temp = try editor.create(Employee.self)
+            temp.name = "T"
+            try editor.delete(temp)
+            try editor.save()
+            keep.name = "K2"
+            editor.rollback()
+            #expect(temp.isDeleted || temp.managedObjectContext == nil, "temp revived: name '\(temp.name)'")
+        }
+
+        /// Under `.error`, one edit used to set a context-wide stamp, so a later first edit of
+        /// another object the editor had already refreshed to the other commit's values is a
+        /// spurious 133020 (CA7 counts from the context's first change, not the object's read).
+        @Test func theErrorPolicyReportsNoConflictForAnObjectReadAfterTheOtherCommit() async throws {
+            let container = try E.container()
+            defer { try? container.close() }
+            try E.transaction(container) {
+                for name in ["X", "Y"] { try Cd.create(Employee.self).name = name }
+            }
+            let editor = CdEditingContext(container: container)
+            editor.mergePolicy = .error
+            let staff = try Cd.objects(Employee.self).sorted(by: \.name).fetch(in: editor)
+            let (x, y) = (staff[0], staff[1])
+            x.name = "X2"  // the editor's first change: its stamp
+            try E.transaction(container) {
+                try Cd.objects(Employee.self).filter("name == %@", "Y").fetchOne()!.salary = 5
+            }
+            try await settle { y.salary == 5 }
+            #expect(y.salary == 5, "the merge refreshed Y: the editor reads the other commit's value")
+            y.name = "Y2"  // the first change of Y comes after the editor read the latest Y
+            #expect(throws: Never.self) { try editor.save() }
+        }
+
+        /// An edited object another commit deleted: the save used to "succeed", drops the edit
+        /// (CA6) and leaves the object looking saved and not deleted.
+        @Test func anEditedObjectDeletedElsewhereIsNotShownAsSaved() async throws {
+            let container = try E.container()
+            defer { try? container.close() }
+            try E.transaction(container) { for name in ["A", "B"] { try Cd.create(Employee.self).name = name } }
+            let editor = CdEditingContext(container: container)
+            let staff = try Cd.objects(Employee.self).sorted(by: \.name).fetch(in: editor)
+            let (a, b) = (staff[0], staff[1])
+            a.name = "A2"
+            try E.transaction(container) {
+                for e in try Cd.objects(Employee.self).fetch() { Cd.delete(e) }
+            }
+            try await settle { b.isDeleted }
+            var threw = false
+            do { try editor.save() } catch { threw = true }
+            let stored = try E.stored(container)
+            #expect(stored.isEmpty)
+            #expect(
+                threw || a.isDeleted,
+                "edit silently dropped: a.name=\(a.name) hasChanges=\(a.hasChanges) isDeleted=\(a.isDeleted)")
+        }
+
+        /// deletedObjects used to list an object inserted and deleted since the last save
+        /// (doc: "The stored objects deleted"; Core Data leaves it out), even after save().
+        @Test func deletedObjectsListsOnlyStoredObjects() throws {
+            let container = try E.container()
+            defer { try? container.close() }
+            let editor = CdEditingContext(container: container)
+            let temp = try editor.create(Employee.self)
+            try editor.delete(temp)
+            #expect(editor.deletedObjects.isEmpty)
+            try editor.save()
+            #expect(editor.deletedObjects.isEmpty, "still listed after save()")
+        }
+
+        /// A delete of an inserted object that a deny rule further down the cascade
+        /// refuses throws, yet leaves the object marked deleted: the next save silently skips it.
+        @Test func aRefusedDeleteOfAnInsertedObjectLeavesItAlive() throws {
+            let container = try CdContainer(
+                model: CdModel(classes: [FiledFolder.self, FiledDoc.self, DocLock.self]), storeURL: nil)
+            defer { try? container.close() }
+            let editor = CdEditingContext(container: container)
+            let folder = try editor.create(FiledFolder.self)
+            folder.name = "F"
+            let doc = try editor.create(FiledDoc.self)
+            doc.name = "D"
+            doc.folder = folder
+            let lock = try editor.create(DocLock.self)
+            lock.name = "L"
+            lock.doc = doc
+            #expect(throws: (any Error).self) { try editor.delete(folder) }
+            #expect(!folder.isDeleted, "the delete threw but the folder is marked deleted")
+            var saveError: (any Error)?
+            do { try editor.save() } catch { saveError = error }
+            #expect(saveError == nil, "save after the refused delete: \(String(describing: saveError))")
+            let folders = try Cd.withContainer(container) { try Cd.objects(FiledFolder.self).count() }
+            #expect(folders == 1, "the folder was not saved")
+        }
+
+        /// An edited object used to keep stale values of the properties it did not change after
+        /// another commit changed them, and fetch(in:) filters on the fresh stored values meanwhile.
+        @Test func anEditedObjectSeesOtherCommitsPropertiesItDidNotChange() async throws {
+            let container = try E.container()
+            defer { try? container.close() }
+            try E.transaction(container) {
+                for name in ["A", "B"] {
+                    let e = try Cd.create(Employee.self)
+                    e.name = name
+                    e.salary = 1
+                }
+            }
+            let editor = CdEditingContext(container: container)
+            let staff = try Cd.objects(Employee.self).sorted(by: \.name).fetch(in: editor)
+            let (a, b) = (staff[0], staff[1])
+            a.name = "A2"
+            try E.transaction(container) {
+                for e in try Cd.objects(Employee.self).fetch() { e.salary = 7 }
+            }
+            try await settle { b.salary == 7 }
+            let rich = try Cd.objects(Employee.self).filter("salary > %@", 5).fetch(in: editor)
+            #expect(rich.contains(a))
+            #expect(a.salary == 7, "A matched salary > 5 but reads salary \(a.salary)")
+        }
+
+        /// An editing context dropped with unsaved changes is never freed (its pending
+        /// objects hold it, it holds them) and stays a merge observer.
+        @Test func anEditingContextDroppedWithChangesIsFreed() throws {
+            let container = try E.container()
+            defer { try? container.close() }
+            weak var context: CdManagedObjectContext?
+            do {
+                let editor = CdEditingContext(container: container)
+                context = editor.context
+                try editor.create(Employee.self).name = "pending"
+            }
+            #expect(context == nil, "the editing context leaked with its pending objects")
+        }
+    }
+}
