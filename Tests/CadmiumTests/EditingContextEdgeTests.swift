@@ -118,6 +118,27 @@ extension CadmiumSuites {
                 "edit silently dropped: a.name=\(a.name) hasChanges=\(a.hasChanges) isDeleted=\(a.isDeleted)")
         }
 
+        /// The same when the save meets the delete before the merge brought it: the store drops
+        /// the changes (CA6) and says so (`goneMeanwhile`), and the object is marked deleted.
+        @Test func aSaveThatMeetsADeleteMadeElsewhereMarksTheObjectDeleted() throws {
+            let container = try E.container()
+            defer { try? container.close() }
+            try E.transaction(container) { for name in ["A", "B"] { try Cd.create(Employee.self).name = name } }
+            let editor = CdEditingContext(container: container)
+            let staff = try Cd.objects(Employee.self).sorted(by: \.name).fetch(in: editor)
+            let (a, b) = (staff[0], staff[1])
+            a.name = "A2"
+            b.name = "B2"
+            try E.transaction(container) {
+                Cd.delete(try Cd.objects(Employee.self).filter("name == %@", "A").fetchOne()!)
+            }
+            // This synchronous main-actor body keeps the main queue from merging the delete first.
+            try editor.save()
+            #expect(a.isDeleted && !editor.hasChanges)
+            #expect(!b.isDeleted && !b.hasChanges)
+            #expect(try E.stored(container).keys.sorted() == ["B2"])
+        }
+
         /// deletedObjects used to list an object inserted and deleted since the last save
         /// (doc: "The stored objects deleted"; Core Data leaves it out), even after save().
         @Test func deletedObjectsListsOnlyStoredObjects() throws {
