@@ -29,9 +29,10 @@ extension CdManagedObjectContext: MainMergeObserver {
         }
         for id in applied.updated where !applied.deleted.contains(id) { registered(id)?.refaultKeepingChanges() }
         let dropped = lock.withLock { () -> [CdManagedObject] in
-            for object in gone {
-                changedObjects.removeAll { $0 === object }
-                heldDeleted.removeAll { $0 === object }
+            if !gone.isEmpty {
+                let goneIDs = Set(gone.map(ObjectIdentifier.init))
+                changedObjects.removeAll { goneIDs.contains(ObjectIdentifier($0)) }
+                heldDeleted.removeAll { goneIDs.contains(ObjectIdentifier($0)) }
             }
             for id in applied.deleted {
                 deleted.remove(id)
