@@ -7,7 +7,8 @@
 //  SV1. A save is all or nothing: when the store refuses the change set, nothing was written and
 //       every change stays pending (the save can be retried after fixing the models).
 //  SV2. After a successful save nothing is pending; models the store deleted (cascades included)
-//       are marked deleted and leave the context; models it changed read their values again.
+//       or found deleted by another context (their changes dropped) are marked deleted and leave
+//       the context; models it changed read their values again.
 //  SV3. Unique values are matched before the change set is built, against the store and the
 //       other inserts of the same save; a constraint with a nil value or a relationship is not
 //       matched (the store then enforces it).
@@ -180,7 +181,9 @@ extension ModelContext {
     private func finishSave(_ applied: AppliedChanges) {
         for model in inserted.values { model.storage?.didSave() }
         for model in changed.values { model.storage?.didSave() }
-        for id in applied.deleted {
+        // Deleted by this save, or by another context's before it: the delete won and this
+        // context's changes to the model were dropped (CA6), so it is gone here too.
+        for id in applied.deleted.union(applied.goneMeanwhile) {
             if let model = registry(id), let storage = model.storage {
                 storage.state = .deleted
                 storage.didSave()

@@ -35,6 +35,25 @@ import Testing
         #expect(upsert.persistentModelID == all[0].persistentModelID)
     }
 
+    @Test func aModelAnotherContextDeletedIsDeletedAfterTheSaveThatChangedIt() throws {
+        let container = try libraryContainer()
+        let writer = ModelContext(container)
+        writer.insert(Shelf(label: "A"))
+        writer.insert(Shelf(label: "B"))
+        try writer.save()
+        let context = ModelContext(container)
+        let shelves = try context.fetch(FetchDescriptor<Shelf>(sortBy: [SortDescriptor(\.label)]))
+        shelves[0].label = "A2"
+        shelves[1].label = "B2"
+        let other = ModelContext(container)
+        other.delete(try other.fetch(FetchDescriptor<Shelf>(predicate: #Predicate { $0.label == "A" }))[0])
+        try other.save()
+        try context.save()  // the delete wins: A2 is dropped, B2 is written
+        #expect(shelves[0].isDeleted && !context.hasChanges)
+        #expect(!shelves[1].isDeleted)
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Shelf>()).map(\.label) == ["B2"])
+    }
+
     @Test func twoInsertsWithOneUniqueValueBecomeOneModel() throws {
         let context = ModelContext(try libraryContainer())
         context.insert(Author(name: "Twin", genre: .fiction))
