@@ -214,5 +214,126 @@ extension CadmiumSuites {
             }
             #expect(context == nil, "the editing context leaked with its pending objects")
         }
+
+        /// A to-one moved between two stored objects and rolled back: both sides read as stored.
+        @Test func rollbackOfAMovedToOneRestoresBothSides() throws {
+            let container = try E.container()
+            defer { try? container.close() }
+            try E.transaction(container) {
+                let (ops, lab) = (try Cd.create(Department.self), try Cd.create(Department.self))
+                ops.name = "Ops"
+                lab.name = "Lab"
+                let e = try Cd.create(Employee.self)
+                e.name = "A"
+                e.department = ops
+            }
+            let editor = CdEditingContext(container: container)
+            let departments = try Cd.objects(Department.self).sorted(by: \.name).fetch(in: editor)
+            let (lab, ops) = (departments[0], departments[1])
+            let a = try #require(ops.employees.first)
+            a.department = lab
+            #expect(lab.employees == [a] && ops.employees.isEmpty)
+            editor.rollback()
+            #expect(a.department === ops && ops.employees == [a] && lab.employees.isEmpty)
+            #expect(!editor.hasChanges)
+        }
+
+        /// Links made, saved, changed elsewhere, then changed here again and saved: every link
+        /// each side added is stored (to-many changes travel as deltas, MO4, save after save).
+        @Test func linksMergeAcrossSavesAndOtherCommits() async throws {
+            let container = try CdContainer(
+                model: CdModel(classes: [
+                    CampaignNote.self, CampaignTag.self, CampaignFolder.self, CampaignComment.self,
+                ]),
+                storeURL: nil)
+            defer { try? container.close() }
+            try E.transaction(container) {
+                try Cd.create(CampaignTag.self).number = 1
+                for owner in 1...4 { try Cd.create(CampaignNote.self).owner = Int64(owner) }
+            }
+            let editor = CdEditingContext(container: container)
+            let tag = try #require(try Cd.objects(CampaignTag.self).fetchOne(in: editor))
+            let notes = try Cd.objects(CampaignNote.self).sorted(by: \.owner).fetch(in: editor)
+            tag.notes.insert(notes[0])
+            try editor.save()
+            try E.transaction(container) {
+                let theirs = try #require(try Cd.objects(CampaignNote.self).filter(\.owner == 2).fetchOne())
+                theirs.tags.insert(try #require(try Cd.objects(CampaignTag.self).fetchOne()))
+            }
+            tag.notes.insert(notes[2])
+            tag.notes.remove(notes[0])
+            try editor.save()
+            let deadline = Date().addingTimeInterval(5)
+            while Set(tag.notes.map(\.owner)) != [2, 3], Date() < deadline {
+                try await Task.sleep(nanoseconds: 5_000_000)
+            }
+            #expect(Set(tag.notes.map(\.owner)) == [2, 3])
+            let stored = LockedBox<Set<Int64>>([])
+            try E.transaction(container) {
+                stored.set(Set(try #require(try Cd.objects(CampaignTag.self).fetchOne()).notes.map(\.owner)))
+            }
+            #expect(stored.get() == [2, 3])
+        }
+
+        /// fetch(in:) with onlyProperties, batchSize and prefetch: the objects are the context's,
+        /// and its pending changes win over what the fetch read.
+        @Test func fetchOptionsKeepTheContextsObjectsAndChanges() throws {
+            let container = try E.container()
+            defer { try? container.close() }
+            try E.transaction(container) {
+                let ops = try Cd.create(Department.self)
+                ops.name = "Ops"
+                for name in ["A", "B", "C"] {
+                    let e = try Cd.create(Employee.self)
+                    e.name = name
+                    e.salary = 1
+                    e.department = ops
+                }
+            }
+            let editor = CdEditingContext(container: container)
+            let all = try Cd.objects(Employee.self).sorted(by: \.name).fetch(in: editor)
+            all[1].salary = 50
+            let partial = try Cd.objects(Employee.self).sorted(by: \.name).onlyProperties(\.name).fetch(in: editor)
+            let batched = try Cd.objects(Employee.self).sorted(by: \.name).batchSize(2).fetch(in: editor)
+            let prefetched = try Cd.objects(Employee.self).sorted(by: \.name).prefetch(\.department).fetch(in: editor)
+            for list in [partial, batched, prefetched] {
+                #expect(list.count == 3 && zip(list, all).allSatisfy { $0 === $1 })
+            }
+            #expect(batched[1].salary == 50 && batched[2].salary == 1 && prefetched[0].department?.name == "Ops")
+        }
+
+        /// The editor's own calls report misuse as `Cd`'s do: another context's object (D3, E3), a
+        /// transient one (E4, G3), and a save or create on a closed container (A1).
+        @Test func itsCallsReportMisuse() throws {
+            let container = try E.container()
+            let editor = CdEditingContext(container: container)
+            let other = CdEditingContext(container: container)
+            let theirs = try other.create(Employee.self)
+            expectMisuse(.d3) { try editor.insert(theirs) }
+            expectMisuse(.e3) { try editor.delete(theirs) }
+            let transient = try Cd.withContainer(container) { try Cd.create(Employee.self, transient: true) }
+            expectMisuse(.e4) { try editor.delete(transient) }
+            expectMisuse(.g3) { _ = try editor.object(transient) }
+            try container.close()
+            expectMisuse(.a1) { try editor.save() }
+            expectMisuse(.a1) { _ = try editor.create(Employee.self) }
+        }
+
+        /// An editing context keeps its container when the default one changes (EC1).
+        @Test func itKeepsItsContainerWhenTheDefaultChanges() throws {
+            let model = try CdModel(classes: [Department.self, Employee.self, Owner.self, Pet.self])
+            try Cd.initWithStore(model: model, storeURL: nil)
+            let first = try #require(Cd.defaultContainer)
+            let editor = try Cd.newEditingContext()
+            try editor.create(Employee.self).name = "first"
+            try Cd.initWithStore(model: model, storeURL: nil)  // a new default
+            defer { try? Cd.close() }
+            #expect(editor.container === first && Cd.defaultContainer !== first)
+            expectMisuse(.a1) { try editor.save() }  // initWithStore closed the first
+            let editor2 = try Cd.newEditingContext()
+            try editor2.create(Employee.self).name = "second"
+            try editor2.save()
+            #expect(try Cd.objects(Employee.self).fetch().map(\.name) == ["second"])
+        }
     }
 }
