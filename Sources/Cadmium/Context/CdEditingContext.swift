@@ -4,8 +4,9 @@
 // deleted in it directly, and stay pending until `save()` commits them (any number of times) or
 // `rollback()` drops them. Fetches in it (`fetch(in:)`, `count(in:)`) see its pending changes.
 // Every other commit of the container (transactions, other editing contexts, other users of the
-// file) reaches it through the main queue's merge, which refreshes its clean objects and leaves
-// its edits alone (MC6 of CdManagedObjectContext.swift).
+// file) reaches it through the main queue's merge, which refaults the objects the commit changed
+// with this context's edits kept on top, and marks deleted those it deleted (MC6 of
+// CdManagedObjectContext.swift).
 //
 // Invariants:
 //  EC1. The context belongs to one container for its whole life, whatever `Cd`'s default or
@@ -21,7 +22,7 @@ import CdObjects
 /// A long-lived context for editing on the main actor: objects are created, changed and deleted
 /// in it, and their changes are pending until ``save()`` (or dropped by ``rollback()``), as in
 /// Core Data's main-queue context. Fetches in it see its pending changes; commits made elsewhere
-/// refresh its unchanged objects after they are merged on the main queue.
+/// refresh its objects (its own changes kept on top) after they are merged on the main queue.
 ///
 /// ```swift
 /// @MainActor func rename() throws {
