@@ -38,9 +38,7 @@ extension CadmiumSuites {
         @Test func rollbackKeepsAnObjectDeletedElsewhereDeleted() async throws {
             let container = try E.container()
             defer { try? container.close() }
-            try E.transaction(container) {
-                for name in ["A", "B"] { try Cd.create(Employee.self).name = name }
-            }
+            try E.seed(container, ["A", "B"])
             let editor = CdEditingContext(container: container)
             let staff = try Cd.objects(Employee.self).sorted(by: \.name).fetch(in: editor)
             let (a, b) = (staff[0], staff[1])
@@ -78,9 +76,7 @@ extension CadmiumSuites {
         @Test func theErrorPolicyReportsNoConflictForAnObjectReadAfterTheOtherCommit() async throws {
             let container = try E.container()
             defer { try? container.close() }
-            try E.transaction(container) {
-                for name in ["X", "Y"] { try Cd.create(Employee.self).name = name }
-            }
+            try E.seed(container, ["X", "Y"])
             let editor = CdEditingContext(container: container)
             editor.mergePolicy = .error
             let staff = try Cd.objects(Employee.self).sorted(by: \.name).fetch(in: editor)
@@ -100,7 +96,7 @@ extension CadmiumSuites {
         @Test func anEditedObjectDeletedElsewhereIsNotShownAsSaved() async throws {
             let container = try E.container()
             defer { try? container.close() }
-            try E.transaction(container) { for name in ["A", "B"] { try Cd.create(Employee.self).name = name } }
+            try E.seed(container, ["A", "B"])
             let editor = CdEditingContext(container: container)
             let staff = try Cd.objects(Employee.self).sorted(by: \.name).fetch(in: editor)
             let (a, b) = (staff[0], staff[1])
@@ -123,7 +119,7 @@ extension CadmiumSuites {
         @Test func aSaveThatMeetsADeleteMadeElsewhereMarksTheObjectDeleted() throws {
             let container = try E.container()
             defer { try? container.close() }
-            try E.transaction(container) { for name in ["A", "B"] { try Cd.create(Employee.self).name = name } }
+            try E.seed(container, ["A", "B"])
             let editor = CdEditingContext(container: container)
             let staff = try Cd.objects(Employee.self).sorted(by: \.name).fetch(in: editor)
             let (a, b) = (staff[0], staff[1])
@@ -181,13 +177,7 @@ extension CadmiumSuites {
         @Test func anEditedObjectSeesOtherCommitsPropertiesItDidNotChange() async throws {
             let container = try E.container()
             defer { try? container.close() }
-            try E.transaction(container) {
-                for name in ["A", "B"] {
-                    let e = try Cd.create(Employee.self)
-                    e.name = name
-                    e.salary = 1
-                }
-            }
+            try E.seed(container, ["A", "B"], salary: 1)
             let editor = CdEditingContext(container: container)
             let staff = try Cd.objects(Employee.self).sorted(by: \.name).fetch(in: editor)
             let (a, b) = (staff[0], staff[1])

@@ -21,6 +21,17 @@ extension CadmiumSuites {
             try background { try Cd.withContainer(container) { try Cd.transactAndWait { try body() } } }
         }
 
+        /// Stores employees named `names` with `salary`, in one transaction.
+        static func seed(_ container: CdContainer, _ names: [String], salary: Int64 = 0) throws {
+            try transaction(container) {
+                for name in names {
+                    let e = try Cd.create(Employee.self)
+                    e.name = name
+                    e.salary = salary
+                }
+            }
+        }
+
         /// The employees of `container` as a transaction reads them: name → (salary, department).
         static func stored(_ container: CdContainer) throws -> [String: (Int64, String?)] {
             let rows = LockedBox<[String: (Int64, String?)]>([:])
@@ -145,13 +156,7 @@ extension CadmiumSuites {
         @Test func otherCommitsRefreshCleanObjectsAndKeepEdits() async throws {
             let container = try Self.container()
             defer { try? container.close() }
-            try Self.transaction(container) {
-                for name in ["A", "B", "C"] {
-                    let e = try Cd.create(Employee.self)
-                    e.name = name
-                    e.salary = 1
-                }
-            }
+            try Self.seed(container, ["A", "B", "C"], salary: 1)
             let editor = CdEditingContext(container: container)
             let staff = try Cd.objects(Employee.self).sorted(by: \.name).fetch(in: editor)
             let (a, b, c) = (staff[0], staff[1], staff[2])
@@ -215,13 +220,7 @@ extension CadmiumSuites {
         @Test func refreshKeepsOrDropsOneObjectsChanges() throws {
             let container = try Self.container()
             defer { try? container.close() }
-            try Self.transaction(container) {
-                for name in ["A", "B"] {
-                    let e = try Cd.create(Employee.self)
-                    e.name = name
-                    e.salary = 1
-                }
-            }
+            try Self.seed(container, ["A", "B"], salary: 1)
             let editor = CdEditingContext(container: container)
             let staff = try Cd.objects(Employee.self).sorted(by: \.name).fetch(in: editor)
             let (a, b) = (staff[0], staff[1])

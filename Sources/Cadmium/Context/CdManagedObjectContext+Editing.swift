@@ -77,18 +77,8 @@ extension CdManagedObjectContext: MainMergeObserver {
     /// store's values when next used.
     func rollback() {
         precondition(kind == .editing)
-        let (inserted, changed, removed, live) = lock.withLock {
-            () -> ([CdManagedObject], [CdManagedObject], [CdManagedObject], [CdManagedObject]) in
-            defer {
-                insertedObjects = []
-                liveInserted = 0
-                deleted = []
-                changedObjects = []
-                heldDeleted = []
-                pendingCache = nil
-            }
-            return (insertedObjects, changedObjects, heldDeleted, registry.values.compactMap(\.object))
-        }
+        let (taken, live) = lock.withLock { (takePendingListsLocked(), registry.values.compactMap(\.object)) }
+        let (inserted, changed, removed) = (taken.inserted, taken.changed, taken.deleted)
         bump()
         // Only the objects deleted here come back; an object another commit deleted stays deleted.
         let deletedHere = Set(removed.map(ObjectIdentifier.init))

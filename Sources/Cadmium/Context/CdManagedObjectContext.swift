@@ -322,7 +322,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     func markDeleted(_ object: CdManagedObject) throws {
         var visited: Set<ObjectIdentifier> = []
         try checkDenyRules(object, &visited)
-        try markDeletedChecked(object)
+        markDeletedChecked(object)
     }
 
     /// Throws the error of the first deny rule that the delete of `object` (an object inserted in
@@ -351,7 +351,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     }
 
     /// `markDeleted` once the deny rules passed.
-    private func markDeletedChecked(_ object: CdManagedObject) throws {
+    private func markDeletedChecked(_ object: CdManagedObject) {
         guard let id = object.objectID, !object.isDeleted else { return }
         let wasInserted = object.withState { $0.isInserted }
         if wasInserted {
@@ -361,15 +361,10 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
                 if targets.isEmpty { continue }
                 switch relationship.deleteRule {
                 case .deny:
-                    if let error = relationship.validateDelete(
-                        relatedCount: targets.count, entityName: id.entity,
-                        objectID: "\(id)")
-                    {
-                        throw error
-                    }
+                    continue  // checked over the whole cascade first (checkDenyRules)
                 case .cascade:
                     object.withState { $0.isDeleted = true }
-                    for target in targets { if let t = self.object(for: target) { try markDeletedChecked(t) } }
+                    for target in targets { if let t = self.object(for: target) { markDeletedChecked(t) } }
                 case .nullify, .noAction:
                     guard let inverse = relationship.inverse,
                         let back = container.model.relationship(inverse, of: relationship.destination)
@@ -621,19 +616,30 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         didCommit(applied)
     }
 
-    /// After a successful commit: the changes are the store's now (keeps MC2).
-    func didCommit(_ applied: AppliedChanges) {
-        // The lists are taken out under the lock and released after it: in an editing context
-        // they may hold the last reference to an object, whose deinit must not run under the
-        // lock (OL1).
-        let (objects, lists) = lock.withLock { () -> ([CdManagedObject], [[CdManagedObject]]) in
-            let lists = [insertedObjects, changedObjects, heldDeleted]
+    /// Empties the lists of uncommitted changes (the lock is held) and hands back what they held,
+    /// for the caller to use or release after the lock (OL1).
+    func takePendingListsLocked() -> (
+        inserted: [CdManagedObject], changed: [CdManagedObject], deleted: [CdManagedObject]
+    ) {
+        defer {
             insertedObjects = []
             liveInserted = 0
             deleted = []
             changedObjects = []
             heldDeleted = []
             pendingCache = nil
+        }
+        return (insertedObjects, changedObjects, heldDeleted)
+    }
+
+    /// After a successful commit: the changes are the store's now (keeps MC2).
+    func didCommit(_ applied: AppliedChanges) {
+        // The lists are taken out under the lock and released after it: in an editing context
+        // they may hold the last reference to an object, whose deinit must not run under the
+        // lock (OL1).
+        let (objects, lists) = lock.withLock { () -> ([CdManagedObject], [[CdManagedObject]]) in
+            let taken = takePendingListsLocked()
+            let lists = [taken.inserted, taken.changed, taken.deleted]
             guard kind == .editing else {
                 return (retained.values.map { $0 } + released.values.compactMap(\.object), lists)
             }
