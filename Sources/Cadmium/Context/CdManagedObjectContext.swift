@@ -331,10 +331,7 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
     private func checkDenyRules(_ object: CdManagedObject, _ visited: inout Set<ObjectIdentifier>) throws {
         guard visited.insert(ObjectIdentifier(object)).inserted else { return }
         guard let id = object.objectID, !object.isDeleted, object.withState({ $0.isInserted }) else { return }
-        let model = container.model.objectModel
-        for relationship in model.allRelationships(of: id.entity) where !relationship.isTransient {
-            let targets = object.rawTargets(relationship.name)
-            if targets.isEmpty { continue }
+        try forEachLink(of: object, id) { relationship, targets in
             switch relationship.deleteRule {
             case .deny:
                 if let error = relationship.validateDelete(
@@ -345,8 +342,20 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
             case .cascade:
                 for target in targets { if let t = self.object(for: target) { try checkDenyRules(t, &visited) } }
             case .nullify, .noAction:
-                continue
+                break
             }
+        }
+    }
+
+    /// Calls `body` with each stored relationship of `object` (whose ID is `id`) that has
+    /// targets, and those targets.
+    private func forEachLink(
+        of object: CdManagedObject, _ id: ObjectID, _ body: (RelationshipDescription, [ObjectID]) throws -> Void
+    ) rethrows {
+        for relationship in container.model.objectModel.allRelationships(of: id.entity) where !relationship.isTransient
+        {
+            let targets = object.rawTargets(relationship.name)
+            if !targets.isEmpty { try body(relationship, targets) }
         }
     }
 
@@ -355,20 +364,17 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         guard let id = object.objectID, !object.isDeleted else { return }
         let wasInserted = object.withState { $0.isInserted }
         if wasInserted {
-            let model = container.model.objectModel
-            for relationship in model.allRelationships(of: id.entity) where !relationship.isTransient {
-                let targets = object.rawTargets(relationship.name)
-                if targets.isEmpty { continue }
+            forEachLink(of: object, id) { relationship, targets in
                 switch relationship.deleteRule {
                 case .deny:
-                    continue  // checked over the whole cascade first (checkDenyRules)
+                    break  // checked over the whole cascade first (checkDenyRules)
                 case .cascade:
                     object.withState { $0.isDeleted = true }
                     for target in targets { if let t = self.object(for: target) { markDeletedChecked(t) } }
                 case .nullify, .noAction:
                     guard let inverse = relationship.inverse,
                         let back = container.model.relationship(inverse, of: relationship.destination)
-                    else { continue }
+                    else { return }
                     for target in targets {
                         self.object(for: target)?.rawRemoveTarget(
                             id, inverse, toMany: back.isToMany, ordered: back.isOrdered)
