@@ -64,12 +64,13 @@ extension Cd {
             }
             context = current
         }
-        context?.flushIfNeeded()
-        let ids = try context.map { _ in try container.store.newObjectIDs(entity: entity.name, count: count) }
-        return (0..<count).map { i in
+        if let context {
+            context.flushIfNeeded()
+            return try context.createNew(T.self, entity: entity.name, count: count)
+        }
+        return (0..<count).map { _ in
             let object = T()
             object.prepareNew(entity: entity.name, in: container.model)
-            if let context, let ids { context.insertNew(object, id: ids[i]) }
             return object
         }
     }

@@ -156,18 +156,13 @@ public final class CdEditingContext {
                 "create(\(T.self).self) in \(context), whose container is closed. Open the store again and "
                     + "make a new editing context.")
         }
-        let model = context.container.model
-        guard let entity = model.entity(for: entityType) else {
+        guard let entity = context.container.model.entity(for: entityType) else {
             throw Misuse.report(
                 .b1,
                 "create(\(T.self).self) in \(context): the model has no entity named '\(T.entityName)'. "
                     + "Add the class to CdModel(classes:), or override `class var entityName` to name its entity.")
         }
-        let id = try context.container.store.newObjectIDs(entity: entity.name, count: 1)[0]
-        let object = T()
-        object.prepareNew(entity: entity.name, in: model)
-        context.insertNew(object, id: id)
-        return object
+        return try context.createNew(T.self, entity: entity.name, count: 1)[0]
     }
 
     /// Inserts a transient object (``Cd/create(_:transient:)`` with `transient: true`) into this

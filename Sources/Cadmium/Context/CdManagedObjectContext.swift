@@ -298,6 +298,18 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         bump()
     }
 
+    /// `count` new objects of `T` (of `entity`), with their defaults and new permanent IDs,
+    /// inserted in this context.
+    func createNew<T: CdManagedObject>(_ type: T.Type, entity: String, count: Int) throws -> [T] {
+        let ids = try container.store.newObjectIDs(entity: entity, count: count)
+        return ids.map { id in
+            let object = T()
+            object.prepareNew(entity: entity, in: container.model)
+            insertNew(object, id: id)
+            return object
+        }
+    }
+
     /// Inserts a transient object (no context) as a new object of this context, with a new
     /// permanent ID: its attribute values are carried over, its relationships start empty.
     func insertTransient(_ object: CdManagedObject) throws {
@@ -479,8 +491,8 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
 
     // MARK: - Changes
 
-    /// The changes a fetch in this context overlays on the store: a transaction's uncommitted
-    /// changes (`pendingChanges()`), or nil when it has none to overlay — no object inserted,
+    /// The changes a fetch in this context overlays on the store: a transaction's or an editing
+    /// context's uncommitted changes (`pendingChanges()`), or nil when it has none to overlay — no object inserted,
     /// deleted or changed since its last commit or flush (MC2), so `pendingChanges()` would be
     /// empty, which the store reads as nil. Checked under the lock without building the change
     /// set: a transaction's first fetch (the usual "fetch, then change" body) builds nothing.
@@ -622,11 +634,12 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         didCommit(applied)
     }
 
+    /// What the lists of uncommitted changes held: inserted, changed and (editing) deleted objects.
+    typealias PendingLists = (inserted: [CdManagedObject], changed: [CdManagedObject], deleted: [CdManagedObject])
+
     /// Empties the lists of uncommitted changes (the lock is held) and hands back what they held,
     /// for the caller to use or release after the lock (OL1).
-    func takePendingListsLocked() -> (
-        inserted: [CdManagedObject], changed: [CdManagedObject], deleted: [CdManagedObject]
-    ) {
+    func takePendingListsLocked() -> PendingLists {
         defer {
             insertedObjects = []
             liveInserted = 0
@@ -643,23 +656,22 @@ public final class CdManagedObjectContext: @unchecked Sendable, CustomStringConv
         // The lists are taken out under the lock and released after it: in an editing context
         // they may hold the last reference to an object, whose deinit must not run under the
         // lock (OL1).
-        let (objects, lists) = lock.withLock { () -> ([CdManagedObject], [[CdManagedObject]]) in
+        let (objects, taken) = lock.withLock { () -> ([CdManagedObject], PendingLists) in
             let taken = takePendingListsLocked()
-            let lists = [taken.inserted, taken.changed, taken.deleted]
             guard kind == .editing else {
-                return (retained.values.map { $0 } + released.values.compactMap(\.object), lists)
+                return (retained.values.map { $0 } + released.values.compactMap(\.object), taken)
             }
             // An editing context lives on: the deleted objects it held go (MC5), and their
             // registry entries with them, below.
-            return (registry.values.compactMap(\.object) + lists[2], lists)
+            return (registry.values.compactMap(\.object) + taken.deleted, taken)
         }
         bump()
         for object in objects { Self.markSaved(object, applied) }
         if kind == .editing {
-            let gone = lists[2].compactMap(\.objectID) + applied.deleted + applied.goneMeanwhile
+            let gone = taken.deleted.compactMap(\.objectID) + applied.deleted + applied.goneMeanwhile
             if !gone.isEmpty { lock.withLock { for id in gone { registry[id] = nil } } }
         }
-        withExtendedLifetime(lists) {}
+        withExtendedLifetime(taken) {}
     }
 
     /// An object's state after a commit or flush that wrote `applied`: no changes; deleted when
